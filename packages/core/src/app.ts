@@ -1,0 +1,257 @@
+import 'reflect-metadata';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import { runMigrations } from 'bullmq';
+import pg from 'pg';
+import { pino, type Logger } from 'pino';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { AccessTokens } from './auth/tokens.js';
+import { loadConfig, type QhatuConfig } from './config.js';
+import { TenantContext } from './context.js';
+import { corePlugin } from './core-plugin.js';
+import { Database } from './db/database.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrations.js';
+import { createOrm, type MikroORM } from './db/orm.js';
+import { EventBus } from './events/bus.js';
+import { OutboxRelay } from './events/outbox.js';
+import { hostGraphQL } from './graphql/hosting.js';
+import { authorize } from './http/auth.js';
+import { installErrorHandling } from './http/errors.js';
+import { installIdempotency } from './http/idempotency.js';
+import './http/route-config.js';
+import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
+import { orderPlugins, type QhatuPlugin } from './plugin.js';
+import { tenantRoutes } from './tenancy/routes.js';
+import { Tenants } from './tenancy/tenants.js';
+import { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
+
+export interface CreateAppOptions {
+  plugins: QhatuPlugin[];
+  config?: QhatuConfig;
+  /** Apply pending migrations before starting (the embedded start always does). */
+  migrate?: boolean;
+  /** Run job workers in this process. */
+  workers?: boolean;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface QhatuApp {
+  http: FastifyInstance;
+  container: DependencyContainer;
+  config: QhatuConfig;
+  orm: MikroORM;
+  jobs: Jobs;
+  databaseUrl: string;
+  plugins: QhatuPlugin[];
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Reads the platform credential from the data folder, or makes one (embedded development only). */
+async function ensurePlatformToken(config: QhatuConfig, logger: Logger): Promise<QhatuConfig> {
+  if (config.platformToken) return config;
+  const file = path.resolve(config.dataDir, 'platform-token');
+  let token: string;
+  try {
+    token = (await readFile(file, 'utf8')).trim();
+  } catch {
+    token = `qhp_${randomBytes(32).toString('base64url')}`;
+    await mkdir(config.dataDir, { recursive: true });
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
+    logger.info({ file }, 'generated a platform token');
+  }
+  return { ...config, platformToken: token };
+}
+
+/** Applies the plugins' migrations and the job queue's own. */
+export async function migrateAll(databaseUrl: string, plugins: QhatuPlugin[], log?: (line: string) => void) {
+  const ordered = orderPlugins([corePlugin, ...plugins.filter((p) => p.name !== 'core')]);
+  const report = await migrate(databaseUrl, ordered, log);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await runMigrations(client, BULLMQ_SCHEMA);
+  } finally {
+    await client.end();
+  }
+  return report;
+}
+
+export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
+  let config = options.config ?? loadConfig();
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const plugins = orderPlugins([corePlugin, ...options.plugins.filter((p) => p.name !== 'core')]);
+
+  let embedded: EmbeddedDatabase | undefined;
+  const closers: Array<() => Promise<void> | void> = [];
+  try {
+    if (!config.databaseUrl) {
+      embedded = await startEmbeddedDatabase(config.dataDir);
+      closers.push(() => embedded!.close());
+      config = await ensurePlatformToken(config, logger);
+    } else if (!config.platformToken && config.env === 'development') {
+      config = await ensurePlatformToken(config, logger);
+    }
+    const databaseUrl = config.databaseUrl ?? embedded!.url;
+    if (options.migrate ?? Boolean(embedded)) {
+      await migrateAll(databaseUrl, plugins, (line) => logger.info(line));
+    }
+
+    const orm = await createOrm({
+      url: databaseUrl,
+      poolMax: embedded ? 4 : config.databasePoolMax,
+      entities: plugins.flatMap((p) => p.entities ?? []),
+    });
+    closers.unshift(() => orm.close());
+
+    const container = rootContainer.createChildContainer();
+    const clock = options.clock ?? systemClock;
+    const bus = new EventBus(logger);
+    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, embedded: Boolean(embedded), logger });
+    closers.unshift(() => jobs.close());
+    container.register(CONFIG, { useValue: config });
+    container.register(LOGGER, { useValue: logger });
+    container.register(CLOCK, { useValue: clock });
+    container.register(ORM, { useValue: orm });
+    container.register(PLUGINS, { useValue: plugins });
+    container.register(EventBus, { useValue: bus });
+    container.register(Jobs, { useValue: jobs });
+    container.registerSingleton(Database);
+    container.registerSingleton(AccessTokens);
+    container.registerSingleton(Tenants);
+    const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
+    container.register(OutboxRelay, { useValue: relay });
+    closers.unshift(() => relay.stop());
+
+    for (const plugin of plugins) plugin.register?.(container);
+    for (const plugin of plugins) {
+      for (const [name, definition] of Object.entries(plugin.jobs ?? {})) jobs.define(name, definition);
+    }
+
+    const http = await buildHttp(config, logger, plugins, container);
+    closers.unshift(() => http.close());
+
+    for (const plugin of plugins) await plugin.onReady?.({ container });
+    if (options.workers) {
+      await jobs.startWorkers();
+      relay.startSweeping();
+    }
+
+    let closed = false;
+    return {
+      http,
+      container,
+      config,
+      orm,
+      jobs,
+      databaseUrl,
+      plugins,
+      async listen() {
+        return http.listen({ port: config.port, host: config.host });
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const close of closers) await close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
+    throw error;
+  }
+}
+
+async function buildHttp(
+  config: QhatuConfig,
+  logger: Logger,
+  plugins: QhatuPlugin[],
+  container: DependencyContainer,
+): Promise<FastifyInstance> {
+  const http: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+  });
+  const tokens = container.resolve(AccessTokens);
+  const db = container.resolve(Database);
+  const jobs = container.resolve(Jobs);
+
+  // Each request runs in its own context; auth fills in the tenant and the caller.
+  http.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    TenantContext.run({ requestId: request.id }, done);
+  });
+  installErrorHandling(http);
+
+  await http.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Qhatu commerce API',
+        version: '1.0.0',
+        description: 'Multi-tenant headless commerce. Tenant routes take `Authorization: Bearer <token>` and `X-Tenant-ID`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          tenant: { type: 'apiKey', in: 'header', name: 'X-Tenant-ID' },
+        },
+      },
+    },
+    transform: (doc) =>
+      /^\/(graphql|docs|openapi\.json)/.test(doc.url)
+        ? { schema: { ...doc.schema, hide: true }, url: doc.url }
+        : jsonSchemaTransform(doc),
+    transformObject: jsonSchemaTransformObject,
+  });
+  await http.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
+  http.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
+
+  http.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  http.get('/health/ready', { schema: { hide: true } }, async (_req, reply) => {
+    const checks: Record<string, string> = {};
+    await db.query('select 1').then(() => (checks.database = 'ok'), () => (checks.database = 'down'));
+    await jobs.ping().then(() => (checks.queue = 'ok'), () => (checks.queue = 'down'));
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+  });
+
+  // The REST API: zod validation and serialization, auth by each route's rule, idempotent POSTs.
+  await http.register(async (api) => {
+    api.setValidatorCompiler(validatorCompiler);
+    api.setSerializerCompiler(serializerCompiler);
+    api.addHook('onRoute', (route) => {
+      if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
+    });
+    api.addHook('onRequest', async (request) => {
+      await authorize(request, request.routeOptions.config.auth!, tokens);
+    });
+    installIdempotency(api, db);
+    await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
+    for (const plugin of plugins) {
+      if (!plugin.routes) continue;
+      await api.register(async (scope) => plugin.routes!(scope, { container }), { prefix: plugin.prefix ?? '/api/v1' });
+    }
+  });
+
+  await hostGraphQL(http, plugins, container, tokens);
+  await http.ready();
+  return http;
+}

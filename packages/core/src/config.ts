@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: z.string().url().optional(),
+  QHATU_DATA_DIR: z.string().min(1).default('./.qhatu'),
+  QHATU_PLATFORM_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  SMTP_URL: z.string().url().optional(),
+  QHATU_PUBLIC_URL: z.string().url().optional(),
+  QHATU_ENV: z.enum(['development', 'production']).optional(),
+  QHATU_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface QhatuConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  databasePoolMax: number;
+  redisUrl?: string;
+  dataDir: string;
+  platformToken?: string;
+  smtpUrl?: string;
+  publicUrl: string;
+  env: 'development' | 'production';
+  embedded: boolean;
+  allowPrivateWebhooks: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment; every problem is reported at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): QhatuConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const embedded = !e.DATABASE_URL;
+  const mode = e.QHATU_ENV ?? (embedded ? 'development' : 'production');
+  if (mode === 'production' && !e.QHATU_PLATFORM_TOKEN) {
+    throw new ConfigError(['QHATU_PLATFORM_TOKEN: required when QHATU_ENV is production']);
+  }
+  const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    redisUrl: e.REDIS_URL,
+    dataDir: e.QHATU_DATA_DIR,
+    platformToken: e.QHATU_PLATFORM_TOKEN,
+    smtpUrl: e.SMTP_URL,
+    publicUrl: (e.QHATU_PUBLIC_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/$/, ''),
+    env: mode,
+    embedded,
+    allowPrivateWebhooks: e.QHATU_WEBHOOKS_ALLOW_PRIVATE ?? mode === 'development',
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,40 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError } from './errors.js';
+
+export type TokenKind = 'platform' | 'admin' | 'storefront' | 'customer' | 'vendor';
+
+/** Who is calling: resolved from the bearer token. */
+export interface Principal {
+  tokenId: string | null;
+  kind: TokenKind;
+  tenantId: string | null;
+  /** The customer or vendor the token speaks for. */
+  subjectId: string | null;
+}
+
+/** What a request (or a job) runs as. Mutable: auth fills it in after it is opened. */
+export interface RequestScope {
+  requestId?: string;
+  tenantId?: string;
+  principal?: Principal;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+
+export const TenantContext = {
+  run<T>(scope: RequestScope, fn: () => T): T {
+    return storage.run(scope, fn);
+  },
+  current(): RequestScope | undefined {
+    return storage.getStore();
+  },
+  /** The tenant of the current request or job; fails closed when there is none. */
+  tenantId(): string {
+    const id = storage.getStore()?.tenantId;
+    if (!id) throw new AppError(400, 'TENANT_REQUIRED', 'This operation needs a tenant context (X-Tenant-ID)');
+    return id;
+  },
+  principal(): Principal | undefined {
+    return storage.getStore()?.principal;
+  },
+};

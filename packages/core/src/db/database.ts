@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { inject, injectable } from 'tsyringe';
+import { TenantContext } from '../context.js';
+import { EventBus, type DomainEvent } from '../events/bus.js';
+import { CLOCK, ORM, type Clock } from '../tokens.js';
+import { OutboxEvent } from './entities.js';
+import { APP_ROLE } from './migrations.js';
+
+// One statement switches to the RLS role and sets the tenant, both local to the transaction.
+const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', ?, true)`;
+
+/** A unit of work inside one tenant: the entity manager and the events to publish on commit. */
+export class Tx {
+  constructor(
+    readonly em: EntityManager,
+    readonly tenantId: string,
+    private readonly clock: Clock,
+    readonly pending: DomainEvent[],
+  ) {}
+
+  /** Records an event in the outbox, in this transaction; it is emitted only after commit. */
+  publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T> {
+    if (!this.tenantId) throw new Error(`Event ${type} published outside a tenant`);
+    const event: DomainEvent<T> = {
+      id: randomUUID(),
+      type,
+      source: `/qhatu/${type.split('.')[0]}`,
+      tenantId: this.tenantId,
+      time: this.clock.now(),
+      data,
+    };
+    this.em.create(OutboxEvent, {
+      id: event.id,
+      tenantId: event.tenantId,
+      type: event.type,
+      source: event.source,
+      data: event.data,
+      occurredAt: event.time,
+      publishedAt: null,
+    });
+    this.pending.push(event as DomainEvent);
+    return event;
+  }
+
+  readonly now = (): Date => this.clock.now();
+}
+
+interface ActiveTx {
+  tx: Tx;
+}
+const active = new WeakMap<object, ActiveTx>();
+
+@injectable()
+export class Database {
+  constructor(
+    @inject(ORM) readonly orm: MikroORM,
+    @inject(EventBus) private readonly bus: EventBus,
+    @inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs `work` in one transaction of the current tenant: as the RLS role, with the tenant
+   * filter on, and with its events emitted after commit. A nested call joins the open one.
+   */
+  async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return work(open.tx);
+
+    const pending: DomainEvent[] = [];
+    const run = async () =>
+      this.orm.em.fork({ clear: true }).transactional(async (em) => {
+        await em.execute(ENTER_TENANT_SQL, [tenantId]);
+        em.setFilterParams('tenant', { tenantId });
+        const tx = new Tx(em, tenantId, this.clock, pending);
+        const inner = { ...(scope ?? {}), tenantId };
+        active.set(inner, { tx });
+        return TenantContext.run(inner, () => work(tx));
+      });
+    const result = await run();
+    await this.bus.committed(pending);
+    return result;
+  }
+
+  /**
+   * Platform-level work (tenants, API keys, the outbox relay) with the owner's rights; tenant
+   * entities need `filters: { tenant: false }` here. With `tenantId`, `tx.publish` records events of that tenant.
+   */
+  async platform<T>(work: (tx: Tx) => Promise<T>, tenantId = ''): Promise<T> {
+    const pending: DomainEvent[] = [];
+    const result = await this.orm.em
+      .fork({ clear: true })
+      .transactional((em) => work(new Tx(em, tenantId, this.clock, pending)));
+    await this.bus.committed(pending);
+    return result;
+  }
+
+  /** A read outside any transaction, as the owner; for health checks and lookups by key. */
+  async query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return this.orm.em.getConnection().execute<R[]>(sql, params);
+  }
+}

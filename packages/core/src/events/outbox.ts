@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { Jobs } from '../jobs/jobs.js';
+import type { DomainEvent, EventBus } from './bus.js';
+
+export type OutboxSubscriber = (event: DomainEvent) => Promise<void> | void;
+
+interface OutboxRow {
+  id: string;
+  tenant_id: string;
+  type: string;
+  source: string;
+  data: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+export const OUTBOX_DISPATCH_JOB = 'core.outbox.dispatch';
+
+/**
+ * Moves committed outbox rows to their out-of-process subscribers (webhooks, search indexers) by
+ * jobs: at least once, retried with backoff; a periodic sweep picks up what a crash left behind.
+ */
+export class OutboxRelay {
+  private readonly subscribers: OutboxSubscriber[] = [];
+  private sweepTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database,
+    private readonly jobs: Jobs,
+    bus: EventBus,
+    private readonly logger: Logger,
+  ) {
+    jobs.define(OUTBOX_DISPATCH_JOB, {
+      handler: (data: { ids: string[] }) => this.dispatch(data.ids),
+      attempts: 8,
+      backoffMs: 2000,
+    });
+    bus.onCommitted(async (events) => {
+      await this.jobs.add(OUTBOX_DISPATCH_JOB, { ids: events.map((e) => e.id) }).catch((err) =>
+        this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'),
+      );
+    });
+  }
+
+  subscribe(subscriber: OutboxSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`). */
+  async dispatch(ids?: string[], olderThanMs = 30_000): Promise<number> {
+    return this.db.platform(async ({ em }) => {
+      const rows: OutboxRow[] = ids
+        ? await em.execute(
+            `select * from core_outbox where id = any(?::uuid[]) and published_at is null
+              order by occurred_at for update skip locked`,
+            [ids],
+          )
+        : await em.execute(
+            `select * from core_outbox where published_at is null and occurred_at < now() - make_interval(secs => ?)
+              order by occurred_at limit 500 for update skip locked`,
+            [olderThanMs / 1000],
+          );
+      for (const row of rows) {
+        const event: DomainEvent = {
+          id: row.id,
+          type: row.type,
+          source: row.source,
+          tenantId: row.tenant_id,
+          time: new Date(row.occurred_at),
+          data: row.data,
+        };
+        for (const subscriber of this.subscribers) await subscriber(event);
+      }
+      if (rows.length > 0) {
+        await em.execute(`update core_outbox set published_at = now() where id = any(?::uuid[])`, [rows.map((r) => r.id)]);
+      }
+      return rows.length;
+    });
+  }
+
+  startSweeping(everyMs = 15_000): void {
+    this.sweepTimer ??= setInterval(() => {
+      this.dispatch().catch((err) => this.logger.warn({ err }, 'outbox sweep failed'));
+    }, everyMs);
+    this.sweepTimer.unref();
+  }
+
+  stop(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+  }
+}

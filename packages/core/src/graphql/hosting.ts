@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GraphQLError, Kind, type ASTVisitor, type ValidationContext } from 'graphql';
+import mercurius from 'mercurius';
+import type { DependencyContainer } from 'tsyringe';
+import type { AccessTokens } from '../auth/tokens.js';
+import { AppError, isAppError } from '../errors.js';
+import { authorize } from '../http/auth.js';
+import type { QhatuPlugin } from '../plugin.js';
+import { playgroundHtml } from './playground.js';
+import type { QhatuGraphQLContext } from './types.js';
+
+const baseTypeDefs = `
+  type PageInfo { hasNextPage: Boolean!, hasPreviousPage: Boolean!, startCursor: String, endCursor: String }
+  type Query { "The API version." apiVersion: String! }
+  type Mutation { "Does nothing; plugins add mutations." noop: Boolean }
+`;
+
+const MAX_DEPTH = 8;
+const MAX_FIELDS = 400;
+
+/** Rejects documents that select more than MAX_FIELDS fields in all (fragments counted where spread). */
+function complexityRule(context: ValidationContext): ASTVisitor {
+  let fields = 0;
+  return {
+    Field() {
+      fields += 1;
+      if (fields === MAX_FIELDS + 1) {
+        context.reportError(new GraphQLError(`The query selects more than ${MAX_FIELDS} fields`, { extensions: { code: 'VALIDATION_ERROR' } }));
+      }
+    },
+    FragmentSpread(node) {
+      const fragment = context.getFragment(node.name.value);
+      if (!fragment) return;
+      const inner = fragment.selectionSet.selections.filter((s) => s.kind === Kind.FIELD).length;
+      fields += inner;
+    },
+  };
+}
+
+/** Maps an error to the specification's GraphQL codes. */
+function graphqlCode(error: unknown): string {
+  if (isAppError(error)) {
+    if (error.status === 404) return 'RESOURCE_NOT_FOUND';
+    if (error.status === 400 && error.code !== 'TENANT_REQUIRED') return 'VALIDATION_ERROR';
+    return error.code;
+  }
+  return 'INTERNAL_ERROR';
+}
+
+export async function hostGraphQL(
+  app: FastifyInstance,
+  plugins: QhatuPlugin[],
+  container: DependencyContainer,
+  tokens: AccessTokens,
+): Promise<void> {
+  const contributions = plugins.flatMap((p) => (p.graphql ? [p.graphql] : []));
+  const schema = [baseTypeDefs, ...contributions.map((c) => c.typeDefs)].join('\n');
+  const resolvers: Record<string, Record<string, unknown>> = { Query: { apiVersion: () => 'v1' } };
+  for (const c of contributions) {
+    for (const [type, fields] of Object.entries(c.resolvers)) {
+      resolvers[type] = { ...(resolvers[type] ?? {}), ...(fields as Record<string, unknown>) };
+    }
+  }
+
+  // The specification serves the playground on GET of the GraphQL path.
+  app.addHook('onRequest', async (request, reply) => {
+    const [path, search] = request.url.split('?');
+    if (request.method === 'GET' && path === '/graphql' && !new URLSearchParams(search ?? '').has('query')) {
+      return reply.type('text/html; charset=utf-8').send(playgroundHtml);
+    }
+  });
+
+  await app.register(mercurius, {
+    schema,
+    resolvers: resolvers as never,
+    path: '/graphql',
+    graphiql: false,
+    queryDepth: MAX_DEPTH,
+    validationRules: [complexityRule],
+    context: async (request: FastifyRequest): Promise<Partial<QhatuGraphQLContext> & { authError?: AppError }> => {
+      try {
+        const principal = (await authorize(request, ['admin', 'storefront', 'customer', 'vendor'], tokens))!;
+        return {
+          container,
+          principal,
+          tenantId: principal.tenantId!,
+          require(kinds) {
+            if (!kinds.includes(principal.kind as never)) {
+              throw AppError.forbidden(`This operation needs a ${kinds.join(' or ')} token`);
+            }
+            return principal;
+          },
+        };
+      } catch (error) {
+        return { container, authError: isAppError(error) ? error : AppError.unauthenticated() };
+      }
+    },
+    errorFormatter: (execution) => {
+      const errors = (execution.errors ?? []).map((e) => {
+        const original = (e as GraphQLError).originalError ?? e;
+        const code = (e.extensions?.code as string | undefined) ?? (isAppError(original) ? graphqlCode(original) : e.path ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
+        const message = code === 'INTERNAL_ERROR' ? 'An unexpected error occurred' : e.message;
+        return { message, locations: e.locations, path: e.path, extensions: { code, path: e.path ?? null } };
+      });
+      return { statusCode: 200, response: { data: execution.data ?? null, errors } };
+    },
+  });
+
+  app.graphql.addHook('preExecution', async (_schema, _document, context) => {
+    const failure = (context as { authError?: AppError }).authError;
+    if (failure) {
+      const code = failure.status === 401 ? 'UNAUTHENTICATED' : failure.status === 403 ? failure.code === 'FORBIDDEN' ? 'FORBIDDEN' : failure.code : failure.code;
+      throw new mercurius.ErrorWithProps(failure.message, { code });
+    }
+  });
+}

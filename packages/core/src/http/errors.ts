@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, isAppError, type ErrorDetail } from '../errors.js';
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send({ error: { code: error.code, message: error.message, details: error.details } });
+}
+
+const PG_CODES: Record<string, () => AppError> = {
+  '23505': () => AppError.conflict('A record with these unique values already exists'),
+  '23503': () => AppError.unprocessable('REFERENCE_NOT_FOUND', 'A referenced record does not exist'),
+  '22P02': () => AppError.validation('A value has the wrong format'),
+  '22003': () => AppError.validation('A number is out of range'),
+  '22001': () => AppError.validation('A value is too long'),
+  '42501': () => AppError.forbidden('This record belongs to another tenant'),
+};
+
+/** Turns anything thrown into the contract's error body; nothing else ever leaves. */
+export function toAppError(error: unknown, request?: FastifyRequest): AppError {
+  if (isAppError(error)) return error;
+  const e = error as FastifyError & { validationContext?: string; cause?: unknown };
+  if (hasZodFastifySchemaValidationErrors(e) || e.validation) {
+    const where = e.validationContext ?? 'body';
+    const code = request?.routeOptions.config?.errorCodes?.[where as 'body'] ?? 'VALIDATION_ERROR';
+    const details: ErrorDetail[] = (e.validation ?? []).map((v) => {
+      const field = (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+      const name = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+      return { path: [where, field || name].filter(Boolean).join('.'), message: v.message ?? 'is not valid' };
+    });
+    const first = details[0];
+    return new AppError(400, code, first ? `${first.path}: ${first.message}` : `The ${where} is not valid`, details);
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return AppError.validation('The JSON body is empty', [{ path: 'body', message: 'is required' }]);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return AppError.validation('The Content-Length header does not match the body');
+  }
+  if (error instanceof SyntaxError && e.statusCode === 400) {
+    return AppError.validation('The body is not valid JSON', [{ path: 'body', message: e.message }]);
+  }
+  const pgCode = (e as { code?: string }).code ?? (e.cause as { code?: string } | undefined)?.code;
+  const pg = pgCode ? PG_CODES[pgCode] : undefined;
+  if (pg) return pg();
+  if (e.statusCode === 429) return new AppError(429, 'RATE_LIMITED', 'Too many requests');
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError(e.statusCode, 'BAD_REQUEST', e.message);
+  }
+  return new AppError(500, 'INTERNAL_ERROR', 'An unexpected error occurred');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, request);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

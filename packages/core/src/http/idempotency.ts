@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { TenantContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { sendError } from './errors.js';
+
+const WINDOW_HOURS = 24;
+
+interface StoredAnswer {
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: { scope: string; key: string };
+  }
+}
+
+/**
+ * `Idempotency-Key` on POST: a repeat with the same key and body within 24 h gets the first
+ * answer again without the work being done twice; the same key with another body is a 409.
+ */
+export function installIdempotency(app: FastifyInstance, db: Database): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const raw = request.headers['idempotency-key'];
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    if (key === undefined) return;
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw AppError.validation('Idempotency-Key must be 1 to 255 visible ASCII characters', [
+        { path: 'headers.idempotency-key', message: 'is not valid' },
+      ]);
+    }
+    const scope = TenantContext.current()?.tenantId ?? 'platform';
+    const hash = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('hex');
+    const claimed = await db.query(
+      `with expired as (
+         delete from core_idempotency_key
+          where scope = ? and key = ? and created_at < now() - make_interval(hours => ${WINDOW_HOURS}))
+       insert into core_idempotency_key (scope, key, request_hash) values (?, ?, ?)
+       on conflict (scope, key) do nothing returning key`,
+      [scope, key, scope, key, hash],
+    );
+    if (claimed.length > 0) {
+      request.idempotency = { scope, key };
+      return;
+    }
+    const [stored] = await db.query<StoredAnswer>(
+      'select request_hash, status_code, response_body from core_idempotency_key where scope = ? and key = ?',
+      [scope, key],
+    );
+    if (!stored) throw AppError.conflict('This Idempotency-Key is being reused; retry', 'IDEMPOTENCY_KEY_IN_USE');
+    if (stored.request_hash !== hash) {
+      return sendError(
+        reply,
+        AppError.conflict('This Idempotency-Key was used with another request', 'IDEMPOTENCY_KEY_REUSED'),
+      );
+    }
+    if (stored.status_code === null) {
+      return sendError(
+        reply,
+        AppError.conflict('A request with this Idempotency-Key is still being processed', 'IDEMPOTENCY_KEY_IN_USE'),
+      );
+    }
+    reply.header('idempotent-replayed', 'true');
+    return reply.code(stored.status_code).type('application/json').send(stored.response_body ?? '');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotency;
+    if (!claim) return payload;
+    if (reply.statusCode >= 500) {
+      await db.query('delete from core_idempotency_key where scope = ? and key = ?', [claim.scope, claim.key]);
+    } else {
+      await db.query(
+        'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and key = ?',
+        [reply.statusCode, typeof payload === 'string' ? payload : '', claim.scope, claim.key],
+      );
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,142 @@
+import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { z, type ZodType } from 'zod';
+import { AppError } from '../errors.js';
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+export interface ListQueryOptions<F extends Record<string, ZodType>> {
+  filters?: F;
+  /** Sortable fields (API names); `-field` sorts descending. */
+  sorts: readonly string[];
+  defaultSort: string;
+  /** Accepts `q`, a free-text search. */
+  search?: boolean;
+  maxLimit?: number;
+}
+
+type FilterKeys<F> = { [K in keyof F & string as `filter[${K}]`]?: z.output<F[K]> };
+
+/**
+ * The query-string schema of a list: `cursor`, `limit` (default 25, clamped at the maximum),
+ * `sort`, `q` and `filter[...]`. Anything else, an unknown filter included, is a 400.
+ */
+export function listQuery<F extends Record<string, ZodType> = {}>(options: ListQueryOptions<F>) {
+  const max = options.maxLimit ?? MAX_LIMIT;
+  const sortValues = options.sorts.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
+  const shape: Record<string, ZodType> = {
+    cursor: z.string().min(1).max(512).optional(),
+    limit: z.coerce
+      .number({ message: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .default(DEFAULT_LIMIT)
+      .transform((n) => Math.min(n, max))
+      .meta({ description: `Page size; default ${DEFAULT_LIMIT}, values above ${max} are clamped to ${max}` }),
+    sort: z.enum(sortValues).default(options.defaultSort),
+  };
+  if (options.search) shape.q = z.string().trim().min(1).max(200).optional();
+  for (const [name, schema] of Object.entries(options.filters ?? {})) shape[`filter[${name}]`] = schema.optional();
+  return z.strictObject(shape) as unknown as z.ZodType<
+    { cursor?: string; limit: number; sort: string; q?: string } & FilterKeys<F>
+  >;
+}
+
+/** `{ 'filter[status]': 'active' }` → `{ status: 'active' }`. */
+export function filtersOf(query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const m = /^filter\[(.+)\]$/.exec(key);
+    if (m && value !== undefined) out[m[1]] = value;
+  }
+  return out;
+}
+
+interface CursorState {
+  s: string; // the sort it was made for
+  v: unknown; // the sort field's value in the last row
+  i: string; // the last row's id
+}
+
+export function encodeCursor(state: CursorState): string {
+  return Buffer.from(JSON.stringify(state)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, sort: string): CursorState {
+  let state: CursorState;
+  try {
+    state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw AppError.validation('The cursor is not valid', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
+  }
+  if (!state || typeof state !== 'object' || typeof state.i !== 'string' || typeof state.s !== 'string') {
+    throw AppError.validation('The cursor is not valid', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
+  }
+  if (state.s !== sort) {
+    throw AppError.validation('The cursor was made for another sort order', [
+      { path: 'cursor', message: `made for sort=${state.s}` },
+    ]);
+  }
+  return state;
+}
+
+export interface PageRequest {
+  cursor?: string;
+  limit: number;
+  /** API sort, e.g. `-created_at`. */
+  sort: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** The cursor that resumes the list right after `item`. */
+  cursorOf(item: T): string;
+  pagination: { cursor: string | null; has_next: boolean; limit: number; total?: number };
+}
+
+const toProperty = (field: string) => field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Keyset pagination over (sort field, id): stable under inserts, one statement per page.
+ * `sortMap` maps API sort names to entity properties when they differ from the camel-cased name.
+ */
+export async function paginate<T extends { id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T>,
+  page: PageRequest,
+  options: { sortMap?: Record<string, string>; populate?: readonly string[]; withTotal?: boolean } = {},
+): Promise<Page<T>> {
+  const desc = page.sort.startsWith('-');
+  const field = page.sort.replace(/^-/, '');
+  const prop = options.sortMap?.[field] ?? toProperty(field);
+  const op = desc ? '$lt' : '$gt';
+  const conditions: unknown[] = [where];
+  if (page.cursor) {
+    const state = decodeCursor(page.cursor, page.sort);
+    const value = typeof state.v === 'string' && /^\d{4}-\d\d-\d\dT/.test(state.v) ? new Date(state.v) : state.v;
+    conditions.push({ $or: [{ [prop]: { [op]: value } }, { [prop]: value, id: { [op]: state.i } }] });
+  }
+  const dir = desc ? 'desc' : 'asc';
+  const rows = await em.find(entity, { $and: conditions } as FilterQuery<T>, {
+    orderBy: { [prop]: dir, id: dir } as never,
+    limit: page.limit + 1,
+    populate: (options.populate ?? []) as never,
+  });
+  const hasNext = rows.length > page.limit;
+  const items = hasNext ? rows.slice(0, page.limit) : rows;
+  const last = items[items.length - 1] as Record<string, unknown> | undefined;
+  const total = options.withTotal ? await em.count(entity, where) : undefined;
+  const cursorOf = (item: T) =>
+    encodeCursor({ s: page.sort, v: (item as Record<string, unknown>)[prop], i: String(item.id) });
+  return {
+    items,
+    cursorOf,
+    pagination: {
+      cursor: hasNext && last ? cursorOf(last as T) : null,
+      has_next: hasNext,
+      limit: page.limit,
+      ...(total !== undefined ? { total } : {}),
+    },
+  };
+}

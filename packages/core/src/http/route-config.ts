@@ -1,0 +1,15 @@
+import type { TokenKind } from '../context.js';
+
+/** Who may call a route: nobody needs a token (`public`), the platform operator, or tenant tokens of these kinds. */
+export type AuthRule = 'public' | 'platform' | readonly Exclude<TokenKind, 'platform'>[];
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRule;
+    /** Error codes this route's API uses for bad input, e.g. checkout's INVALID_REQUEST / INVALID_ID. */
+    errorCodes?: { body?: string; params?: string; querystring?: string };
+  }
+}
+
+export const ADMIN: AuthRule = ['admin'];
+export const STOREFRONT: AuthRule = ['admin', 'storefront', 'customer'];

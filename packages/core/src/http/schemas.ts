@@ -1,0 +1,43 @@
+import { z, type ZodType } from 'zod';
+
+export const Uuid = z.uuid({ message: 'must be a UUID' });
+export const IdParams = z.object({ id: Uuid });
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'VALIDATION_ERROR' }),
+      message: z.string(),
+      details: z.array(z.record(z.string(), z.unknown())),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const Pagination = z
+  .object({
+    cursor: z.string().nullable().meta({ description: "The next page's cursor; null on the last page" }),
+    has_next: z.boolean(),
+    limit: z.number().int().optional(),
+    total: z.number().int().optional(),
+  })
+  .meta({ id: 'Pagination' });
+
+export function dataOf<T extends ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
+
+export function listOf<T extends ZodType>(schema: T) {
+  return z.object({ data: z.array(schema), meta: z.object({ pagination: Pagination }) });
+}
+
+/** The error answers a route documents, beside its success answer. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+}
+
+export const Timestamp = z.iso.datetime();
+export const Money = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const CurrencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code in capitals, e.g. USD')
+  .meta({ example: 'PEN' });

@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+
+export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
+export { AccessTokens, hashToken } from './auth/tokens.js';
+export { ConfigError, loadConfig, type QhatuConfig } from './config.js';
+export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
+export { corePlugin } from './core-plugin.js';
+export { Database, Tx } from './db/database.js';
+export { startEmbeddedDatabase } from './db/embedded.js';
+export { AccessToken, OutboxEvent, Tenant, TENANT_STATUSES, type TenantStatus } from './db/entities.js';
+export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
+export { AppError, isAppError, type ErrorDetail } from './errors.js';
+export { EventBus, type DomainEvent } from './events/bus.js';
+export { OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
+export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
+export type { GraphQLContribution, QhatuGraphQLContext } from './graphql/types.js';
+export { authorize, bearerToken, tenantHeader } from './http/auth.js';
+export { sendError, toAppError } from './http/errors.js';
+export {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  decodeCursor,
+  encodeCursor,
+  filtersOf,
+  listQuery,
+  paginate,
+  type Page,
+  type PageRequest,
+} from './http/pagination.js';
+export { ADMIN, STOREFRONT, type AuthRule } from './http/route-config.js';
+export * from './http/schemas.js';
+export { Jobs, type JobContext, type JobDefinition, type JobHandler } from './jobs/jobs.js';
+export { defineMachine, type Machine, type MachineDefinition, type Transition } from './machines/machine.js';
+export { definePlugin, orderPlugins, PluginLoadError, type PluginContext, type QhatuPlugin } from './plugin.js';
+export { escapeLike, slugify, Tenants } from './tenancy/tenants.js';
+export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';

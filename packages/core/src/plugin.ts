@@ -1,0 +1,81 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import type { FastifyInstance } from 'fastify';
+import type { DependencyContainer } from 'tsyringe';
+import type { Migration } from './db/migrations.js';
+import type { JobDefinition } from './jobs/jobs.js';
+import type { MachineDefinition } from './machines/machine.js';
+import type { GraphQLContribution } from './graphql/types.js';
+
+export interface PluginContext {
+  container: DependencyContainer;
+}
+
+export interface QhatuPlugin {
+  /** Unique, lower-case; other plugins name it in `dependsOn`. */
+  name: string;
+  /** Plugins that must be loaded (and migrated) before this one. */
+  dependsOn?: string[];
+  /** MikroORM entities (defineEntity / EntitySchema). */
+  entities?: EntitySchema<any, any>[];
+  /** This plugin's own migrations, applied in order. */
+  migrations?: Migration[];
+  /** tsyringe registrations, with explicit @inject tokens. */
+  register?(container: DependencyContainer): void;
+  /** A fastify plugin mounted under `prefix`. */
+  routes?: (app: FastifyInstance, ctx: PluginContext) => Promise<void>;
+  /** Where `routes` is mounted; `/api/v1` unless said otherwise. */
+  prefix?: string;
+  graphql?: GraphQLContribution;
+  machines?: MachineDefinition<any, any>[];
+  /** The event types this plugin publishes. */
+  events?: string[];
+  jobs?: Record<string, JobDefinition>;
+  /** Runs once the app is built and migrated, before it listens. */
+  onReady?(ctx: PluginContext): Promise<void> | void;
+}
+
+export function definePlugin<P extends QhatuPlugin>(plugin: P): P {
+  if (!/^[a-z][a-z0-9-]*$/.test(plugin.name)) {
+    throw new Error(`Plugin name "${plugin.name}" must be lower-case letters, digits and dashes`);
+  }
+  return plugin;
+}
+
+export class PluginLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginLoadError';
+  }
+}
+
+/** Orders plugins so that each comes after what it depends on; a missing dependency or a cycle is an error. */
+export function orderPlugins(plugins: QhatuPlugin[]): QhatuPlugin[] {
+  const byName = new Map<string, QhatuPlugin>();
+  for (const plugin of plugins) {
+    if (byName.has(plugin.name)) throw new PluginLoadError(`Plugin "${plugin.name}" is listed twice`);
+    byName.set(plugin.name, plugin);
+  }
+  for (const plugin of plugins) {
+    for (const dep of plugin.dependsOn ?? []) {
+      if (!byName.has(dep)) {
+        throw new PluginLoadError(`Plugin "${plugin.name}" depends on "${dep}", which is not installed`);
+      }
+    }
+  }
+  const ordered: QhatuPlugin[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (plugin: QhatuPlugin, path: string[]) => {
+    const seen = state.get(plugin.name);
+    if (seen === 'done') return;
+    if (seen === 'visiting') {
+      const cycle = [...path.slice(path.indexOf(plugin.name)), plugin.name];
+      throw new PluginLoadError(`Plugin dependency cycle: ${cycle.join(' -> ')}`);
+    }
+    state.set(plugin.name, 'visiting');
+    for (const dep of plugin.dependsOn ?? []) visit(byName.get(dep)!, [...path, plugin.name]);
+    state.set(plugin.name, 'done');
+    ordered.push(plugin);
+  };
+  for (const plugin of plugins) visit(plugin, []);
+  return ordered;
+}

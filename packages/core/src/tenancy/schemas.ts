@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { CurrencyCode, Timestamp } from '../http/schemas.js';
+import { TENANT_STATUSES } from '../db/entities.js';
+
+const Slug = z
+  .string()
+  .min(2)
+  .max(63)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters and digits separated by single dashes');
+const Locale = z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'must be a locale such as es or es-PE');
+
+export const TenantInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    slug: Slug.optional(),
+    currency: CurrencyCode.default('USD'),
+    default_locale: Locale.default('en'),
+    status: z.enum(['active', 'trial']).default('active'),
+  })
+  .meta({ id: 'TenantInput' });
+
+export const TenantReplace = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    slug: Slug.optional(),
+    currency: CurrencyCode.optional(),
+    default_locale: Locale.optional(),
+  })
+  .meta({ id: 'TenantReplace' });
+
+export const TenantOut = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    status: z.enum(TENANT_STATUSES),
+    currency: z.string(),
+    default_locale: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Tenant' });
+
+export const ApiKeyInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    scope: z.enum(['admin', 'storefront']),
+    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'No expiry when absent' }),
+  })
+  .meta({ id: 'ApiKeyInput' });
+
+export const ApiKeyOut = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    scope: z.enum(['admin', 'storefront']),
+    token: z.string().meta({ description: 'Shown only in this answer' }),
+    expires_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'ApiKey' });

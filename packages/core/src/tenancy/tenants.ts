@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { inject, injectable } from 'tsyringe';
+import { AccessTokens } from '../auth/tokens.js';
+import { Database } from '../db/database.js';
+import { Tenant, type TenantStatus } from '../db/entities.js';
+import { AppError } from '../errors.js';
+import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { tenantMachine } from './tenant-machine.js';
+
+export interface TenantInput {
+  name: string;
+  slug?: string;
+  currency?: string;
+  default_locale?: string;
+  status?: 'active' | 'trial';
+}
+
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug.length >= 2 ? slug : `store-${randomUUID().slice(0, 8)}`;
+}
+
+/** Stores on the platform: created, renamed, suspended and activated by the operator. */
+@injectable()
+export class Tenants {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(AccessTokens) private readonly tokens: AccessTokens,
+  ) {}
+
+  async create(input: TenantInput): Promise<Tenant> {
+    return this.db.platform(async ({ em, now }) => {
+      const slug = input.slug ?? (await this.freeSlug(em, slugify(input.name)));
+      if (input.slug && (await em.count(Tenant, { slug }))) {
+        throw AppError.conflict(`The slug "${slug}" is taken`, 'CONFLICT', [{ path: 'body.slug', message: 'is taken' }]);
+      }
+      const at = now();
+      const tenant = em.create(Tenant, {
+        id: randomUUID(),
+        name: input.name,
+        slug,
+        status: input.status ?? 'active',
+        currency: input.currency ?? 'USD',
+        defaultLocale: input.default_locale ?? 'en',
+        createdAt: at,
+        updatedAt: at,
+      });
+      await em.flush();
+      return tenant;
+    });
+  }
+
+  private async freeSlug(em: Parameters<Parameters<Database['platform']>[0]>[0]['em'], base: string): Promise<string> {
+    const taken = new Set(
+      (await em.find(Tenant, { slug: { $like: `${base}%` } }, { fields: ['slug'] })).map((t) => t.slug),
+    );
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+
+  async get(id: string): Promise<Tenant> {
+    return this.db.platform(async ({ em }) => {
+      const tenant = await em.findOne(Tenant, { id });
+      if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      return tenant;
+    });
+  }
+
+  async list(page: PageRequest, filter: { status?: TenantStatus; q?: string }): Promise<Page<Tenant>> {
+    return this.db.platform(async ({ em }) => {
+      const where: Record<string, unknown> = {};
+      if (filter.status) where.status = filter.status;
+      if (filter.q) where.$or = [{ name: { $ilike: `%${escapeLike(filter.q)}%` } }, { slug: { $ilike: `%${escapeLike(filter.q)}%` } }];
+      return paginate(em, Tenant, where, page);
+    });
+  }
+
+  async replace(id: string, input: Omit<TenantInput, 'status'>): Promise<Tenant> {
+    return this.db.platform(async ({ em, now }) => {
+      const tenant = await em.findOne(Tenant, { id });
+      if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      if (input.slug && input.slug !== tenant.slug && (await em.count(Tenant, { slug: input.slug }))) {
+        throw AppError.conflict(`The slug "${input.slug}" is taken`, 'CONFLICT', [{ path: 'body.slug', message: 'is taken' }]);
+      }
+      tenant.name = input.name;
+      if (input.slug) tenant.slug = input.slug;
+      if (input.currency) tenant.currency = input.currency;
+      if (input.default_locale) tenant.defaultLocale = input.default_locale;
+      tenant.updatedAt = now();
+      await em.flush();
+      return tenant;
+    });
+  }
+
+  /** suspend | activate | expire, through the tenant machine. */
+  async move(id: string, action: 'suspend' | 'activate' | 'expire'): Promise<Tenant> {
+    const tenant = await this.db.platform(async (tx) => {
+      const tenant = await tx.em.findOne(Tenant, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      await tenantMachine.apply(tx, tenant, action);
+      tenant.updatedAt = tx.now();
+      await tx.em.flush();
+      return tenant;
+    }, id);
+    this.tokens.forgetTenant(id);
+    return tenant;
+  }
+
+  async issueApiKey(tenantId: string, input: { name: string; scope: 'admin' | 'storefront'; expiresAt?: Date | null }) {
+    return this.db.platform(async (tx) => {
+      const tenant = await tx.em.findOne(Tenant, { id: tenantId });
+      if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      const issued = await this.tokens.issue(tx, { tenantId, kind: input.scope, name: input.name, expiresAt: input.expiresAt });
+      await tx.em.flush();
+      return issued;
+    });
+  }
+}
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

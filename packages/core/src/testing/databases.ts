@@ -1,0 +1,90 @@
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { migrateAll } from '../app.js';
+import { corePlugin } from '../core-plugin.js';
+import { orderPlugins, type QhatuPlugin } from '../plugin.js';
+
+export const TEST_DB_PREFIX = 'qhatu_test_';
+export const TEMPLATE_PREFIX = 'qhatu_tpl_';
+
+export function adminUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+export function urlFor(database: string): string {
+  const url = new URL(adminUrl());
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A migrated template per set of migrations, made once and copied by every test file. */
+async function ensureTemplate(plugins: QhatuPlugin[]): Promise<string> {
+  const ordered = orderPlugins([corePlugin, ...plugins.filter((p) => p.name !== 'core')]);
+  const fingerprint = createHash('sha256');
+  for (const plugin of ordered) {
+    for (const m of plugin.migrations ?? []) fingerprint.update(`${plugin.name}/${m.id}\n${JSON.stringify(m.up)}\n`);
+  }
+  const name = `${TEMPLATE_PREFIX}${fingerprint.digest('hex').slice(0, 16)}`;
+  await withAdmin(async (client) => {
+    await client.query('select pg_advisory_lock(7210417002)');
+    try {
+      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+      if (rowCount) return;
+      const building = `${name}_build`;
+      await client.query(`drop database if exists ${building} with (force)`);
+      await client.query(`create database ${building}`);
+      await migrateAll(urlFor(building), ordered);
+      await client.query(`alter database ${building} rename to ${name}`);
+    } finally {
+      await client.query('select pg_advisory_unlock(7210417002)');
+    }
+  });
+  return name;
+}
+
+/** A fresh database for one test file, copied from the migrated template. */
+export async function createTestDatabase(plugins: QhatuPlugin[]): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const template = await ensureTemplate(plugins);
+  const name = `${TEST_DB_PREFIX}${randomBytes(6).toString('hex')}`;
+  await withAdmin(async (client) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await client.query(`create database ${name} template ${template}`);
+        return;
+      } catch (error) {
+        // Two copies of one template at the same instant: PostgreSQL asks the second to wait.
+        if (attempt < 20 && /being accessed by other users/.test((error as Error).message)) {
+          await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+          continue;
+        }
+        throw error;
+      }
+    }
+  });
+  return {
+    name,
+    url: urlFor(name),
+    drop: () => withAdmin(async (client) => void (await client.query(`drop database if exists ${name} with (force)`))),
+  };
+}
+
+/** Drops what earlier runs left behind (test databases, and templates unless asked to keep them). */
+export async function dropTestDatabases(options: { templates?: boolean } = {}): Promise<void> {
+  await withAdmin(async (client) => {
+    const { rows } = await client.query<{ datname: string }>(
+      `select datname from pg_database where datname like $1 ${options.templates ? 'or datname like $2' : ''}`,
+      options.templates ? [`${TEST_DB_PREFIX}%`, `${TEMPLATE_PREFIX}%`] : [`${TEST_DB_PREFIX}%`],
+    );
+    for (const { datname } of rows) await client.query(`drop database if exists ${datname} with (force)`);
+  });
+}
