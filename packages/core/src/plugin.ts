@@ -79,3 +79,12 @@ export function orderPlugins(plugins: QhatuPlugin[]): QhatuPlugin[] {
   for (const plugin of plugins) visit(plugin, []);
   return ordered;
 }
+
+/** A project's `qhatu.config.ts`: the plugins the store is made of. */
+export interface QhatuProject {
+  plugins: QhatuPlugin[];
+}
+
+export function defineProject(project: QhatuProject): QhatuProject {
+  return project;
+}

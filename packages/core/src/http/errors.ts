@@ -40,6 +40,8 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
       return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return AppError.validation('The JSON body is empty', [{ path: 'body', message: 'is required' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return AppError.validation('The body is not valid JSON', [{ path: 'body', message: e.message }]);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return AppError.validation('The Content-Length header does not match the body');
   }

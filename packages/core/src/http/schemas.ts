@@ -41,3 +41,6 @@ export const CurrencyCode = z
   .string()
   .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code in capitals, e.g. USD')
   .meta({ example: 'PEN' });
+
+/** A 204 answer: no body. */
+export const NoContent = z.null().meta({ description: 'No content' });

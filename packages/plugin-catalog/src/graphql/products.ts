@@ -1,0 +1,91 @@
+import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { z } from 'zod';
+import { PRODUCT_STATUSES } from '../entities/product.js';
+import { Products, type ProductView } from '../services/products.js';
+import { ProductCollections, type CollectionsOfProducts } from '../services/collections.js';
+
+const typeDefs = `
+  enum ProductStatus { active draft archived }
+  input ProductFilter { status: ProductStatus }
+  type ProductVariant { id: ID!, title: String!, sku: String, price: Int!, compareAtPrice: Int, currency: String!, inventoryQuantity: Int! }
+  type ProductImage { url: String, altText: String }
+  type ProductCollection { id: ID!, title: String! }
+  type Product {
+    id: ID!
+    title: String!
+    handle: String!
+    descriptionHtml: String
+    status: ProductStatus!
+    variants: [ProductVariant!]!
+    images: [ProductImage!]!
+    collections: [ProductCollection!]!
+  }
+  type ProductEdge { node: Product!, cursor: String! }
+  type ProductConnection { edges: [ProductEdge!]!, pageInfo: PageInfo! }
+  extend type Query {
+    products(filter: ProductFilter, limit: Int, cursor: String): ProductConnection!
+    product(id: ID!): Product
+  }
+`;
+
+const ProductsArgs = z.object({
+  filter: z.object({ status: z.enum(PRODUCT_STATUSES).nullish() }).nullish(),
+  limit: z.number().int().min(1, 'limit must be at least 1').nullish(),
+  cursor: z.string().min(1).nullish(),
+});
+
+function node({ product, variants }: ProductView) {
+  return {
+    id: product.id,
+    title: product.title,
+    handle: product.handle,
+    descriptionHtml: product.descriptionHtml,
+    status: product.status,
+    variants: variants.map((v) => ({
+      id: v.id,
+      title: v.title,
+      sku: v.sku,
+      price: v.price,
+      compareAtPrice: v.compareAtPrice,
+      currency: v.currency,
+      inventoryQuantity: v.inventoryQuantity,
+    })),
+    images: product.images.map((i) => ({ url: i.url, altText: i.alt_text })),
+  };
+}
+
+const activeOnly = (ctx: QhatuGraphQLContext) => ctx.principal.kind !== 'admin';
+
+export const productGraphQL: GraphQLContribution = {
+  typeDefs,
+  resolvers: {
+    Query: {
+      products: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
+        const parsed = ProductsArgs.safeParse(raw);
+        if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
+        const args = parsed.data;
+        const { items, page } = await ctx.container.resolve(Products).list(
+          { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
+          { status: args.filter?.status ?? undefined, activeOnly: activeOnly(ctx) },
+        );
+        const views = new Map(items.map((v) => [v.product.id, v]));
+        return toConnection(page, (p) => node(views.get(p.id)!), args.cursor ?? undefined);
+      },
+      product: async (_: unknown, args: { id: string }, ctx: QhatuGraphQLContext) => {
+        if (!z.uuid().safeParse(args.id).success) throw AppError.validation('id must be a UUID');
+        return node(await ctx.container.resolve(Products).get(args.id, { activeOnly: activeOnly(ctx) }));
+      },
+    },
+    Product: {
+      collections: {
+        // Batched across every product of the response.
+        loader: async (queries: Array<{ obj: { id: string }; context: QhatuGraphQLContext }>) => {
+          const ctx = queries[0].context;
+          const source = ctx.container.resolve<CollectionsOfProducts>(ProductCollections);
+          const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id));
+          return queries.map((q) => byProduct.get(q.obj.id) ?? []);
+        },
+      },
+    },
+  } as never,
+};

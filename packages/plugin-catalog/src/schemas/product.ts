@@ -1,0 +1,117 @@
+import { CurrencyCode, listQuery, Timestamp, Uuid } from '@qhatu/core';
+import { z } from 'zod';
+import { PRODUCT_STATUSES } from '../entities/product.js';
+
+const MAX_PRICE = 2_147_483_647;
+const Price = z.number().int('must be a whole number of minor units').min(0).max(MAX_PRICE);
+const Handle = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters and digits separated by single dashes');
+
+export const VariantInput = z
+  .strictObject({
+    title: z.string().trim().min(1).max(255),
+    sku: z.string().trim().min(1).max(100).nullable().optional(),
+    price: Price,
+    compare_at_price: Price.nullable().optional(),
+    currency: CurrencyCode.optional().meta({ description: "Defaults to the store's currency" }),
+    weight_grams: z.number().int().min(0).max(10_000_000).nullable().optional(),
+    requires_shipping: z.boolean().optional(),
+    taxable: z.boolean().optional(),
+    inventory_quantity: z.number().int().min(0).max(1_000_000_000).optional(),
+  })
+  .meta({ id: 'VariantInput' });
+export type VariantInput = z.output<typeof VariantInput>;
+
+export const VariantPatch = VariantInput.partial().meta({ id: 'VariantPatch' });
+export type VariantPatch = z.output<typeof VariantPatch>;
+
+const ImageInput = z
+  .strictObject({
+    media_id: Uuid.optional(),
+    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
+    alt_text: z.string().max(512).nullable().optional(),
+  })
+  .refine((i) => Boolean(i.media_id) !== Boolean(i.url), { message: 'give either media_id or url' });
+
+const Tags = z.array(z.string().trim().min(1).max(64)).max(100);
+
+export const ProductInput = z
+  .strictObject({
+    title: z.string().trim().min(1).max(255),
+    handle: Handle.optional(),
+    description_html: z.string().max(100_000).nullable().optional(),
+    status: z.enum(PRODUCT_STATUSES).optional().meta({ description: 'Defaults to active' }),
+    brand_id: Uuid.nullable().optional(),
+    supplier_id: Uuid.nullable().optional(),
+    tags: Tags.optional(),
+    images: z.array(ImageInput).max(50).optional(),
+    variants: z.array(VariantInput).min(1, 'a product needs at least one variant').max(100),
+  })
+  .meta({ id: 'ProductInput' });
+export type ProductInput = z.output<typeof ProductInput>;
+
+export const ProductPatch = ProductInput.omit({ variants: true }).partial().meta({ id: 'ProductPatch' });
+export type ProductPatch = z.output<typeof ProductPatch>;
+
+export const VariantOut = z
+  .object({
+    id: z.uuid(),
+    product_id: z.uuid(),
+    title: z.string(),
+    sku: z.string().nullable(),
+    price: z.number().int(),
+    compare_at_price: z.number().int().nullable(),
+    currency: z.string(),
+    weight_grams: z.number().int().nullable(),
+    requires_shipping: z.boolean(),
+    taxable: z.boolean(),
+    inventory_quantity: z.number().int(),
+    position: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Variant' });
+
+export const ProductOut = z
+  .object({
+    id: z.uuid(),
+    title: z.string(),
+    handle: z.string(),
+    description_html: z.string().nullable(),
+    status: z.enum(PRODUCT_STATUSES),
+    brand_id: z.uuid().nullable(),
+    supplier_id: z.uuid().nullable(),
+    tags: z.array(z.string()),
+    images: z.array(
+      z.object({
+        id: z.uuid(),
+        media_id: z.uuid().nullable(),
+        url: z.string().nullable(),
+        alt_text: z.string().nullable(),
+        position: z.number().int(),
+      }),
+    ),
+    variants: z.array(VariantOut),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Product' });
+
+export const ProductListQuery = listQuery({
+  filters: {
+    status: z.enum(PRODUCT_STATUSES),
+    handle: Handle,
+    brand_id: Uuid,
+    supplier_id: Uuid,
+    tag: z.string().min(1).max(64),
+  },
+  sorts: ['created_at', 'updated_at', 'title'],
+  defaultSort: '-created_at',
+  search: true,
+});
+export type ProductListQuery = z.output<typeof ProductListQuery>;
+
+export const VariantParams = z.object({ id: Uuid, variant_id: Uuid });

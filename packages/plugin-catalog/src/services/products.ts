@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, Database, escapeLike, paginate, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { inject, injectable } from 'tsyringe';
+import { Product, type ProductImage, type ProductStatus } from '../entities/product.js';
+import { Variant } from '../entities/variant.js';
+import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
+import { ProductMedia, type MediaResolver } from './media.js';
+
+export interface ProductView {
+  product: Product;
+  variants: Variant[];
+}
+
+export interface ProductFilter {
+  status?: ProductStatus;
+  handle?: string;
+  brand_id?: string;
+  supplier_id?: string;
+  tag?: string;
+  q?: string;
+  /** Storefront callers see active products only. */
+  activeOnly?: boolean;
+}
+
+export const PRODUCT_EVENTS = ['products.product.created', 'products.product.updated', 'products.product.deleted'] as const;
+
+/** Products and their variants: the only place that writes them. */
+@injectable()
+export class Products {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(ProductMedia) private readonly media: MediaResolver,
+  ) {}
+
+  async create(input: ProductInput): Promise<ProductView> {
+    return this.db.tenant(async (tx) => {
+      const { em } = tx;
+      const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
+      const handle = input.handle ?? (await this.freeHandle(em, slugify(input.title)));
+      if (input.handle && (await em.count(Product, { handle }))) {
+        throw AppError.conflict(`The handle "${handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
+      }
+      const at = tx.now();
+      const product = em.create(Product, {
+        id: randomUUID(),
+        tenantId: tx.tenantId,
+        title: input.title,
+        handle,
+        descriptionHtml: input.description_html ?? null,
+        status: input.status ?? 'active',
+        brandId: input.brand_id ?? null,
+        supplierId: input.supplier_id ?? null,
+        tags: dedupe(input.tags ?? []),
+        images: await this.images(input.images ?? []),
+        createdAt: at,
+        updatedAt: at,
+      });
+      this.assertUniqueSkus(input.variants.map((v) => v.sku));
+      const variants = input.variants.map((v, position) => this.newVariant(tx, product, v, position, tenant.currency));
+      tx.publish('products.product.created', productEvent(product, variants));
+      await em.flush();
+      return { product, variants };
+    });
+  }
+
+  async get(id: string, filter: Pick<ProductFilter, 'activeOnly'> = {}): Promise<ProductView> {
+    return this.db.tenant(async ({ em }) => {
+      const product = await em.findOne(Product, { id, ...(filter.activeOnly ? { status: 'active' } : {}) });
+      if (!product) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
+      const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
+      return { product, variants };
+    });
+  }
+
+  async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {
+    return this.db.tenant(async ({ em }) => {
+      const where: Record<string, unknown> = {};
+      if (filter.activeOnly) where.status = 'active';
+      if (filter.status) where.status = filter.activeOnly && filter.status !== 'active' ? '__none__' : filter.status;
+      if (filter.handle) where.handle = filter.handle;
+      if (filter.brand_id) where.brandId = filter.brand_id;
+      if (filter.supplier_id) where.supplierId = filter.supplier_id;
+      if (filter.tag) where.tags = { $contains: [filter.tag] };
+      if (filter.q) {
+        const like = `%${escapeLike(filter.q)}%`;
+        where.$or = [{ title: { $ilike: like } }, { handle: { $ilike: like } }];
+      }
+      const result = await paginate(em, Product, where, page);
+      const variants = await this.variantsOf(em, result.items.map((p) => p.id));
+      return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
+    });
+  }
+
+  async update(id: string, patch: ProductPatch): Promise<ProductView> {
+    return this.db.tenant(async (tx) => {
+      const { em } = tx;
+      const product = await this.lock(em, id);
+      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) {
+        throw AppError.conflict(`The handle "${patch.handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
+      }
+      if (patch.title !== undefined) product.title = patch.title;
+      if (patch.handle !== undefined) product.handle = patch.handle;
+      if (patch.description_html !== undefined) product.descriptionHtml = patch.description_html;
+      if (patch.status !== undefined) product.status = patch.status;
+      if (patch.brand_id !== undefined) product.brandId = patch.brand_id;
+      if (patch.supplier_id !== undefined) product.supplierId = patch.supplier_id;
+      if (patch.tags !== undefined) product.tags = dedupe(patch.tags);
+      if (patch.images !== undefined) product.images = await this.images(patch.images);
+      product.updatedAt = tx.now();
+      const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
+      tx.publish('products.product.updated', productEvent(product, variants));
+      await em.flush();
+      return { product, variants };
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.db.tenant(async (tx) => {
+      const product = await this.lock(tx.em, id);
+      tx.em.remove(product);
+      tx.publish('products.product.deleted', { id, deleted_at: tx.now().toISOString() });
+      await tx.em.flush();
+    });
+  }
+
+  async addVariant(productId: string, input: VariantInput): Promise<Variant> {
+    return this.db.tenant(async (tx) => {
+      const { em } = tx;
+      const product = await this.lock(em, productId);
+      const existing = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
+      if (existing.length >= 100) throw AppError.unprocessable('VARIANT_LIMIT', 'A product has at most 100 variants');
+      const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
+      const position = existing.reduce((max, v) => Math.max(max, v.position + 1), 0);
+      const variant = this.newVariant(tx, product, input, position, tenant.currency);
+      product.updatedAt = tx.now();
+      tx.publish('products.product.updated', productEvent(product, [...existing, variant]));
+      await em.flush();
+      return variant;
+    });
+  }
+
+  async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<Variant> {
+    return this.db.tenant(async (tx) => {
+      const { em } = tx;
+      const product = await this.lock(em, productId);
+      const variants = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
+      const variant = variants.find((v) => v.id === variantId);
+      if (!variant) throw AppError.notFound('Variant', 'VARIANT_NOT_FOUND');
+      assignVariant(variant, patch);
+      const at = tx.now();
+      variant.updatedAt = at;
+      product.updatedAt = at;
+      tx.publish('products.product.updated', productEvent(product, variants));
+      await em.flush();
+      return variant;
+    });
+  }
+
+  async removeVariant(productId: string, variantId: string): Promise<void> {
+    await this.db.tenant(async (tx) => {
+      const { em } = tx;
+      const product = await this.lock(em, productId);
+      const variants = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
+      const variant = variants.find((v) => v.id === variantId);
+      if (!variant) throw AppError.notFound('Variant', 'VARIANT_NOT_FOUND');
+      if (variants.length === 1) throw AppError.conflict('A product needs at least one variant; delete the product instead');
+      em.remove(variant);
+      product.updatedAt = tx.now();
+      tx.publish('products.product.updated', productEvent(product, variants.filter((v) => v !== variant)));
+      await em.flush();
+    });
+  }
+
+  /** Variants of many products in one statement, grouped by product. */
+  async variantsOf(em: EntityManager, productIds: string[]): Promise<Map<string, Variant[]>> {
+    const byProduct = new Map<string, Variant[]>();
+    if (productIds.length === 0) return byProduct;
+    const rows = await em.find(Variant, { productId: { $in: productIds } }, { orderBy: { productId: 'asc', position: 'asc' } });
+    for (const v of rows) byProduct.set(v.productId, [...(byProduct.get(v.productId) ?? []), v]);
+    return byProduct;
+  }
+
+  private async lock(em: EntityManager, id: string): Promise<Product> {
+    const product = await em.findOne(Product, { id }, { lockMode: 4 });
+    if (!product) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
+    return product;
+  }
+
+  private newVariant(tx: Tx, product: Product, v: VariantInput, position: number, currency: string): Variant {
+    return tx.em.create(Variant, {
+      id: randomUUID(),
+      tenantId: tx.tenantId,
+      productId: product.id,
+      title: v.title,
+      sku: v.sku ?? null,
+      price: v.price,
+      compareAtPrice: v.compare_at_price ?? null,
+      currency: v.currency ?? currency,
+      weightGrams: v.weight_grams ?? null,
+      requiresShipping: v.requires_shipping ?? true,
+      taxable: v.taxable ?? true,
+      inventoryQuantity: v.inventory_quantity ?? 0,
+      position,
+      createdAt: tx.now(),
+      updatedAt: tx.now(),
+    });
+  }
+
+  private assertUniqueSkus(skus: Array<string | null | undefined>): void {
+    const seen = new Set<string>();
+    for (const [i, sku] of skus.entries()) {
+      if (!sku) continue;
+      if (seen.has(sku)) {
+        throw AppError.validation(`The SKU "${sku}" is given twice`, [{ path: `body.variants.${i}.sku`, message: 'is repeated' }]);
+      }
+      seen.add(sku);
+    }
+  }
+
+  private async freeHandle(em: EntityManager, base: string): Promise<string> {
+    const rows = await em.find(
+      Product,
+      { $or: [{ handle: base }, { handle: { $like: `${escapeLike(base)}-%` } }] },
+      { fields: ['handle'] },
+    );
+    const taken = new Set(rows.map((r) => r.handle));
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+
+  private async images(input: NonNullable<ProductInput['images']>): Promise<ProductImage[]> {
+    const images: ProductImage[] = [];
+    for (const [position, image] of input.entries()) {
+      const url = image.media_id ? await this.media.urlOf(image.media_id) : image.url!;
+      if (url === null) {
+        throw AppError.unprocessable('MEDIA_NOT_FOUND', `Media file ${image.media_id} does not exist or is not uploaded`, [
+          { path: `body.images.${position}.media_id`, message: 'is not an uploaded media file' },
+        ]);
+      }
+      images.push({ id: randomUUID(), media_id: image.media_id ?? null, url, alt_text: image.alt_text ?? null, position });
+    }
+    return images;
+  }
+}
+
+function assignVariant(variant: Variant, patch: VariantPatch): void {
+  if (patch.title !== undefined) variant.title = patch.title;
+  if (patch.sku !== undefined) variant.sku = patch.sku;
+  if (patch.price !== undefined) variant.price = patch.price;
+  if (patch.compare_at_price !== undefined) variant.compareAtPrice = patch.compare_at_price;
+  if (patch.currency !== undefined) variant.currency = patch.currency;
+  if (patch.weight_grams !== undefined) variant.weightGrams = patch.weight_grams;
+  if (patch.requires_shipping !== undefined) variant.requiresShipping = patch.requires_shipping;
+  if (patch.taxable !== undefined) variant.taxable = patch.taxable;
+  if (patch.inventory_quantity !== undefined) variant.inventoryQuantity = patch.inventory_quantity;
+}
+
+function dedupe(tags: string[]): string[] {
+  return [...new Set(tags)];
+}
+
+/** The specification's `products.product.updated` data: the first variant speaks for the product. */
+export function productEvent(product: Product, variants: Variant[]) {
+  const first = [...variants].sort((a, b) => a.position - b.position)[0];
+  return {
+    id: product.id,
+    sku: first?.sku ?? null,
+    name: product.title,
+    price: first?.price ?? null,
+    stock: variants.reduce((sum, v) => sum + v.inventoryQuantity, 0),
+    updated_at: product.updatedAt.toISOString(),
+  };
+}

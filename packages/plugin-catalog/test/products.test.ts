@@ -1,0 +1,201 @@
+import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import catalog from '../src/index.js';
+
+let t: TestApp;
+let shop: TestTenant;
+beforeAll(async () => {
+  t = await createTestApp({ plugins: [catalog] });
+  shop = await t.createTenant({ currency: 'PEN' });
+});
+afterAll(async () => t?.close());
+
+const create = (payload: unknown, tenant = shop) =>
+  t.request({ method: 'POST', url: '/api/v1/catalog/products', headers: tenant.headers(), payload: payload as never });
+const tshirt = (over: Record<string, unknown> = {}) => ({
+  title: 'Alpaca T-shirt',
+  description_html: '<p>Soft</p>',
+  tags: ['alpaca', 'summer', 'alpaca'],
+  images: [{ url: 'https://cdn.example.com/a.jpg', alt_text: 'Front' }],
+  variants: [
+    { title: 'S', sku: `TS-S-${Math.random().toString(36).slice(2, 8)}`, price: 4990, inventory_quantity: 3 },
+    { title: 'M', price: 5290, compare_at_price: 5990, weight_grams: 180 },
+  ],
+  ...over,
+});
+
+describe('POST /api/v1/catalog/products', () => {
+  it('creates a product with variants, defaults and a handle from the title', async () => {
+    const res = await create(tshirt());
+    expect(res.statusCode).toBe(201);
+    const p = res.json().data;
+    expect(p).toMatchObject({ title: 'Alpaca T-shirt', handle: 'alpaca-t-shirt', status: 'active', description_html: '<p>Soft</p>', tags: ['alpaca', 'summer'], brand_id: null });
+    expect(p.images).toEqual([expect.objectContaining({ url: 'https://cdn.example.com/a.jpg', alt_text: 'Front', media_id: null, position: 0 })]);
+    expect(p.variants).toHaveLength(2);
+    expect(p.variants[0]).toMatchObject({ product_id: p.id, title: 'S', price: 4990, currency: 'PEN', inventory_quantity: 3, requires_shipping: true, taxable: true, position: 0 });
+    expect(p.variants[1]).toMatchObject({ title: 'M', sku: null, price: 5290, compare_at_price: 5990, weight_grams: 180, inventory_quantity: 0 });
+    const again = await create(tshirt());
+    expect(again.json().data.handle).toBe('alpaca-t-shirt-2');
+  });
+
+  it.each([
+    [{ variants: [{ title: 'x', price: 1 }] }, 'body.title'],
+    [{ title: 'x' }, 'body.variants'],
+    [{ title: 'x', variants: [] }, 'body.variants'],
+    [{ title: 'x', variants: [{ title: 'x', price: 10.5 }] }, 'body.variants.0.price'],
+    [{ title: 'x', variants: [{ title: 'x', price: -1 }] }, 'body.variants.0.price'],
+    [{ title: 'x', variants: [{ title: 'x', price: '100' }] }, 'body.variants.0.price'],
+    [{ title: 'x', status: 'gone', variants: [{ title: 'x', price: 1 }] }, 'body.status'],
+    [{ title: 'x', handle: 'Not A Handle', variants: [{ title: 'x', price: 1 }] }, 'body.handle'],
+    [{ title: 'x', brand_id: 'nope', variants: [{ title: 'x', price: 1 }] }, 'body.brand_id'],
+    [{ title: 'x', images: [{ alt_text: 'no source' }], variants: [{ title: 'x', price: 1 }] }, 'body.images.0'],
+    [{ title: 'x', variants: [{ title: 'x', price: 1, colour: 'red' }] }, 'body.variants.0'],
+  ])('refuses %j (%s)', async (payload, path) => {
+    const res = await create(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('VALIDATION_ERROR');
+    expect(res.json().error.details.map((d: { path: string }) => d.path).join(' ')).toContain(path);
+  });
+
+  it('refuses a taken handle and a taken SKU with 409, writing nothing', async () => {
+    const first = (await create(tshirt({ handle: 'poncho', variants: [{ title: 'One', sku: 'PONCHO-1', price: 100 }] }))).json().data;
+    const handle = await create(tshirt({ handle: 'poncho' }));
+    expect(handle.statusCode).toBe(409);
+    const sku = await create(tshirt({ title: 'Poncho twin', handle: 'poncho-twin', variants: [{ title: 'One', sku: 'PONCHO-1', price: 100 }] }));
+    expect(sku.statusCode).toBe(409);
+    expect(sku.json().error.code).toBe('CONFLICT');
+    const list = await t.request({ method: 'GET', url: '/api/v1/catalog/products?filter[handle]=poncho-twin', headers: shop.headers() });
+    expect(list.json().data).toEqual([]);
+    expect(first.handle).toBe('poncho');
+  });
+
+  it('refuses a repeated SKU inside one request and an unknown media file', async () => {
+    const twice = await create(tshirt({ variants: [{ title: 'a', sku: 'DUP', price: 1 }, { title: 'b', sku: 'DUP', price: 1 }] }));
+    expect(twice.statusCode).toBe(400);
+    const media = await create(tshirt({ images: [{ media_id: '00000000-0000-4000-8000-000000000001' }] }));
+    expect(media.statusCode).toBe(422);
+    expect(media.json().error.code).toBe('MEDIA_NOT_FOUND');
+  });
+
+  it('needs an admin key: storefront keys are 403', async () => {
+    const res = await create(tshirt(), { ...shop, headers: () => shop.headers(shop.storefrontToken) } as TestTenant);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('GET /api/v1/catalog/products', () => {
+  let other: TestTenant;
+  beforeAll(async () => {
+    other = await t.createTenant();
+    for (const [i, status] of ['active', 'draft', 'archived', 'active'].entries()) {
+      await create({ title: `Listed ${i}`, status, tags: i === 3 ? ['sale'] : [], variants: [{ title: 'One', price: 100 + i }] }, other);
+    }
+  });
+  const list = (qs: string, token?: string) => t.request({ method: 'GET', url: `/api/v1/catalog/products?${qs}`, headers: other.headers(token) });
+
+  it('lists newest first with variants, filters, search and sort', async () => {
+    const all = await list('');
+    expect(all.statusCode).toBe(200);
+    expect(all.json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 3', 'Listed 2', 'Listed 1', 'Listed 0']);
+    expect(all.json().data[0].variants[0].price).toBe(103);
+    expect((await list('filter[status]=draft')).json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 1']);
+    expect((await list('filter[tag]=sale')).json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 3']);
+    expect((await list('q=listed 2')).json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 2']);
+    expect((await list('sort=title')).json().data[0].title).toBe('Listed 0');
+  });
+
+  it('pages by cursor', async () => {
+    const first = (await list('limit=3&sort=title')).json();
+    expect(first.data).toHaveLength(3);
+    expect(first.meta.pagination).toMatchObject({ has_next: true, limit: 3 });
+    const second = (await list(`limit=3&sort=title&cursor=${encodeURIComponent(first.meta.pagination.cursor)}`)).json();
+    expect(second.data.map((p: { title: string }) => p.title)).toEqual(['Listed 3']);
+    expect(second.meta.pagination).toEqual({ cursor: null, has_next: false, limit: 3 });
+  });
+
+  it('shows storefront keys active products only', async () => {
+    const res = await list('', other.storefrontToken);
+    expect(res.json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 3', 'Listed 0']);
+    expect((await list('filter[status]=draft', other.storefrontToken)).json().data).toEqual([]);
+  });
+
+  it.each(['filter[price]=1', 'filter[status]=hidden', 'limit=-1', 'sort=-price', 'filter[brand_id]=abc'])('answers 400 for %s', async (qs) => {
+    const res = await list(qs);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('clamps a limit above 100', async () => {
+    expect((await list('limit=1000')).json().meta.pagination.limit).toBe(100);
+  });
+});
+
+describe('one product', () => {
+  it('reads, patches only the fields sent, and deletes', async () => {
+    const p = (await create(tshirt({ title: 'Chullo hat' }))).json().data;
+    const url = `/api/v1/catalog/products/${p.id}`;
+    const read = await t.request({ method: 'GET', url, headers: shop.headers() });
+    expect(read.json().data).toEqual(p);
+
+    const patched = await t.request({ method: 'PATCH', url, headers: shop.headers(), payload: { status: 'draft', tags: ['winter'] } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().data).toMatchObject({ title: 'Chullo hat', status: 'draft', tags: ['winter'], description_html: '<p>Soft</p>' });
+    expect(patched.json().data.updated_at >= p.updated_at).toBe(true);
+    expect((await t.request({ method: 'GET', url, headers: shop.headers(shop.storefrontToken) })).statusCode).toBe(404);
+
+    expect((await t.request({ method: 'PATCH', url, headers: shop.headers(), payload: { price: 1 } })).statusCode).toBe(400);
+    expect((await t.request({ method: 'PATCH', url, headers: shop.headers(), payload: { title: '' } })).statusCode).toBe(400);
+
+    const del = await t.request({ method: 'DELETE', url, headers: shop.headers() });
+    expect(del.statusCode).toBe(204);
+    expect(del.body).toBe('');
+    const gone = await t.request({ method: 'GET', url, headers: shop.headers() });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error.code).toBe('PRODUCT_NOT_FOUND');
+    expect((await t.request({ method: 'DELETE', url, headers: shop.headers() })).statusCode).toBe(404);
+  });
+
+  it('answers 400 for malformed ids', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/v1/catalog/products/42'],
+      ['PATCH', '/api/v1/catalog/products/42'],
+      ['DELETE', '/api/v1/catalog/products/42'],
+      ['PATCH', '/api/v1/catalog/products/00000000-0000-4000-8000-000000000000/variants/x'],
+    ] as const) {
+      const res = await t.request({ method, url, headers: shop.headers(), payload: method === 'PATCH' ? {} : undefined });
+      expect(res.statusCode, `${method} ${url}`).toBe(400);
+      expect(res.json().error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('variants', () => {
+  it('adds, changes and deletes variants, keeping at least one', async () => {
+    const p = (await create(tshirt({ title: 'Scarf', variants: [{ title: 'Red', price: 3000 }] }))).json().data;
+    const base = `/api/v1/catalog/products/${p.id}/variants`;
+    const added = await t.request({ method: 'POST', url: base, headers: shop.headers(), payload: { title: 'Blue', price: 3100, sku: 'SCARF-B' } });
+    expect(added.statusCode).toBe(201);
+    expect(added.json().data).toMatchObject({ product_id: p.id, title: 'Blue', price: 3100, currency: 'PEN', position: 1 });
+    const blue = added.json().data.id;
+
+    const changed = await t.request({ method: 'PATCH', url: `${base}/${blue}`, headers: shop.headers(), payload: { price: 2900 } });
+    expect(changed.json().data).toMatchObject({ title: 'Blue', price: 2900, sku: 'SCARF-B' });
+    expect((await t.request({ method: 'PATCH', url: `${base}/${blue}`, headers: shop.headers(), payload: { price: 'free' } })).statusCode).toBe(400);
+
+    const missing = await t.request({ method: 'PATCH', url: `${base}/00000000-0000-4000-8000-000000000000`, headers: shop.headers(), payload: { price: 1 } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('VARIANT_NOT_FOUND');
+
+    expect((await t.request({ method: 'DELETE', url: `${base}/${blue}`, headers: shop.headers() })).statusCode).toBe(204);
+    const last = await t.request({ method: 'DELETE', url: `${base}/${p.variants[0].id}`, headers: shop.headers() });
+    expect(last.statusCode).toBe(409);
+    const product = (await t.request({ method: 'GET', url: `/api/v1/catalog/products/${p.id}`, headers: shop.headers() })).json().data;
+    expect(product.variants.map((v: { title: string }) => v.title)).toEqual(['Red']);
+  });
+
+  it('refuses a variant of a product that does not exist', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/v1/catalog/products/00000000-0000-4000-8000-000000000000/variants', headers: shop.headers(), payload: { title: 'x', price: 1 } });
+    expect(res.statusCode).toBe(404);
+  });
+});
