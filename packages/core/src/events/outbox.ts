@@ -14,6 +14,9 @@ interface OutboxRow {
   occurred_at: Date;
 }
 
+/** A PostgreSQL array literal of ids (the driver would spread a JS array into a list). */
+const uuidArray = (ids: string[]) => `{${ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)).join(',')}}`;
+
 export const OUTBOX_DISPATCH_JOB = 'core.outbox.dispatch';
 
 /**
@@ -53,7 +56,7 @@ export class OutboxRelay {
         ? await em.execute(
             `select * from core_outbox where id = any(?::uuid[]) and published_at is null
               order by occurred_at for update skip locked`,
-            [ids],
+            [uuidArray(ids)],
           )
         : await em.execute(
             `select * from core_outbox where published_at is null and occurred_at < now() - make_interval(secs => ?)
@@ -72,7 +75,7 @@ export class OutboxRelay {
         for (const subscriber of this.subscribers) await subscriber(event);
       }
       if (rows.length > 0) {
-        await em.execute(`update core_outbox set published_at = now() where id = any(?::uuid[])`, [rows.map((r) => r.id)]);
+        await em.execute(`update core_outbox set published_at = now() where id = any(?::uuid[])`, [uuidArray(rows.map((r) => r.id))]);
       }
       return rows.length;
     });

@@ -96,7 +96,12 @@ export async function hostGraphQL(
       }
     },
     errorFormatter: (execution) => {
-      const errors = (execution.errors ?? []).map((e) => {
+      // mercurius wraps validation failures (depth, unknown fields) in one error that carries the real ones.
+      const flat = (execution.errors ?? []).flatMap((e) => {
+        const inner = ((e as GraphQLError).originalError as { errors?: GraphQLError[] } | undefined)?.errors;
+        return Array.isArray(inner) && inner.length > 0 ? inner : [e];
+      });
+      const errors = flat.map((e) => {
         const original = (e as GraphQLError).originalError ?? e;
         const code = (e.extensions?.code as string | undefined) ?? (isAppError(original) ? graphqlCode(original) : e.path ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
         const message = code === 'INTERNAL_ERROR' ? 'An unexpected error occurred' : e.message;

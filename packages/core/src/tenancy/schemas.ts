@@ -17,7 +17,7 @@ export const TenantInput = z
     default_locale: Locale.default('en'),
     status: z.enum(['active', 'trial']).default('active'),
   })
-  .meta({ id: 'TenantInput' });
+  .meta({ id: 'TenantCreate' });
 
 export const TenantReplace = z
   .strictObject({
@@ -47,7 +47,7 @@ export const ApiKeyInput = z
     scope: z.enum(['admin', 'storefront']),
     expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'No expiry when absent' }),
   })
-  .meta({ id: 'ApiKeyInput' });
+  .meta({ id: 'ApiKeyCreate' });
 
 export const ApiKeyOut = z
   .object({

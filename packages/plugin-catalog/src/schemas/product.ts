@@ -22,7 +22,7 @@ export const VariantInput = z
     taxable: z.boolean().optional(),
     inventory_quantity: z.number().int().min(0).max(1_000_000_000).optional(),
   })
-  .meta({ id: 'VariantInput' });
+  .meta({ id: 'VariantCreate' });
 export type VariantInput = z.output<typeof VariantInput>;
 
 export const VariantPatch = VariantInput.partial().meta({ id: 'VariantPatch' });
@@ -50,7 +50,7 @@ export const ProductInput = z
     images: z.array(ImageInput).max(50).optional(),
     variants: z.array(VariantInput).min(1, 'a product needs at least one variant').max(100),
   })
-  .meta({ id: 'ProductInput' });
+  .meta({ id: 'ProductCreate' });
 export type ProductInput = z.output<typeof ProductInput>;
 
 export const ProductPatch = ProductInput.omit({ variants: true }).partial().meta({ id: 'ProductPatch' });

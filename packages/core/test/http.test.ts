@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, definePlugin, loadConfig, orderPlugins, PluginLoadError } from '../src/index.js';
+import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
+import { notesPlugin } from './fixtures/notes-plugin.js';
+
+let t: TestApp;
+let a: TestTenant;
+beforeAll(async () => {
+  t = await createTestApp({ plugins: [notesPlugin] });
+  a = await t.createTenant();
+});
+afterAll(async () => t?.close());
+
+describe('health', () => {
+  it('answers live and ready (database and queue checked)', async () => {
+    expect((await t.request({ method: 'GET', url: '/health/live' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.request({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' } });
+  });
+});
+
+describe('errors', () => {
+  it('answer an unknown route with the contract body', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/nowhere' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/v1/nowhere', details: [] } });
+  });
+
+  it('answer an oversized body with 413 and a wrong content type with 415', async () => {
+    const big = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'x'.repeat(1_100_000) } });
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    const xml = await t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...a.headers(), 'content-type': 'application/xml' }, payload: '<body/>' });
+    expect(xml.statusCode).toBe(415);
+    expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('carry a request id, given or generated', async () => {
+    const given = await t.request({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await t.request({ method: 'GET', url: '/health/live' });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer for the same key and body, without doing the work twice', async () => {
+    const headers = { ...a.headers(), 'idempotency-key': 'note-1' };
+    const first = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'once' } });
+    expect(first.statusCode).toBe(201);
+    const second = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'once' } });
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.json()).toEqual(first.json());
+    const list = (await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers() })).json().data;
+    expect(list.filter((n: { body: string }) => n.body === 'once')).toHaveLength(1);
+  });
+
+  it('refuses the same key with another body (409 IDEMPOTENCY_KEY_REUSED)', async () => {
+    const headers = { ...a.headers(), 'idempotency-key': 'note-2' };
+    await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'first' } });
+    const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'second' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('keeps keys apart per tenant and refuses a malformed key', async () => {
+    const b = await t.createTenant();
+    const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...b.headers(), 'idempotency-key': 'note-1' }, payload: { body: 'other tenant' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    const bad = await t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...a.headers(), 'idempotency-key': 'x'.repeat(300) }, payload: { body: 'y' } });
+    expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every API route at /openapi.json (3.1) and serves /docs', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    for (const path of ['/api/v1/tenants', '/api/v1/tenants/{id}', '/api/v1/tenants/{id}/suspend', '/api/v1/tenants/{id}/activate', '/api/v1/tenants/{id}/api-keys', '/api/v1/notes']) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+    expect(doc.paths['/api/v1/tenants'].post.requestBody.content['application/json'].schema).toBeDefined();
+    const docs = await t.request({ method: 'GET', url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.body).toContain('swagger');
+  });
+});
+
+describe('plugins', () => {
+  const p = (name: string, dependsOn: string[] = []) => definePlugin({ name, dependsOn });
+  it('are ordered after what they depend on', () => {
+    expect(orderPlugins([p('orders', ['catalog']), p('catalog', ['media']), p('media')]).map((x) => x.name)).toEqual(['media', 'catalog', 'orders']);
+  });
+  it('refuse a missing dependency, a cycle, a repeated or a bad name', () => {
+    expect(() => orderPlugins([p('orders', ['catalog'])])).toThrow(new PluginLoadError('Plugin "orders" depends on "catalog", which is not installed'));
+    expect(() => orderPlugins([p('a', ['b']), p('b', ['c']), p('c', ['a'])])).toThrow('Plugin dependency cycle: a -> b -> c -> a');
+    expect(() => orderPlugins([p('a'), p('a')])).toThrow(/listed twice/);
+    expect(() => definePlugin({ name: 'Bad Name' })).toThrow(/lower-case/);
+  });
+});
+
+describe('configuration', () => {
+  it('has defaults for the embedded mode', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', embedded: true, env: 'development', dataDir: './.qhatu', allowPrivateWebhooks: true, publicUrl: 'http://127.0.0.1:3000' });
+  });
+  it('reports every invalid variable at once', () => {
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'not a url', QHATU_ENV: 'staging' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'PORT', 'QHATU_ENV']);
+    }
+  });
+  it('needs a platform token in production', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db' })).toThrow(/QHATU_PLATFORM_TOKEN/);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', QHATU_PLATFORM_TOKEN: 'x'.repeat(32) }).allowPrivateWebhooks).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OutboxRelay, type DomainEvent } from '../src/index.js';
+import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
+import { jobLog, notesPlugin } from './fixtures/notes-plugin.js';
+
+let t: TestApp;
+let a: TestTenant;
+const delivered: DomainEvent[] = [];
+beforeAll(async () => {
+  t = await createTestApp({ plugins: [notesPlugin], workers: true });
+  t.app.container.resolve(OutboxRelay).subscribe((event) => void delivered.push(event));
+  a = await t.createTenant();
+});
+afterAll(async () => t?.close());
+
+async function eventually<T>(probe: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('jobs and the outbox relay', () => {
+  it('run a queued job in the tenant it was queued for', async () => {
+    await t.request({ method: 'POST', url: '/api/v1/notes/echo', headers: a.headers() });
+    expect(await eventually(() => jobLog.find((l) => l === `${a.id}:hello`))).toBeDefined();
+  });
+
+  it('hand committed events to outbox subscribers and mark them published', async () => {
+    const n = (await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'relay me' } })).json().data;
+    const event = await eventually(() => delivered.find((e) => e.data.id === n.id));
+    expect(event).toMatchObject({ type: 'notes.note.created', tenantId: a.id, source: '/qhatu/notes' });
+    const publishedAt = async () =>
+      (await t.app.orm.em.getConnection().execute<{ published_at: Date | null }[]>(
+        'select published_at from core_outbox where id = ?', [event.id]))[0].published_at;
+    const end = Date.now() + 10_000;
+    while (!(await publishedAt()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(await publishedAt()).toBeInstanceOf(Date);
+  });
+
+  it('sweeps events whose dispatch was never queued', async () => {
+    const id = '11111111-1111-4111-8111-111111111111';
+    await t.app.orm.em.getConnection().execute(
+      `insert into core_outbox (tenant_id, id, type, source, data, occurred_at) values (?, ?, 'notes.note.created', '/qhatu/notes', ?, now() - interval '1 minute')`,
+      [a.id, id, JSON.stringify({ id: 'swept' })],
+    );
+    const count = await t.app.container.resolve(OutboxRelay).dispatch();
+    expect(count).toBeGreaterThanOrEqual(1);
+    expect(delivered.find((e) => e.id === id)?.data).toEqual({ id: 'swept' });
+    expect(await t.app.container.resolve(OutboxRelay).dispatch()).toBe(0);
+  });
+});

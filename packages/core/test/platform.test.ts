@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
+import { notesPlugin } from './fixtures/notes-plugin.js';
+
+let t: TestApp;
+let a: TestTenant;
+let b: TestTenant;
+beforeAll(async () => {
+  t = await createTestApp({ plugins: [notesPlugin] });
+  a = await t.createTenant({ name: 'Tenant A' });
+  b = await t.createTenant({ name: 'Tenant B' });
+});
+afterAll(async () => t?.close());
+
+const note = (tenant: TestTenant, body: string) =>
+  t.request({ method: 'POST', url: '/api/v1/notes', headers: tenant.headers(), payload: { body } });
+
+describe('tenant routes', () => {
+  it('need X-Tenant-ID, then a token', async () => {
+    const noTenant = await t.request({ method: 'GET', url: '/api/v1/notes', headers: { authorization: `Bearer ${a.adminToken}` } });
+    expect(noTenant.statusCode).toBe(400);
+    expect(noTenant.json().error.code).toBe('TENANT_REQUIRED');
+    const badTenant = await t.request({ method: 'GET', url: '/api/v1/notes', headers: { authorization: `Bearer ${a.adminToken}`, 'x-tenant-id': 'abc' } });
+    expect(badTenant.statusCode).toBe(400);
+    expect(badTenant.json().error.code).toBe('TENANT_REQUIRED');
+    const noToken = await t.request({ method: 'GET', url: '/api/v1/notes', headers: { 'x-tenant-id': a.id } });
+    expect(noToken.statusCode).toBe(401);
+    expect(noToken.json().error.code).toBe('UNAUTHENTICATED');
+    const forged = await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers(a.adminToken.slice(0, -4) + 'AAAA') });
+    expect(forged.statusCode).toBe(401);
+  });
+
+  it('refuse the platform credential and tokens of the wrong kind', async () => {
+    const platform = await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers(t.platformToken) });
+    expect(platform.statusCode).toBe(403);
+    const storefrontWrite = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(a.storefrontToken), payload: { body: 'x' } });
+    expect(storefrontWrite.statusCode).toBe(403);
+    expect(storefrontWrite.json().error.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('tenant isolation', () => {
+  it("refuses tenant A's key for tenant B", async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/notes', headers: { authorization: `Bearer ${a.adminToken}`, 'x-tenant-id': b.id } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('FORBIDDEN');
+  });
+
+  it("never shows B's rows to A, even with the ORM filter off (row-level security)", async () => {
+    await note(a, 'a-1');
+    await note(b, 'b-1');
+    const listed = (await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers() })).json().data;
+    expect(listed.map((n: { body: string }) => n.body)).toEqual(['a-1']);
+    const unfiltered = (await t.request({ method: 'GET', url: '/api/v1/notes-unfiltered', headers: a.headers() })).json().data;
+    expect(unfiltered.map((n: { body: string }) => n.body)).toEqual(['a-1']);
+    // The superuser sees both: the rows are there, RLS is what hides them.
+    const { rows } = await t.app.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from test_note').then((r) => ({ rows: r }));
+    expect(rows[0].n).toBeGreaterThanOrEqual(2);
+  });
+
+  it("cannot move B's rows through A's context", async () => {
+    const bNote = (await note(b, 'b-2')).json().data;
+    const res = await t.request({ method: 'POST', url: `/api/v1/notes/${bNote.id}/close`, headers: a.headers() });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('rejects a write of another tenant id at the database (RLS WITH CHECK)', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await expect(
+      db.tenant(async ({ em }) => em.execute(`insert into test_note (tenant_id, id, body, status, created_at) values (?, gen_random_uuid(), 'x', 'open', now())`, [b.id]), a.id),
+    ).rejects.toThrow(/row-level security/);
+  });
+
+  it('fails closed without a tenant: a tenant query outside any context throws', async () => {
+    const { Database } = await import('../src/index.js');
+    await expect(t.app.container.resolve(Database).tenant(async () => 1)).rejects.toMatchObject({ code: 'TENANT_REQUIRED' });
+  });
+});
+
+describe('suspension', () => {
+  it("blocks a suspended tenant's API with 403 TENANT_SUSPENDED until activated", async () => {
+    const c = await t.createTenant({ name: 'Tenant C' });
+    const platform = { authorization: `Bearer ${t.platformToken}` };
+    expect((await t.request({ method: 'GET', url: '/api/v1/notes', headers: c.headers() })).statusCode).toBe(200);
+    await t.request({ method: 'POST', url: `/api/v1/tenants/${c.id}/suspend`, headers: platform });
+    const blocked = await t.request({ method: 'GET', url: '/api/v1/notes', headers: c.headers() });
+    expect(blocked.statusCode).toBe(403);
+    expect(blocked.json().error.code).toBe('TENANT_SUSPENDED');
+    const gql = await t.request({ method: 'POST', url: '/graphql', headers: c.headers(), payload: { query: '{ apiVersion }' } });
+    expect(gql.json().errors[0].extensions.code).toBe('TENANT_SUSPENDED');
+    await t.request({ method: 'POST', url: `/api/v1/tenants/${c.id}/activate`, headers: platform });
+    expect((await t.request({ method: 'GET', url: '/api/v1/notes', headers: c.headers() })).statusCode).toBe(200);
+  });
+});
+
+describe('state machines', () => {
+  it('move an entity, run guards and answer 409 INVALID_STATE_TRANSITION for an illegal move', async () => {
+    const n = (await note(a, 'to close')).json().data;
+    const closed = await t.request({ method: 'POST', url: `/api/v1/notes/${n.id}/close`, headers: a.headers() });
+    expect(closed.json().data.status).toBe('closed');
+    const again = await t.request({ method: 'POST', url: `/api/v1/notes/${n.id}/close`, headers: a.headers() });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'INVALID_STATE_TRANSITION', message: 'Cannot close a note that is closed' });
+    const locked = (await note(a, 'locked')).json().data;
+    const guarded = await t.request({ method: 'POST', url: `/api/v1/notes/${locked.id}/close`, headers: a.headers() });
+    expect(guarded.statusCode).toBe(409);
+    expect(guarded.json().error.message).toBe('This note is locked');
+  });
+
+  it('refuse a definition that names an unknown state', async () => {
+    const { defineMachine } = await import('../src/index.js');
+    expect(() => defineMachine({ name: 'x', field: 'status' as never, states: ['a'], transitions: { go: { from: ['a'], to: 'b' as 'a' } } })).toThrow(/unknown state "b"/);
+  });
+});
+
+describe('outbox', () => {
+  it('writes events in the same transaction as the change, and only on commit', async () => {
+    const n = (await note(a, 'evented')).json().data;
+    const rows = await t.app.orm.em.getConnection().execute<{ type: string; data: { id: string }; tenant_id: string; source: string }[]>(
+      `select type, data, tenant_id, source from core_outbox where data->>'id' = ?`, [n.id]);
+    expect(rows).toEqual([{ type: 'notes.note.created', data: { id: n.id }, tenant_id: a.id, source: '/qhatu/notes' }]);
+    const before = await t.app.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from core_outbox');
+    const bad = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: '' } });
+    expect(bad.statusCode).toBe(400);
+    const after = await t.app.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from core_outbox');
+    expect(after[0].n).toBe(before[0].n);
+  });
+});
+
+describe('GraphQL', () => {
+  it('lists with the Connection pattern and pages by endCursor', async () => {
+    const tenant = await t.createTenant();
+    for (const body of ['g1', 'g2', 'g3']) await note(tenant, body);
+    const q = (cursor?: string) => t.request({
+      method: 'POST', url: '/graphql', headers: tenant.headers(tenant.storefrontToken),
+      payload: { query: 'query($c: String) { notes(limit: 2, cursor: $c) { edges { node { body } cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }', variables: { c: cursor } },
+    });
+    const first = (await q()).json().data.notes;
+    expect(first.edges.map((e: { node: { body: string } }) => e.node.body)).toEqual(['g1', 'g2']);
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    expect(first.pageInfo.endCursor).toBe(first.edges[1].cursor);
+    const second = (await q(first.pageInfo.endCursor)).json().data.notes;
+    expect(second.edges.map((e: { node: { body: string } }) => e.node.body)).toEqual(['g3']);
+    expect(second.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+  });
+
+  it('answers UNAUTHENTICATED, FORBIDDEN and VALIDATION_ERROR with extensions {code, path}', async () => {
+    const none = (await t.request({ method: 'POST', url: '/graphql', headers: { 'x-tenant-id': a.id }, payload: { query: '{ apiVersion }' } })).json();
+    expect(none.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(none.data).toBeNull();
+    const bad = (await t.request({ method: 'POST', url: '/graphql', headers: a.headers('qha_nope'), payload: { query: '{ apiVersion }' } })).json();
+    expect(bad.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const forbidden = (await t.request({ method: 'POST', url: '/graphql', headers: a.headers(a.storefrontToken), payload: { query: '{ adminSecret }' } })).json();
+    expect(forbidden.errors[0].extensions).toEqual({ code: 'FORBIDDEN', path: ['adminSecret'] });
+    const admin = (await t.request({ method: 'POST', url: '/graphql', headers: a.headers(), payload: { query: '{ adminSecret }' } })).json();
+    expect(admin.data.adminSecret).toBe('admins only');
+    const invalid = (await t.request({ method: 'POST', url: '/graphql', headers: a.headers(), payload: { query: '{ nothingHere }' } })).json();
+    expect(invalid.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses queries that are too deep', async () => {
+    const deep = '{ notes { edges { node { body } } pageInfo { hasNextPage } } }';
+    expect((await t.request({ method: 'POST', url: '/graphql', headers: a.headers(), payload: { query: deep } })).json().errors).toBeUndefined();
+    const nested = `{ ${'__schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } }'} }`;
+    const res = (await t.request({ method: 'POST', url: '/graphql', headers: a.headers(), payload: { query: nested } })).json();
+    expect(res.errors[0].message).toMatch(/depth|exceeds/i);
+  });
+
+  it('serves the playground on GET /graphql', async () => {
+    const res = await t.request({ method: 'GET', url: '/graphql' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toContain('Qhatu GraphQL');
+  });
+});
