@@ -38,7 +38,7 @@ describe('jobs and the outbox relay', () => {
         'select published_at from core_outbox where id = ?', [event.id]))[0].published_at;
     const end = Date.now() + 10_000;
     while (!(await publishedAt()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    expect(await publishedAt()).toBeInstanceOf(Date);
+    expect(await publishedAt()).not.toBeNull();
   });
 
   it('sweeps events whose dispatch was never queued', async () => {
