@@ -56,9 +56,13 @@ export async function hostGraphQL(
   const contributions = plugins.flatMap((p) => (p.graphql ? [p.graphql] : []));
   const schema = [baseTypeDefs, ...contributions.map((c) => c.typeDefs)].join('\n');
   const resolvers: Record<string, Record<string, unknown>> = { Query: { apiVersion: () => 'v1' } };
+  const loaders: Record<string, Record<string, unknown>> = {};
   for (const c of contributions) {
     for (const [type, fields] of Object.entries(c.resolvers)) {
       resolvers[type] = { ...(resolvers[type] ?? {}), ...(fields as Record<string, unknown>) };
+    }
+    for (const [type, fields] of Object.entries(c.loaders ?? {})) {
+      loaders[type] = { ...(loaders[type] ?? {}), ...(fields as Record<string, unknown>) };
     }
   }
 
@@ -73,6 +77,7 @@ export async function hostGraphQL(
   await app.register(mercurius, {
     schema,
     resolvers: resolvers as never,
+    loaders: loaders as never,
     path: '/graphql',
     graphiql: false,
     queryDepth: MAX_DEPTH,

@@ -1,10 +1,12 @@
-import type { IResolvers } from 'mercurius';
+import type { IResolvers, MercuriusLoaders } from 'mercurius';
 import type { DependencyContainer } from 'tsyringe';
 import type { Principal, TokenKind } from '../context.js';
 
 export interface GraphQLContribution {
   typeDefs: string;
   resolvers: IResolvers;
+  /** Batched field resolvers (mercurius loaders): one call per field for a whole response. */
+  loaders?: MercuriusLoaders;
 }
 
 export interface QhatuGraphQLContext {

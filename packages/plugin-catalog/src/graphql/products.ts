@@ -76,15 +76,14 @@ export const productGraphQL: GraphQLContribution = {
         return node(await ctx.container.resolve(Products).get(args.id, { activeOnly: activeOnly(ctx) }));
       },
     },
+  } as never,
+  loaders: {
     Product: {
-      collections: {
-        // Batched across every product of the response.
-        loader: async (queries: Array<{ obj: { id: string }; context: QhatuGraphQLContext }>) => {
-          const ctx = queries[0].context;
-          const source = ctx.container.resolve<CollectionsOfProducts>(ProductCollections);
-          const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id));
-          return queries.map((q) => byProduct.get(q.obj.id) ?? []);
-        },
+      // Batched across every product of the response.
+      collections: async (queries: Array<{ obj: { id: string } }>, ctx: QhatuGraphQLContext) => {
+        const source = ctx.container.resolve<CollectionsOfProducts>(ProductCollections);
+        const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id));
+        return queries.map((q) => byProduct.get(q.obj.id) ?? []);
       },
     },
   } as never,
