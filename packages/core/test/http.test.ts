@@ -121,3 +121,16 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', QHATU_PLATFORM_TOKEN: 'x'.repeat(32) }).allowPrivateWebhooks).toBe(false);
   });
 });
+
+describe('the container', () => {
+  it('builds every core service with all its dependencies (explicit @inject tokens)', async () => {
+    const { AccessTokens, Database, Tenants } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database) as unknown as Record<string, unknown>;
+    expect([db.orm, db.bus, db.clock].every(Boolean)).toBe(true);
+    const tokens = t.app.container.resolve(AccessTokens) as unknown as Record<string, unknown>;
+    expect([tokens.db, tokens.clock].every(Boolean)).toBe(true);
+    const tenants = t.app.container.resolve(Tenants) as unknown as Record<string, unknown>;
+    expect([tenants.db, tenants.tokens].every(Boolean)).toBe(true);
+    expect(t.app.container.resolve(Database)).toBe(db); // singletons within one app
+  });
+});
