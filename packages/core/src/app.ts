@@ -119,7 +119,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const container = rootContainer.createChildContainer();
     const clock = options.clock ?? systemClock;
     const bus = new EventBus(logger);
-    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, embedded: Boolean(embedded), logger });
+    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, prefix: config.queuePrefix, embedded: Boolean(embedded), logger });
     closers.unshift(() => jobs.close());
     container.register(CONFIG, { useValue: config });
     container.register(LOGGER, { useValue: logger });
@@ -173,6 +173,27 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   }
 }
 
+/** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
+function graphqlOpenApi(method: string | string[]) {
+  const tags = ['GraphQL'];
+  if (String(method).includes('GET')) {
+    return {
+      tags,
+      summary: 'The GraphQL playground (without `query`), or a query in the query string',
+      querystring: { type: 'object', properties: { query: { type: 'string' }, variables: { type: 'string' }, operationName: { type: 'string' } } },
+    };
+  }
+  return {
+    tags,
+    summary: 'Run GraphQL queries and mutations (Bearer token and X-Tenant-ID required)',
+    body: {
+      type: 'object',
+      required: ['query'],
+      properties: { query: { type: 'string' }, variables: { type: 'object' }, operationName: { type: 'string' } },
+    },
+  };
+}
+
 async function buildHttp(
   config: QhatuConfig,
   logger: Logger,
@@ -215,10 +236,11 @@ async function buildHttp(
         },
       },
     },
-    transform: (doc) =>
-      /^\/(graphql|docs|openapi\.json)/.test(doc.url)
-        ? { schema: { ...doc.schema, hide: true }, url: doc.url }
-        : jsonSchemaTransform(doc),
+    transform: (doc) => {
+      if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
+      if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
+      return jsonSchemaTransform(doc);
+    },
     transformObject: jsonSchemaTransformObject,
   });
   await http.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });

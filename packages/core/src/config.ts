@@ -10,6 +10,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.string().url().optional(),
+  QHATU_QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,40}$/i, 'letters, digits, dashes and underscores').default('qhatu'),
   QHATU_DATA_DIR: z.string().min(1).default('./.qhatu'),
   QHATU_PLATFORM_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   SMTP_URL: z.string().url().optional(),
@@ -25,6 +26,8 @@ export interface QhatuConfig {
   databaseUrl?: string;
   databasePoolMax: number;
   redisUrl?: string;
+  /** Keeps deployments that share one Redis apart. */
+  queuePrefix: string;
   dataDir: string;
   platformToken?: string;
   smtpUrl?: string;
@@ -62,6 +65,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
+    queuePrefix: e.QHATU_QUEUE_PREFIX,
     dataDir: e.QHATU_DATA_DIR,
     platformToken: e.QHATU_PLATFORM_TOKEN,
     smtpUrl: e.SMTP_URL,

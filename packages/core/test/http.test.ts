@@ -82,6 +82,7 @@ describe('OpenAPI', () => {
     for (const path of ['/api/v1/tenants', '/api/v1/tenants/{id}', '/api/v1/tenants/{id}/suspend', '/api/v1/tenants/{id}/activate', '/api/v1/tenants/{id}/api-keys', '/api/v1/notes']) {
       expect(doc.paths, path).toHaveProperty([path]);
     }
+    expect(Object.keys(doc.paths['/graphql']).sort()).toEqual(['get', 'post']);
     expect(doc.paths['/api/v1/tenants'].post.requestBody.content['application/json'].schema).toBeDefined();
     const docs = await t.request({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);

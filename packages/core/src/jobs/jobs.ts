@@ -19,6 +19,8 @@ export type JobDefinition<T = any> =
 export interface QueueOptions {
   databaseUrl: string;
   redisUrl?: string;
+  /** The Redis key prefix; PostgreSQL queues live in the database's own schema. */
+  prefix?: string;
   /** PGlite serves one session: workers poll instead of waiting for notifications. */
   embedded: boolean;
   logger: Logger;
@@ -53,6 +55,10 @@ export class Jobs {
     }
   }
 
+  private prefixOption(): { prefix?: string } {
+    return this.redis && this.options.prefix ? { prefix: this.options.prefix } : {};
+  }
+
   define(name: string, definition: JobDefinition): void {
     if (this.handlers.has(name)) throw new Error(`Job "${name}" is defined twice`);
     const d = typeof definition === 'function' ? { handler: definition } : definition;
@@ -60,7 +66,7 @@ export class Jobs {
   }
 
   private getQueue(): Queue {
-    this.queue ??= new this.classes.Queue(QUEUE_NAME, { connection: this.connection as never });
+    this.queue ??= new this.classes.Queue(QUEUE_NAME, { connection: this.connection as never, ...this.prefixOption() });
     return this.queue;
   }
 
@@ -85,6 +91,7 @@ export class Jobs {
     if (this.worker) return;
     this.worker = new this.classes.Worker(QUEUE_NAME, (job) => this.process(job), {
       connection: this.connection as never,
+      ...this.prefixOption(),
       concurrency,
       ...(this.options.embedded ? { drainDelay: 1 } : {}),
     });
