@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The store as `pnpm start` runs it on a fresh machine: the CLI, the full-store project and the
+ * embedded database (PGlite) in a new data folder. A store owner's first steps, over real HTTP.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+let server: ChildProcess;
+let base: string;
+let dataDir: string;
+let output = '';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function untilReady(url: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (server.exitCode !== null) throw new Error(`the store exited early:\n${output}`);
+    if (Date.now() > end) throw new Error(`the store was not ready in time:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-scenario-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), QHATU_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'QHATU_PLATFORM_TOKEN', 'QHATU_ENV']) delete env[name];
+  server = spawn(process.execPath, ['packages/cli/bin/qhatu.js', 'start', '--config', 'starters/full-store/qhatu.config.ts'], { cwd: root, env });
+  server.stdout!.on('data', (d) => (output += d));
+  server.stderr!.on('data', (d) => (output += d));
+  await untilReady(`${base}/health/ready`, 90_000);
+}, 120_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+describe('a store on the embedded database', () => {
+  it('answers health, serves the API reference, and bootstraps a store: tenant, API key, product', async () => {
+    expect((await call('GET', '/health/ready', {})).body).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' } });
+    const openapi = (await call('GET', '/openapi.json', {})).body;
+    for (const p of ['/api/v1/tenants', '/api/v1/tenants/{id}/api-keys', '/api/v1/catalog/products', '/api/v1/catalog/products/{id}/variants/{variant_id}', '/graphql']) {
+      expect(openapi.paths, p).toHaveProperty([p]);
+    }
+
+    const platformToken = (await readFile(path.join(dataDir, 'platform-token'), 'utf8')).trim();
+    expect(output).toContain(platformToken); // printed at start for the operator
+    const platform = { authorization: `Bearer ${platformToken}` };
+
+    const tenant = await call('POST', '/api/v1/tenants', platform, { name: 'Andean Crafts', currency: 'PEN' });
+    expect(tenant.status).toBe(201);
+    const tenantId = tenant.body.data.id;
+    const key = await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'Back office', scope: 'admin' });
+    expect(key.status).toBe(201);
+    const storefrontKey = (await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'Web', scope: 'storefront' })).body.data.token;
+    const admin = { authorization: `Bearer ${key.body.data.token}`, 'x-tenant-id': tenantId };
+
+    const product = await call('POST', '/api/v1/catalog/products', admin, {
+      title: 'Alpaca scarf',
+      variants: [{ title: 'Grey', sku: 'SCARF-GREY', price: 8900, inventory_quantity: 12 }, { title: 'Red', price: 9900 }],
+    });
+    expect(product.status).toBe(201);
+    expect(product.body.data).toMatchObject({ handle: 'alpaca-scarf', variants: [{ currency: 'PEN', price: 8900 }, { price: 9900 }] });
+
+    const draft = await call('POST', '/api/v1/catalog/products', admin, { title: 'Secret', status: 'draft', variants: [{ title: 'x', price: 1 }] });
+    expect(draft.status).toBe(201);
+
+    const shopper = { authorization: `Bearer ${storefrontKey}`, 'x-tenant-id': tenantId };
+    const listed = await call('GET', '/api/v1/catalog/products', shopper);
+    expect(listed.body.data.map((p: { title: string }) => p.title)).toEqual(['Alpaca scarf']);
+
+    const gql = await call('POST', '/graphql', shopper, { query: '{ products(limit: 5) { edges { node { title variants { price } } } pageInfo { hasNextPage } } }' });
+    expect(gql.body).toEqual({ data: { products: { edges: [{ node: { title: 'Alpaca scarf', variants: [{ price: 8900 }, { price: 9900 }] } }], pageInfo: { hasNextPage: false } } } });
+
+    const suspended = await call('POST', `/api/v1/tenants/${tenantId}/suspend`, platform);
+    expect(suspended.body.data.status).toBe('suspended');
+    expect((await call('GET', '/api/v1/catalog/products', shopper)).body.error.code).toBe('TENANT_SUSPENDED');
+  });
+});
