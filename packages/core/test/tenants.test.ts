@@ -184,3 +184,36 @@ describe('POST /api/v1/tenants/:id/api-keys', () => {
     expect(res.json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 });
+
+describe('API key management', () => {
+  it('lists keys without their tokens and revokes one at once', async () => {
+    const tenant = (await post('/api/v1/tenants', { name: 'Revoker' })).json().data;
+    const issued = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'Leaky', scope: 'admin' })).json().data;
+    await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'Web', scope: 'storefront' });
+    const gql = () => t.request({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${issued.token}`, 'x-tenant-id': tenant.id }, payload: { query: '{ apiVersion }' } });
+    expect((await gql()).json().data.apiVersion).toBe('v1'); // now cached
+
+    const list = await t.request({ method: 'GET', url: `/api/v1/tenants/${tenant.id}/api-keys`, headers: platform() });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data.map((k: { name: string }) => k.name)).toEqual(['Web', 'Leaky']);
+    expect(JSON.stringify(list.json())).not.toContain(issued.token);
+    expect(list.json().data[1]).toMatchObject({ id: issued.id, scope: 'admin', token_prefix: issued.token.slice(0, 8), revoked_at: null });
+
+    const revoked = await t.request({ method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/api-keys/${issued.id}`, headers: platform() });
+    expect(revoked.statusCode).toBe(204);
+    expect((await gql()).json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const after = (await t.request({ method: 'GET', url: `/api/v1/tenants/${tenant.id}/api-keys`, headers: platform() })).json().data;
+    expect(after[1].revoked_at).not.toBeNull();
+  });
+
+  it('answers 404 for keys of another tenant and unknown ids', async () => {
+    const one = (await post('/api/v1/tenants', { name: 'One' })).json().data;
+    const two = (await post('/api/v1/tenants', { name: 'Two' })).json().data;
+    const key = (await post(`/api/v1/tenants/${one.id}/api-keys`, { name: 'k', scope: 'admin' })).json().data;
+    const cross = await t.request({ method: 'DELETE', url: `/api/v1/tenants/${two.id}/api-keys/${key.id}`, headers: platform() });
+    expect(cross.statusCode).toBe(404);
+    expect(cross.json().error.code).toBe('API_KEY_NOT_FOUND');
+    expect((await t.request({ method: 'GET', url: '/api/v1/tenants/00000000-0000-4000-8000-000000000000/api-keys', headers: platform() })).statusCode).toBe(404);
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/tenants/${one.id}/api-keys/nope`, headers: platform() })).statusCode).toBe(400);
+  });
+});

@@ -105,7 +105,7 @@ export async function paginate<T extends { id: string }>(
   entity: EntityName<T>,
   where: FilterQuery<T>,
   page: PageRequest,
-  options: { sortMap?: Record<string, string>; populate?: readonly string[]; withTotal?: boolean } = {},
+  options: { sortMap?: Record<string, string>; populate?: readonly string[]; withTotal?: boolean; filters?: false } = {},
 ): Promise<Page<T>> {
   const desc = page.sort.startsWith('-');
   const field = page.sort.replace(/^-/, '');
@@ -122,11 +122,14 @@ export async function paginate<T extends { id: string }>(
     orderBy: { [prop]: dir, id: dir } as never,
     limit: page.limit + 1,
     populate: (options.populate ?? []) as never,
+    ...(options.filters === false ? { filters: false } : {}),
   });
   const hasNext = rows.length > page.limit;
   const items = hasNext ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1] as Record<string, unknown> | undefined;
-  const total = options.withTotal ? await em.count(entity, where) : undefined;
+  const total = options.withTotal
+    ? await em.count(entity, where, options.filters === false ? { filters: false } : {})
+    : undefined;
   const cursorOf = (item: T) =>
     encodeCursor({ s: page.sort, v: (item as Record<string, unknown>)[prop], i: String(item.id) });
   return {

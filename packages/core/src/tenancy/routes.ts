@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { AccessToken, Tenant } from '../db/entities.js';
 import { TENANT_STATUSES } from '../db/entities.js';
 import { filtersOf, listQuery } from '../http/pagination.js';
-import { dataOf, errorResponses, IdParams, listOf } from '../http/schemas.js';
-import { ApiKeyInput, ApiKeyOut, TenantInput, TenantOut, TenantReplace } from './schemas.js';
+import { dataOf, errorResponses, IdParams, listOf, NoContent, Uuid } from '../http/schemas.js';
+import { ApiKeyInput, ApiKeyOut, ApiKeySummary, TenantInput, TenantOut, TenantReplace } from './schemas.js';
 import { Tenants } from './tenants.js';
 
 export function tenantOut(t: Tenant) {
@@ -31,6 +31,20 @@ function apiKeyOut(record: AccessToken, token: string) {
     created_at: record.createdAt.toISOString(),
   };
 }
+
+function apiKeySummary(record: AccessToken) {
+  return {
+    id: record.id,
+    name: record.name ?? '',
+    scope: record.kind as 'admin' | 'storefront',
+    token_prefix: record.tokenPrefix,
+    expires_at: record.expiresAt?.toISOString() ?? null,
+    revoked_at: record.revokedAt?.toISOString() ?? null,
+    created_at: record.createdAt.toISOString(),
+  };
+}
+
+const ApiKeyList = listQuery({ sorts: ['created_at'], defaultSort: '-created_at' });
 
 const TenantList = listQuery({
   filters: { status: z.enum(TENANT_STATUSES) },
@@ -91,5 +105,21 @@ export async function tenantRoutes(app: FastifyInstance, tenants: Tenants): Prom
       expiresAt: req.body.expires_at ? new Date(req.body.expires_at) : null,
     });
     return reply.code(201).send({ data: apiKeyOut(record, token) });
+  });
+
+  r.get('/tenants/:id/api-keys', {
+    config,
+    schema: { tags, summary: "List a tenant's API keys (never their tokens)", params: IdParams, querystring: ApiKeyList, response: { 200: listOf(ApiKeySummary), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => {
+    const page = await tenants.listApiKeys(req.params.id, req.query);
+    return { data: page.items.map(apiKeySummary), meta: { pagination: page.pagination } };
+  });
+
+  r.delete('/tenants/:id/api-keys/:key_id', {
+    config,
+    schema: { tags, summary: 'Revoke an API key', params: z.object({ id: Uuid, key_id: Uuid }), response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => {
+    await tenants.revokeApiKey(req.params.id, req.params.key_id);
+    return reply.code(204).send(null);
   });
 }

@@ -59,3 +59,15 @@ export const ApiKeyOut = z
     created_at: Timestamp,
   })
   .meta({ id: 'ApiKey' });
+
+export const ApiKeySummary = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    scope: z.enum(['admin', 'storefront']),
+    token_prefix: z.string().meta({ description: 'The first characters of the token, to recognise it' }),
+    expires_at: Timestamp.nullable(),
+    revoked_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'ApiKeySummary' });

@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { inject, injectable } from 'tsyringe';
 import { AccessTokens } from '../auth/tokens.js';
 import { Database } from '../db/database.js';
-import { Tenant, type TenantStatus } from '../db/entities.js';
+import { AccessToken, Tenant, type TenantStatus } from '../db/entities.js';
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
 import { tenantMachine } from './tenant-machine.js';
@@ -112,6 +112,25 @@ export class Tenants {
     }, id);
     this.tokens.forgetTenant(id);
     return tenant;
+  }
+
+  async listApiKeys(tenantId: string, page: PageRequest): Promise<Page<AccessToken>> {
+    return this.db.platform(async ({ em }) => {
+      if (!(await em.count(Tenant, { id: tenantId }))) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      // Platform work: the tenant is named in the query itself.
+      return paginate(em, AccessToken, { tenantId, kind: { $in: ['admin', 'storefront'] } } as never, page, { filters: false });
+    });
+  }
+
+  /** Revokes an API key at once in this process (others within the token cache's 30 s). */
+  async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
+    await this.db.platform(async ({ em, now }) => {
+      const key = await em.findOne(AccessToken, { tenantId, id: keyId, kind: { $in: ['admin', 'storefront'] } }, { filters: false });
+      if (!key) throw AppError.notFound('API key', 'API_KEY_NOT_FOUND');
+      key.revokedAt ??= now();
+      await em.flush();
+    });
+    this.tokens.forgetTenant(tenantId);
   }
 
   async issueApiKey(tenantId: string, input: { name: string; scope: 'admin' | 'storefront'; expiresAt?: Date | null }) {

@@ -55,7 +55,8 @@ async function ensureTemplate(plugins: QhatuPlugin[]): Promise<string> {
 /** A fresh database for one test file, copied from the migrated template. */
 export async function createTestDatabase(plugins: QhatuPlugin[]): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const template = await ensureTemplate(plugins);
-  const name = `${TEST_DB_PREFIX}${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run drop what a killed run left, and only that.
+  const name = `${TEST_DB_PREFIX}${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -78,13 +79,19 @@ export async function createTestDatabase(plugins: QhatuPlugin[]): Promise<{ name
   };
 }
 
-/** Drops what earlier runs left behind (test databases, and templates unless asked to keep them). */
-export async function dropTestDatabases(options: { templates?: boolean } = {}): Promise<void> {
+/**
+ * Drops test databases older than `olderThanMs` that earlier (killed) runs left behind; a run
+ * going on beside this one keeps its own. Templates stay: their names pin their migrations.
+ */
+export async function dropTestDatabases(olderThanMs = 2 * 3600_000): Promise<void> {
   await withAdmin(async (client) => {
-    const { rows } = await client.query<{ datname: string }>(
-      `select datname from pg_database where datname like $1 ${options.templates ? 'or datname like $2' : ''}`,
-      options.templates ? [`${TEST_DB_PREFIX}%`, `${TEMPLATE_PREFIX}%`] : [`${TEST_DB_PREFIX}%`],
-    );
-    for (const { datname } of rows) await client.query(`drop database if exists ${datname} with (force)`);
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where datname like $1', [
+      `${TEST_DB_PREFIX}%`,
+    ]);
+    const cutoff = (Date.now() - olderThanMs) / 1000;
+    for (const { datname } of rows) {
+      const created = Number(/^qhatu_test_(\d+)_/.exec(datname)?.[1] ?? 0);
+      if (created < cutoff) await client.query(`drop database if exists ${datname} with (force)`);
+    }
   });
 }
