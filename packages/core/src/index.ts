@@ -34,3 +34,5 @@ export { defineMachine, type Machine, type MachineDefinition, type Transition } 
 export { definePlugin, defineProject, orderPlugins, PluginLoadError, type PluginContext, type QhatuPlugin, type QhatuProject } from './plugin.js';
 export { escapeLike, slugify, Tenants } from './tenancy/tenants.js';
 export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
+export { tenantOut } from './tenancy/routes.js';
+export { ApiKeyInput, TenantInput, TenantOut } from './tenancy/schemas.js';
