@@ -37,7 +37,7 @@ export interface QhatuConfig {
   allowPrivateWebhooks: boolean;
   logLevel: string;
   /** The raw environment, for plugins that read settings of their own (validated by them). */
-  env: Record<string, string | undefined>;
+  environment: Record<string, string | undefined>;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +76,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedded,
     allowPrivateWebhooks: e.QHATU_WEBHOOKS_ALLOW_PRIVATE ?? mode === 'development',
     logLevel: e.LOG_LEVEL,
-    env: { ...env },
+    environment: { ...env },
   };
 }
