@@ -11,7 +11,7 @@ const Locale = z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'must be a locale su
 
 export const TenantInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1, 'must not be empty').max(200),
     slug: Slug.optional(),
     currency: CurrencyCode.default('USD'),
     default_locale: Locale.default('en'),
@@ -21,7 +21,7 @@ export const TenantInput = z
 
 export const TenantReplace = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1, 'must not be empty').max(200),
     slug: Slug.optional(),
     currency: CurrencyCode.optional(),
     default_locale: Locale.optional(),
@@ -43,7 +43,7 @@ export const TenantOut = z
 
 export const ApiKeyInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1, 'must not be empty').max(200),
     scope: z.enum(['admin', 'storefront']),
     expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'No expiry when absent' }),
   })

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { lockDataDir } from '../data-lock.js';
+import { readConfig } from '../environment.js';
+import { print, withoutPassword } from '../output.js';
+import { loadProject, withProjectOption } from '../project.js';
+import { ENVIRONMENT_HELP } from './environment-help.js';
+
+export function migrateCommand(): Command {
+  return withProjectOption(new Command('migrate'))
+    .summary("apply the plugins' pending migrations")
+    .description(
+      'Apply the pending migrations of core and of every plugin in the project, in dependency order, each in its own transaction. With DATABASE_URL it migrates that database; without it, the embedded one in QHATU_DATA_DIR (which `qhatu start` also migrates by itself). Safe to run twice.',
+    )
+    .addHelpText('after', ENVIRONMENT_HELP)
+    .action((options: { config?: string }) => migrate(options));
+}
+
+async function migrate(options: { config?: string }): Promise<void> {
+  const project = await loadProject(options.config);
+  const config = await readConfig();
+  const { migrateAll, startEmbeddedDatabase } = await import('@qhatu/core');
+  const log = (line: string) => print(`  ${line}`);
+  let applied: string[];
+  if (config.databaseUrl) {
+    print(`Migrating ${withoutPassword(config.databaseUrl)}`);
+    applied = (await migrateAll(config.databaseUrl, project.plugins, log)).applied;
+  } else {
+    const release = lockDataDir(config.dataDir, 'migrate');
+    try {
+      const database = await startEmbeddedDatabase(config.dataDir);
+      try {
+        print(`Migrating the embedded database in ${path.resolve(config.dataDir)}`);
+        applied = (await migrateAll(database.url, project.plugins, log)).applied;
+      } finally {
+        await database.close();
+      }
+    } finally {
+      release();
+    }
+  }
+  print(applied.length ? `Applied ${applied.length} migration(s).` : 'Nothing to apply: the database is up to date.');
+}

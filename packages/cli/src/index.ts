@@ -1,0 +1,7 @@
+export { buildProgram } from './program.js';
+export { CliError, describeFailure } from './errors.js';
+export { loadProject, PROJECT_FILE } from './project.js';
+export { lockDataDir } from './data-lock.js';
+export { pendingMigrations } from './migration-status.js';
+export { scaffoldPlugin, type ScaffoldResult } from './scaffold/scaffold.js';
+export { namesOf, PluginName, type PluginNames } from './scaffold/names.js';

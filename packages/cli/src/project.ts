@@ -1,0 +1,53 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { QhatuPlugin, QhatuProject } from '@qhatu/core';
+import type { Command } from 'commander';
+import { CliError } from './errors.js';
+
+export const PROJECT_FILE = 'qhatu.config.ts';
+
+/** Every command that runs the store takes the project file the same way. */
+export function withProjectOption(command: Command): Command {
+  return command.option('-c, --config <path>', `the project file (default: ./${PROJECT_FILE})`);
+}
+
+const USAGE = `it must read: export default defineProject({ plugins: [/* your plugins */] })`;
+
+/** Imports the project file and checks it names a list of plugins that can be loaded together. */
+export async function loadProject(configPath?: string, cwd = process.cwd()): Promise<QhatuProject & { file: string }> {
+  const file = path.resolve(cwd, configPath ?? PROJECT_FILE);
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new CliError(`no project file at ${file}`, [
+      configPath ? 'check the --config path' : `run qhatu in the folder that holds ${PROJECT_FILE}, or pass --config <path>`,
+      USAGE,
+    ]);
+  }
+  let loaded: { default?: unknown };
+  try {
+    loaded = await import(pathToFileURL(file).href);
+  } catch (error) {
+    const message = (error as Error).message?.split('\n').slice(0, 6).join('\n  ') ?? String(error);
+    throw new CliError(`cannot load ${file}:\n  ${message}`);
+  }
+  const plugins = checkProject(loaded.default, file);
+  const { corePlugin, orderPlugins } = await import('@qhatu/core');
+  orderPlugins([corePlugin, ...plugins.filter((p) => p.name !== 'core')]);
+  return { plugins, file };
+}
+
+function checkProject(project: unknown, file: string): QhatuPlugin[] {
+  if (!project || typeof project !== 'object') {
+    throw new CliError(`${file} has no default export`, [USAGE]);
+  }
+  const plugins = (project as { plugins?: unknown }).plugins;
+  if (!Array.isArray(plugins)) throw new CliError(`${file}: "plugins" must be a list`, [USAGE]);
+  plugins.forEach((plugin, i) => {
+    if (!plugin || typeof plugin !== 'object' || typeof (plugin as QhatuPlugin).name !== 'string') {
+      throw new CliError(`${file}: plugins[${i}] is not a plugin (got ${plugin === null ? 'null' : typeof plugin})`, [
+        'a plugin is what definePlugin(...) returns; check how it is imported (default or named export)',
+      ]);
+    }
+  });
+  return plugins as QhatuPlugin[];
+}

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CliError } from '../errors.js';
+import { coreDependencyVersions } from './core-versions.js';
+import { pluginFiles } from './files.js';
+import { namesOf, type PluginNames } from './names.js';
+import { PLUGIN_DEPENDENCIES } from './templates/package-json.js';
+
+export interface ScaffoldResult {
+  names: PluginNames;
+  dir: string;
+  files: string[];
+}
+
+/** Writes a new plugin package into `dir` (default `./packages/plugin-<name>`); never over an existing folder. */
+export async function scaffoldPlugin(name: string, options: { dir?: string; cwd?: string } = {}): Promise<ScaffoldResult> {
+  const names = namesOf(name);
+  const cwd = options.cwd ?? process.cwd();
+  const dir = path.resolve(cwd, options.dir ?? path.join('packages', names.folder));
+  if (existsSync(dir)) {
+    throw new CliError(`${dir} already exists; nothing was written`, ['pick another name, or --dir <folder> for a new folder']);
+  }
+  const versions = coreDependencyVersions();
+  const missing = PLUGIN_DEPENDENCIES.filter((dep) => !versions[dep]);
+  if (missing.length) throw new CliError(`@qhatu/core does not declare ${missing.join(', ')}; cannot pin the plugin's versions`);
+
+  const files = pluginFiles(names, versions);
+  for (const [file, text] of Object.entries(files)) {
+    const target = path.join(dir, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, text, { flag: 'wx' });
+  }
+  return { names, dir, files: Object.keys(files) };
+}

@@ -1,0 +1,21 @@
+import type { PluginNames } from '../names.js';
+
+/** The dependencies a plugin imports, at the versions core itself is built with (one copy of each in the store). */
+export const PLUGIN_DEPENDENCIES = ['@mikro-orm/core', 'fastify-type-provider-zod', 'zod'] as const;
+
+export function packageJson(n: PluginNames, versions: Record<string, string>): string {
+  const dependencies: Record<string, string> = { '@qhatu/core': 'workspace:*' };
+  for (const dep of PLUGIN_DEPENDENCIES) dependencies[dep] = versions[dep];
+  const sorted = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
+  const pkg = {
+    name: n.packageName,
+    version: '0.1.0',
+    description: `Qhatu ${n.name}: items of a store`,
+    type: 'module',
+    main: './src/index.ts',
+    types: './src/index.ts',
+    exports: { '.': './src/index.ts' },
+    dependencies: sorted,
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}

@@ -1,0 +1,64 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runCli, spawnCli, stopLeftovers, tempProject, waitUntilReady, type TempProject } from './helpers.js';
+
+// No DATABASE_URL and no platform token: what someone trying Qhatu for the first time runs.
+let project: TempProject;
+let dataDir: string;
+const env = () => ({ QHATU_DATA_DIR: dataDir, QHATU_ENV: undefined });
+
+beforeAll(async () => {
+  project = await tempProject();
+  dataDir = path.join(project.dir, 'data');
+});
+afterAll(async () => {
+  stopLeftovers();
+  await project?.remove();
+});
+
+describe('the embedded database', { timeout: 120_000 }, () => {
+  it('is migrated by qhatu migrate', async () => {
+    const run = await runCli(['migrate'], { cwd: project.dir, env: env() });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Migrating the embedded database in ${dataDir}`);
+    expect(run.stdout).toContain('applied core/0001_tenancy');
+    expect(existsSync(path.join(dataDir, 'pgdata'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'qhatu.lock'))).toBe(false);
+  });
+
+  it('serves a store that the printed token and curl can bootstrap, and keeps other commands off its data', async () => {
+    const port = await freePort();
+    const server = spawnCli(['start'], { cwd: project.dir, env: { ...env(), PORT: String(port) } });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitUntilReady(`${base}/health/ready`, server);
+      const banner = server.stdout();
+      const token = readFileSync(path.join(dataDir, 'platform-token'), 'utf8').trim();
+      expect(banner).toContain(`Platform token  ${token}`);
+      expect(banner).toContain(`Data            ${dataDir} (embedded PostgreSQL)`);
+      expect(banner).toContain('Workers         running in this process');
+      expect(banner).toContain(`API docs        ${base}/docs`);
+
+      // Run the printed curl's request: it creates a store as is.
+      const curl = /curl -X POST (\S+) -H "Authorization: Bearer (\S+)" -H 'Content-Type: application\/json' -d '(.+)'/.exec(banner);
+      expect(curl).not.toBeNull();
+      const [, url, bearer, body] = curl!;
+      expect(url).toBe(`${base}/api/v1/tenants`);
+      const created = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body });
+      expect(created.status).toBe(201);
+      expect(((await created.json()) as { data: { name: string } }).data.name).toBe('My Store');
+
+      const meanwhile = await runCli(['tenants', 'create', '--name', 'Second'], { cwd: project.dir, env: env() });
+      expect(meanwhile.code).toBe(1);
+      expect(meanwhile.stderr).toContain(`the embedded database in ${dataDir} is in use by "qhatu start" (pid ${server.child.pid})`);
+    } finally {
+      server.child.kill('SIGINT');
+    }
+    const { code, stderr } = await server.exited;
+    expect(stderr).toContain('SIGINT received: shutting down');
+    expect(code).toBe(0);
+    expect(existsSync(path.join(dataDir, 'qhatu.lock'))).toBe(false);
+  });
+});

@@ -1,0 +1,210 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createApp, definePlugin, loadConfig, Tenants, type QhatuApp } from '@qhatu/core';
+import { adminUrl, createTestDatabase, urlFor } from '@qhatu/core/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, platformToken, runCli, spawnCli, stopLeftovers, tempProject, waitUntil, waitUntilReady, type TempProject } from './helpers.js';
+
+// The project's one plugin has a job that leaves a file behind: proof that `qhatu worker` ran it.
+const PROJECT = `import { writeFileSync } from 'node:fs';
+import { definePlugin, defineProject } from '@qhatu/core';
+
+const touch = definePlugin({ name: 'touch', jobs: { 'touch.file': (data: { file: string }) => writeFileSync(data.file, 'done') } });
+export default defineProject({ plugins: [touch] });
+`;
+// The same job on this side, to queue it from the test; this app never runs workers.
+const touchHere = definePlugin({ name: 'touch', jobs: { 'touch.file': () => Promise.reject(new Error('must run in the worker')) } });
+
+const token = platformToken();
+let project: TempProject;
+let app: QhatuApp;
+let migrated: { url: string; drop(): Promise<void> };
+let empty: { url: string; drop(): Promise<void> };
+let behind: { url: string; drop(): Promise<void> };
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>, url = adminUrl()): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => admin(async (c) => (await c.query<R>(sql, params)).rows, migrated.url);
+
+/** A database with nothing in it; named like the test databases so the run's teardown drops it too. */
+async function emptyDatabase() {
+  const name = `qhatu_test_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  return { url: urlFor(name), drop: () => admin(async (c) => void (await c.query(`drop database if exists ${name} with (force)`))) };
+}
+
+const run = (args: string[], databaseUrl = migrated.url) =>
+  runCli(args, { cwd: project.dir, env: { DATABASE_URL: databaseUrl, QHATU_PLATFORM_TOKEN: token } });
+
+beforeAll(async () => {
+  [project, migrated, empty, behind] = await Promise.all([tempProject(PROJECT), createTestDatabase([]), emptyDatabase(), emptyDatabase()]);
+  const config = loadConfig({ DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, QHATU_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_POOL_MAX: '2' });
+  app = await createApp({ plugins: [touchHere], config });
+});
+afterAll(async () => {
+  stopLeftovers();
+  await app?.close();
+  await Promise.all([project?.remove(), migrated?.drop(), empty?.drop(), behind?.drop()]);
+});
+
+// The commands run as separate processes, so the cases run side by side.
+// Generous: with every case running at once on a small machine, each process waits for CPU.
+describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, () => {
+  describe('qhatu migrate', () => {
+    it('refuses to work on a database that is behind', async () => {
+      const early = await run(['tenants', 'create', '--name', 'Too Early'], behind.url);
+      expect(early.code).toBe(1);
+      expect(early.stderr).toContain('the database is not up to date: 1 migration(s) pending (core/0001_tenancy)');
+      expect(early.stderr).toContain('run `qhatu migrate` first');
+    });
+
+    it('applies what is pending, then has nothing to apply', async () => {
+      const first = await run(['migrate'], empty.url);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('applied core/0001_tenancy');
+      expect(first.stdout).toContain('Applied 1 migration(s).');
+      const ledger = await admin(async (c) => (await c.query('select plugin, id from qhatu_migrations')).rows, empty.url);
+      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }]);
+
+      const again = await run(['migrate'], empty.url);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('Nothing to apply: the database is up to date.');
+    });
+  });
+
+  describe('qhatu tenants create and qhatu api-keys create', () => {
+    it('creates a store, prints it, and stores it', async () => {
+      const created = await run(['tenants', 'create', '--name', 'Café Andino', '--currency', 'PEN', '--locale', 'es-PE']);
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      expect(created.stdout).toContain('Created the store "Café Andino" (slug cafe-andino');
+      const json = created.stdout.slice(created.stdout.indexOf('{'), created.stdout.indexOf('}') + 1);
+      const tenant = JSON.parse(json);
+      expect(tenant).toMatchObject({ name: 'Café Andino', slug: 'cafe-andino', status: 'active', currency: 'PEN', default_locale: 'es-PE' });
+      expect(created.stdout).toContain(`qhatu api-keys create --tenant ${tenant.id}`);
+
+      const rows = await query('select name, slug, currency, default_locale from core_tenant where id = $1', [tenant.id]);
+      expect(rows).toEqual([{ name: 'Café Andino', slug: 'cafe-andino', currency: 'PEN', default_locale: 'es-PE' }]);
+    });
+
+    it('prints only JSON with --json, and refuses a taken slug', async () => {
+      const created = await run(['tenants', 'create', '--name', 'Lima Shop', '--slug', 'lima', '--json']);
+      expect(created.code).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ name: 'Lima Shop', slug: 'lima', currency: 'USD', default_locale: 'en' });
+
+      const taken = await run(['tenants', 'create', '--name', 'Other', '--slug', 'lima']);
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toContain('error: The slug "lima" is taken');
+      expect(taken.stderr).toContain('--slug: is taken');
+    });
+
+    it('issues API keys whose printed token authenticates', async () => {
+      const tenant = await app.container.resolve(Tenants).create({ name: 'Key Shop' });
+      const issued = await run(['api-keys', 'create', '--tenant', tenant.id, '--name', 'Back office', '--scope', 'admin', '--json']);
+      expect(issued.stderr).toBe('');
+      expect(issued.code).toBe(0);
+      const key = JSON.parse(issued.stdout);
+      expect(key).toMatchObject({ tenant_id: tenant.id, name: 'Back office', scope: 'admin', expires_at: null });
+      expect(key.token).toMatch(/^qha_/);
+
+      const stored = await query('select kind, name from core_access_token where token_hash = $1 and tenant_id = $2', [
+        createHash('sha256').update(key.token).digest('hex'),
+        tenant.id,
+      ]);
+      expect(stored).toEqual([{ kind: 'admin', name: 'Back office' }]);
+
+      const asked = await app.http.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.token}`, 'x-tenant-id': tenant.id },
+        payload: { query: '{ apiVersion }' },
+      });
+      expect(asked.json()).toEqual({ data: { apiVersion: 'v1' } });
+      const forged = await app.http.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key.token.slice(0, -2)}xx`, 'x-tenant-id': tenant.id },
+        payload: { query: '{ apiVersion }' },
+      });
+      expect(forged.json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    });
+
+    it('issues an expiring storefront key, shows its token once in human output, and refuses an unknown store', async () => {
+      const tenant = await app.container.resolve(Tenants).create({ name: 'Front Shop' });
+      const issued = await run(['api-keys', 'create', '--tenant', tenant.id, '--name', 'Shop front', '--scope', 'storefront', '--expires-at', '2099-01-31T00:00:00Z']);
+      expect(issued.code).toBe(0);
+      expect(issued.stdout).toContain('The token is shown only now');
+      const token = /"token": "(qhs_[^"]+)"/.exec(issued.stdout)?.[1];
+      expect(token).toBeDefined();
+      expect(issued.stdout).toContain(`-H "Authorization: Bearer ${token}" -H "X-Tenant-ID: ${tenant.id}"`);
+      const [row] = await query<{ expires_at: Date }>('select expires_at from core_access_token where tenant_id = $1', [tenant.id]);
+      expect(row.expires_at.toISOString()).toBe('2099-01-31T00:00:00.000Z');
+
+      const unknown = await run(['api-keys', 'create', '--tenant', '3f2b8c1e-8f4a-4a0e-9c1d-2b7e5d6a9f01', '--name', 'X', '--scope', 'admin']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('error: Tenant not found');
+    });
+  });
+
+  describe('qhatu start', () => {
+    it('serves the API until SIGTERM, then exits 0', async () => {
+      const port = await freePort();
+      const server = spawnCli(['start', '--workers'], {
+        cwd: project.dir,
+        env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, PORT: String(port) },
+      });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitUntilReady(`${base}/health/ready`, server);
+        const banner = server.stdout();
+        expect(banner).toContain(`Qhatu is listening on ${base}`);
+        expect(banner).toContain(`API docs        ${base}/docs`);
+        expect(banner).toContain('Workers         running in this process');
+        expect(banner).toContain('Platform token  from QHATU_PLATFORM_TOKEN');
+        expect(banner).not.toContain(token);
+        expect(banner).toContain(`curl -X POST ${base}/api/v1/tenants -H "Authorization: Bearer $QHATU_PLATFORM_TOKEN"`);
+
+        const created = await fetch(`${base}/api/v1/tenants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Served Shop' }),
+        });
+        expect(created.status).toBe(201);
+        expect((await fetch(`${base}/openapi.json`)).status).toBe(200);
+      } finally {
+        server.child.kill('SIGTERM');
+      }
+      const { code, stderr } = await server.exited;
+      expect(stderr).toContain('SIGTERM received: shutting down');
+      expect(code).toBe(0);
+    });
+  });
+
+  describe('qhatu worker', () => {
+    it('runs the jobs the store queues, without HTTP, until SIGTERM', async () => {
+      const worker = spawnCli(['worker'], { cwd: project.dir, env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token } });
+      try {
+        await waitUntil(() => worker.stdout().includes('Qhatu worker running'), worker);
+        const file = path.join(project.dir, `touched-${randomBytes(3).toString('hex')}`);
+        await app.jobs.add('touch.file', { file });
+        await waitUntil(() => existsSync(file), worker);
+        expect(readFileSync(file, 'utf8')).toBe('done');
+      } finally {
+        worker.child.kill('SIGTERM');
+      }
+      const { code, stderr } = await worker.exited;
+      expect(stderr).toContain('SIGTERM received: shutting down');
+      expect(code).toBe(0);
+    });
+  });
+});
