@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import pg from 'pg';
+import type { LoadSettings, ScenarioResult } from './scenarios.js';
+
+export interface MachineInfo {
+  node: string;
+  cpu: string;
+  cpuCount: number;
+  memoryGiB: number;
+  system: string;
+  /** 1/5/15-minute load averages when the run started: others' work on the machine skews numbers. */
+  loadAverage: number[];
+  postgres: string;
+}
+
+export async function describeMachine(databaseUrl: string): Promise<MachineInfo> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let postgres: string;
+  try {
+    postgres = (await client.query<{ version: string }>('select version()')).rows[0].version;
+  } finally {
+    await client.end();
+  }
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cpuCount: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    system: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    postgres,
+  };
+}
+
+export function formatMachine(machine: MachineInfo, load: LoadSettings): string {
+  return [
+    `Node        ${machine.node}`,
+    `CPU         ${machine.cpu} × ${machine.cpuCount}`,
+    `Memory      ${machine.memoryGiB} GiB`,
+    `System      ${machine.system}`,
+    `Load avg    ${machine.loadAverage.join(' / ')} (1/5/15 min, at start)`,
+    `PostgreSQL  ${machine.postgres}`,
+    `Load        ${load.connections} connections, ${load.durationSeconds} s measured after a ${load.warmupSeconds} s warm-up, per scenario`,
+  ].join('\n');
+}
+
+const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}×` : 'n/a');
+
+/** A Markdown table, readable in a terminal and pasteable into docs/benchmarks.md as is. */
+export function formatResults(results: ScenarioResult[], baseline: ScenarioResult): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'req/s vs baseline', 'p99 vs baseline'];
+  const rows = results.map((r) => [
+    r.name,
+    r.requestsPerSecond.toFixed(0),
+    r.p50Ms.toFixed(0),
+    r.p99Ms.toFixed(0),
+    String(r.completed),
+    String(r.non2xx),
+    String(r.errors),
+    ratio(r.requestsPerSecond, baseline.requestsPerSecond),
+    ratio(r.p99Ms, baseline.p99Ms),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+/** Why a scenario failed: status codes, socket errors and the first answers that were not 2xx. */
+export function formatFailures(results: ScenarioResult[]): string {
+  return results
+    .filter(failed)
+    .map((r) =>
+      [
+        `${r.name}: ${r.non2xx} non-2xx, ${r.errors} errors (${r.timeouts} timeouts), ${r.warmupFailures} failures in warm-up`,
+        `  status codes: ${JSON.stringify(r.statusCodes)}`,
+        ...r.failureSamples.map((s) => `  ${s}`),
+      ].join('\n'),
+    )
+    .join('\n');
+}
+
+export function failed(result: ScenarioResult): boolean {
+  return result.non2xx > 0 || result.errors > 0 || result.warmupFailures > 0;
+}
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Who a profile frame's code belongs to: an npm package, a Qhatu package, Node itself or V8. */
+function ownerOf({ functionName, url }: { functionName: string; url: string }): string {
+  const npm = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (npm) return npm[1];
+  const local = /^file:\/\/.*\/(packages\/[^/]+|bench)\//.exec(url);
+  if (local) return local[1];
+  if (url.startsWith('node:')) return 'node internals';
+  if (!url && functionName.startsWith('(')) return functionName;
+  return url ? url : `native ${functionName || '(anonymous)'}`;
+}
+
+/** The share of sampled time spent in each owner's own code (self time), largest first. */
+export async function formatProfile(file: string, top = 10): Promise<string> {
+  const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+  const owners = new Map(profile.nodes.map((n) => [n.id, ownerOf(n.callFrame)]));
+  const time = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    total += delta;
+    const owner = owners.get(id) ?? '?';
+    time.set(owner, (time.get(owner) ?? 0) + delta);
+  });
+  return [...time]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([owner, t]) => `  ${((t / total) * 100).toFixed(1).padStart(5)} %  ${owner}`)
+    .join('\n');
+}

@@ -1,0 +1,143 @@
+/**
+ * `pnpm bench`: HTTP throughput and latency of the catalog API against a bare fastify + pg baseline,
+ * all measured in this run on this machine. See docs/benchmarks.md.
+ *
+ * Environment: BENCH_DURATION (seconds per scenario, default 10), BENCH_DATABASE_URL or
+ * TEST_DATABASE_URL (PostgreSQL admin URL), LOG_LEVEL (the app's, default silent), BENCH_PROFILE
+ * (a folder: write a CPU profile of the server per scenario there; slows the servers down).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestDatabase } from '../packages/core/src/testing/index.js';
+import catalog from '../packages/plugin-catalog/src/index.js';
+import { describeMachine, failed, formatFailures, formatMachine, formatProfile, formatResults } from './report.js';
+import { runScenario, scenarios, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
+import { seedStore } from './seed.js';
+import { freePort, spawnServer, type RunningServer, type ServerKind, type ServerOptions } from './servers.js';
+
+const CONNECTIONS = 50;
+const WARMUP_SECONDS = 2;
+const DEFAULT_DURATION_SECONDS = 10;
+const PRODUCT_COUNT = 200;
+// The app's default pool size; the baseline gets the same so the comparison is about the code path.
+const POOL_MAX = 10;
+// autocannon stops with up to one request per connection still in the server; let them finish so
+// they neither load the next scenario nor get cut off by the shutdown.
+const SETTLE_MS = 1_000;
+
+const log = (line: string) => console.error(`[bench] ${line}`);
+
+function loadSettings(): LoadSettings {
+  const raw = process.env.BENCH_DURATION;
+  const duration = raw === undefined || raw === '' ? DEFAULT_DURATION_SECONDS : Number(raw);
+  if (!Number.isFinite(duration) || duration <= 0) throw new Error(`BENCH_DURATION must be a positive number of seconds, not "${raw}"`);
+  return { connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: WARMUP_SECONDS };
+}
+
+/** Cleanup steps, run newest first, once, whether the run succeeded, failed or was interrupted. */
+class Cleanup {
+  private readonly steps: Array<{ what: string; run: () => Promise<void> }> = [];
+  private done?: Promise<void>;
+
+  add(what: string, run: () => Promise<void>): void {
+    this.steps.push({ what, run });
+  }
+
+  run(): Promise<void> {
+    this.done ??= (async () => {
+      for (const step of this.steps.reverse()) {
+        await step.run().catch((error) => log(`cleanup: could not ${step.what}: ${error instanceof Error ? error.message : error}`));
+      }
+    })();
+    return this.done;
+  }
+}
+
+/** Other work on the machine competes with the servers and the load generator for the same cores. */
+function warnIfBusy(): void {
+  const [lastMinute] = os.loadavg();
+  const cores = os.cpus().length;
+  if (lastMinute > cores / 2) log(`warning: load average is ${lastMinute.toFixed(2)} on ${cores} cores; the numbers will be lower than on an idle machine`);
+}
+
+const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+async function measure(server: RunningServer, scenario: Scenario, load: LoadSettings, profileFile?: string): Promise<ScenarioResult> {
+  if (!profileFile) return runScenario(server.url, scenario, load);
+  await server.startProfile();
+  const result = await runScenario(server.url, scenario, load);
+  await server.saveProfile(profileFile);
+  log(`profile written to ${profileFile}; self time by owner:\n${await formatProfile(profileFile)}`);
+  return result;
+}
+
+async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean> {
+  // createTestDatabase reads its admin URL from TEST_DATABASE_URL.
+  if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  warnIfBusy();
+
+  log('creating the benchmark database');
+  // A killed run's database is dropped by a later test run's global setup once it is stale.
+  const database = await createTestDatabase([catalog]);
+  cleanup.add(`drop database ${database.name}`, () => database.drop());
+  log(`database ${database.name}`);
+  const machine = await describeMachine(database.url);
+
+  const platformToken = `qhp_${randomBytes(32).toString('base64url')}`;
+  const options: Omit<ServerOptions, 'port'> = {
+    databaseUrl: database.url,
+    poolMax: POOL_MAX,
+    platformToken,
+    logLevel: process.env.LOG_LEVEL || 'silent',
+  };
+  const servers = {} as Record<ServerKind, RunningServer>;
+  for (const kind of ['app', 'baseline'] as const) {
+    servers[kind] = await spawnServer(kind, { ...options, port: await freePort() });
+    cleanup.add(`stop the ${kind} server`, servers[kind].stop);
+    log(`${kind} server listening on ${servers[kind].url} (pid ${servers[kind].pid})`);
+  }
+
+  log(`seeding ${PRODUCT_COUNT} products with 3 variants each through the API`);
+  const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT);
+
+  const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const results: ScenarioResult[] = [];
+  for (const [i, scenario] of scenarios(store).entries()) {
+    log(`${scenario.name}: ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s`);
+    const profileFile = profileDir ? path.join(profileDir, `${i + 1}-${slug(scenario.name)}.cpuprofile`) : undefined;
+    results.push(await measure(servers[scenario.target], scenario, load, profileFile));
+    await sleep(SETTLE_MS);
+  }
+
+  console.log(`\n${formatMachine(machine, load)}\n`);
+  console.log(formatResults(results, results[0])); // scenarios() lists the baseline first
+  const failures = formatFailures(results);
+  if (failures) console.log(`\nFAILURES\n${failures}`);
+  return !results.some(failed);
+}
+
+async function main(): Promise<void> {
+  const cleanup = new Cleanup();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: cleaning up`);
+      void cleanup.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+  try {
+    const ok = await benchmark(loadSettings(), cleanup);
+    if (!ok) log('some requests failed (see FAILURES above)');
+    process.exitCode = ok ? 0 : 1;
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? error.stack ?? error.message : error}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup.run();
+  }
+}
+
+await main();
