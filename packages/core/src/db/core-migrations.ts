@@ -21,7 +21,8 @@ export const coreMigrations: Migration[] = [
          default_locale text NOT NULL,
          created_at timestamptz NOT NULL,
          updated_at timestamptz NOT NULL)`,
-      `CREATE UNIQUE INDEX core_tenant_slug ON core_tenant (slug)`,
+      // text_pattern_ops: the same index serves the prefix search that numbers a taken slug.
+      `CREATE UNIQUE INDEX core_tenant_slug ON core_tenant (slug text_pattern_ops)`,
       `CREATE INDEX core_tenant_created ON core_tenant (created_at, id)`,
       // A tenant transaction may read its own tenant record, and nothing else of the table.
       `ALTER TABLE core_tenant ENABLE ROW LEVEL SECURITY`,

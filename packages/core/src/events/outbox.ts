@@ -38,8 +38,9 @@ export class OutboxRelay {
       attempts: 8,
       backoffMs: 2000,
     });
-    bus.onCommitted(async (events) => {
-      await this.jobs.add(OUTBOX_DISPATCH_JOB, { ids: events.map((e) => e.id) }).catch((err) =>
+    // Queued without holding up the writer's answer; the sweep covers a queue that is down.
+    bus.onCommitted((events) => {
+      void this.jobs.add(OUTBOX_DISPATCH_JOB, { ids: events.map((e) => e.id) }).catch((err) =>
         this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'),
       );
     });
