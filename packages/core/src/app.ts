@@ -15,6 +15,7 @@ import { runMigrations } from 'bullmq';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { Secrets } from './auth/secrets.js';
 import { AccessTokens } from './auth/tokens.js';
 import { loadConfig, type QhatuConfig } from './config.js';
 import { TenantContext } from './context.js';
@@ -130,6 +131,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.register(Jobs, { useValue: jobs });
     container.registerSingleton(Database);
     container.registerSingleton(AccessTokens);
+    container.registerSingleton(Secrets);
     container.registerSingleton(Tenants);
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });

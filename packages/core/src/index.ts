@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 
 export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
+export { Secrets } from './auth/secrets.js';
 export { AccessTokens, hashToken } from './auth/tokens.js';
 export { ConfigError, loadConfig, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';

@@ -3,7 +3,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { inject, injectable } from 'tsyringe';
 import { TenantContext } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
-import { CLOCK, ORM, type Clock } from '../tokens.js';
+import type { Logger } from 'pino';
+import { CLOCK, LOGGER, ORM, type Clock } from '../tokens.js';
 import { OutboxEvent } from './entities.js';
 import { APP_ROLE } from './migrations.js';
 
@@ -17,7 +18,27 @@ export class Tx {
     readonly tenantId: string,
     private readonly clock: Clock,
     readonly pending: DomainEvent[],
+    private readonly committed: Array<() => Promise<void> | void> = [],
   ) {}
+
+  /**
+   * Runs `fn` once this transaction has committed (never if it rolls back): the place to queue
+   * jobs about rows it wrote, which another connection must be able to see.
+   */
+  afterCommit(fn: () => Promise<void> | void): void {
+    this.committed.push(fn);
+  }
+
+  /** @internal */
+  async runAfterCommit(log: (error: unknown) => void): Promise<void> {
+    for (const fn of this.committed.splice(0)) {
+      try {
+        await fn();
+      } catch (error) {
+        log(error);
+      }
+    }
+  }
 
   /** Records an event in the outbox, in this transaction; it is emitted only after commit. */
   publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T> {
@@ -57,7 +78,10 @@ export class Database {
     @inject(ORM) readonly orm: MikroORM,
     @inject(EventBus) private readonly bus: EventBus,
     @inject(CLOCK) private readonly clock: Clock,
+    @inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  private readonly logFailure = (err: unknown) => this.logger.error({ err }, 'after-commit step failed');
 
   /**
    * Runs `work` in one transaction of the current tenant: as the RLS role, with the tenant
@@ -69,17 +93,17 @@ export class Database {
     if (open && open.tx.tenantId === tenantId) return work(open.tx);
 
     const pending: DomainEvent[] = [];
-    const run = async () =>
-      this.orm.em.fork({ clear: true }).transactional(async (em) => {
-        await em.execute(ENTER_TENANT_SQL, [tenantId]);
-        em.setFilterParams('tenant', { tenantId });
-        const tx = new Tx(em, tenantId, this.clock, pending);
-        const inner = { ...(scope ?? {}), tenantId };
-        active.set(inner, { tx });
-        return TenantContext.run(inner, () => work(tx));
-      });
-    const result = await run();
+    let opened: Tx | undefined;
+    const result = await this.orm.em.fork({ clear: true }).transactional(async (em) => {
+      await em.execute(ENTER_TENANT_SQL, [tenantId]);
+      em.setFilterParams('tenant', { tenantId });
+      const tx = (opened = new Tx(em, tenantId, this.clock, pending));
+      const inner = { ...(scope ?? {}), tenantId };
+      active.set(inner, { tx });
+      return TenantContext.run(inner, () => work(tx));
+    });
     await this.bus.committed(pending);
+    await opened?.runAfterCommit(this.logFailure);
     return result;
   }
 
@@ -89,10 +113,12 @@ export class Database {
    */
   async platform<T>(work: (tx: Tx) => Promise<T>, tenantId = ''): Promise<T> {
     const pending: DomainEvent[] = [];
+    let opened: Tx | undefined;
     const result = await this.orm.em
       .fork({ clear: true })
-      .transactional((em) => work(new Tx(em, tenantId, this.clock, pending)));
+      .transactional((em) => work((opened = new Tx(em, tenantId, this.clock, pending))));
     await this.bus.committed(pending);
+    await opened?.runAfterCommit(this.logFailure);
     return result;
   }
 

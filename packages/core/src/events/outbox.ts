@@ -1,9 +1,14 @@
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
+import type { Database, Tx } from '../db/database.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { DomainEvent, EventBus } from './bus.js';
 
-export type OutboxSubscriber = (event: DomainEvent) => Promise<void> | void;
+/**
+ * Receives each committed event once (at least once across crashes), inside the relay's
+ * transaction: rows it writes there commit together with the event being marked published.
+ * `tx` has the platform's rights; name the event's tenant in what it writes.
+ */
+export type OutboxSubscriber = (event: DomainEvent, tx: Tx) => Promise<void> | void;
 
 interface OutboxRow {
   id: string;
@@ -52,7 +57,8 @@ export class OutboxRelay {
 
   /** Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`). */
   async dispatch(ids?: string[], olderThanMs = 30_000): Promise<number> {
-    return this.db.platform(async ({ em }) => {
+    return this.db.platform(async (tx) => {
+      const { em } = tx;
       const rows: OutboxRow[] = ids
         ? await em.execute(
             `select * from core_outbox where id = any(?::uuid[]) and published_at is null
@@ -73,7 +79,7 @@ export class OutboxRelay {
           time: new Date(row.occurred_at),
           data: row.data,
         };
-        for (const subscriber of this.subscribers) await subscriber(event);
+        for (const subscriber of this.subscribers) await subscriber(event, tx);
       }
       if (rows.length > 0) {
         await em.execute(`update core_outbox set published_at = now() where id = any(?::uuid[])`, [uuidArray(rows.map((r) => r.id))]);
