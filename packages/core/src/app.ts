@@ -129,6 +129,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.register(PLUGINS, { useValue: plugins });
     container.register(EventBus, { useValue: bus });
     container.register(Jobs, { useValue: jobs });
+    jobs.attach(container);
     container.registerSingleton(Database);
     container.registerSingleton(AccessTokens);
     container.registerSingleton(Secrets);
@@ -149,6 +150,10 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     if (options.workers) {
       await jobs.startWorkers();
       relay.startSweeping();
+      for (const plugin of plugins) {
+        const stop = plugin.background?.({ container });
+        if (stop) closers.unshift(stop);
+      }
     }
 
     let closed = false;

@@ -32,6 +32,11 @@ export interface QhatuPlugin {
   jobs?: Record<string, JobDefinition>;
   /** Runs once the app is built and migrated, before it listens. */
   onReady?(ctx: PluginContext): Promise<void> | void;
+  /**
+   * Runs in processes that run the job workers, once they started (periodic sweeps and the like);
+   * returns what stops it when the app closes.
+   */
+  background?(ctx: PluginContext): (() => void | Promise<void>) | void;
 }
 
 export function definePlugin<P extends QhatuPlugin>(plugin: P): P {

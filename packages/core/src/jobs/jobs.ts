@@ -1,11 +1,14 @@
 import { Queue, Worker, createPostgresBackend, withBackend, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
 import { TenantContext } from '../context.js';
 
 export interface JobContext {
   /** The tenant the job was queued for, if any; the handler runs inside its context. */
   tenantId?: string;
+  /** The app's container, to reach the plugin's services. */
+  container: DependencyContainer;
   attempt: number;
   log: Logger;
 }
@@ -43,6 +46,8 @@ export class Jobs {
   private readonly classes: { Queue: typeof Queue; Worker: typeof Worker };
   private readonly connection: unknown;
 
+  private container?: DependencyContainer;
+
   constructor(private readonly options: QueueOptions) {
     if (options.redisUrl) {
       this.redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
@@ -57,6 +62,11 @@ export class Jobs {
 
   private prefixOption(): { prefix?: string } {
     return this.redis && this.options.prefix ? { prefix: this.options.prefix } : {};
+  }
+
+  /** The container handed to every handler. */
+  attach(container: DependencyContainer): void {
+    this.container = container;
   }
 
   define(name: string, definition: JobDefinition): void {
@@ -109,7 +119,13 @@ export class Jobs {
     const def = this.handlers.get(job.name);
     if (!def) throw new Error(`No handler for job "${job.name}"`);
     const { tenantId, data } = job.data as Envelope;
-    const ctx: JobContext = { tenantId, attempt: job.attemptsMade + 1, log: this.options.logger.child({ job: job.name }) };
+    if (!this.container) throw new Error('Jobs run only once the app is built');
+    const ctx: JobContext = {
+      tenantId,
+      container: this.container,
+      attempt: job.attemptsMade + 1,
+      log: this.options.logger.child({ job: job.name }),
+    };
     return TenantContext.run({ tenantId }, () => def.handler(data, ctx));
   }
 

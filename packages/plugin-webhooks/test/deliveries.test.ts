@@ -1,0 +1,151 @@
+import { HTTP } from 'cloudevents';
+import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import webhooks from '../src/index.js';
+import { announcer } from './fixtures/announcer-plugin.js';
+import { startReceiver, until, type Received } from './fixtures/receiver.js';
+
+const SECRET = `whsec_${Buffer.from('a secret of the tenant, 32 bytes').toString('base64')}`;
+let t: TestApp;
+let shop: TestTenant;
+const receivers: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  t = await createTestApp({
+    plugins: [webhooks, announcer],
+    workers: true,
+    env: { QHATU_WEBHOOKS_TIMEOUT_MS: '700', QHATU_WEBHOOKS_RETRY_BASE_MS: '150', QHATU_WEBHOOKS_MAX_ATTEMPTS: '4', QHATU_WEBHOOKS_SWEEP_MS: '300' },
+  });
+  shop = await t.createTenant();
+});
+afterAll(async () => {
+  await t?.close();
+  for (const r of receivers) await r.close();
+});
+
+async function receiver(answer?: (n: number) => number | 'hang') {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+const subscribe = async (url: string, events = ['announcer.news.published']) =>
+  (await t.request({ method: 'POST', url: '/api/v1/webhooks', headers: shop.headers(), payload: { url, events, secret: SECRET } })).json().data;
+const announce = async (headline: string, type = 'announcer.news.published') =>
+  (await t.request({ method: 'POST', url: '/api/v1/announce', headers: shop.headers(), payload: { type, headline } })).json().event_id as string;
+const deliveries = async (subscriptionId: string) =>
+  (await t.request({ method: 'GET', url: `/api/v1/webhooks/${subscriptionId}/deliveries`, headers: shop.headers() })).json().data;
+
+function verify(message: Received) {
+  const headers = message.headers as Record<string, string>;
+  new Webhook(SECRET).verify(message.body, headers); // throws when the signature is wrong
+  return HTTP.toEvent({ headers, body: message.body }) as unknown as { id: string; type: string; source: string; data: Record<string, unknown>; tenantid: string };
+}
+
+describe('deliveries', () => {
+  it('send subscribed events as signed CloudEvents (structured mode, Standard Webhooks)', async () => {
+    const r = await receiver();
+    const sub = await subscribe(r.url);
+    const eventId = await announce('Alpaca season');
+    await announce('Not subscribed', 'announcer.news.retracted');
+    const message = await until(() => r.received[0]);
+    expect(message.headers['content-type']).toBe('application/cloudevents+json');
+    expect(message.headers['webhook-id']).toBe(eventId);
+    const event = verify(message);
+    expect(event).toMatchObject({ id: eventId, type: 'announcer.news.published', source: '/qhatu/announcer', tenantid: shop.id, data: { headline: 'Alpaca season' } });
+    expect(JSON.parse(message.body)).toMatchObject({ specversion: '1.0', datacontenttype: 'application/json' });
+
+    const [delivery] = await until(async () => {
+      const list = await deliveries(sub.id);
+      return list[0]?.status === 'delivered' && list;
+    });
+    expect(delivery).toMatchObject({ event_id: eventId, event_type: 'announcer.news.published', status: 'delivered', attempts: 1, response_status: 204 });
+    expect(delivery.attempt_log[0]).toMatchObject({ number: 1, trigger: 'automatic', response_status: 204, error: null });
+    await new Promise((res) => setTimeout(res, 400));
+    expect(r.received).toHaveLength(1); // the retracted event was not subscribed to
+  });
+
+  it('retry a failing receiver with growing delays, then mark the delivery dead; a manual retry resends it unchanged', async () => {
+    let healthy = false;
+    const r = await receiver(() => (healthy ? 200 : 503));
+    const sub = await subscribe(r.url);
+    await announce('Failing');
+    const [dead] = await until(async () => {
+      const list = await deliveries(sub.id);
+      return list[0]?.status === 'dead' && list;
+    });
+    expect(dead.attempts).toBe(4);
+    expect(dead.attempt_log.map((a: { response_status: number }) => a.response_status)).toEqual([503, 503, 503, 503]);
+    expect(dead.last_error).toBe('the receiver answered 503');
+    const gaps = r.received.slice(1).map((m, i) => m.at - r.received[i].at);
+    expect(gaps).toHaveLength(3);
+    expect(gaps[2]).toBeGreaterThan(gaps[0]); // 150 ms, 300 ms, 600 ms (±20 %)
+    expect(gaps[0]).toBeGreaterThanOrEqual(100);
+
+    healthy = true;
+    const retried = await t.request({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/retry`, headers: shop.headers() });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json().data).toMatchObject({ status: 'delivered', attempts: 5, response_status: 200 });
+    expect(retried.json().data.attempt_log.at(-1)).toMatchObject({ number: 5, trigger: 'manual' });
+    const [first, last] = [r.received[0], r.received.at(-1)!];
+    expect(last.body).toBe(first.body);
+    for (const h of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) expect(last.headers[h]).toBe(first.headers[h]);
+
+    const again = await t.request({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/retry`, headers: shop.headers() });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
+  });
+
+  it('do not let a receiver that hangs hold up the others', async () => {
+    const stuck = await receiver(() => 'hang');
+    const fine = await receiver();
+    const stuckSub = await subscribe(stuck.url);
+    await subscribe(fine.url);
+    const started = Date.now();
+    await announce('Both');
+    await until(() => fine.received[0]);
+    expect(Date.now() - started).toBeLessThan(650); // before the stuck receiver's 700 ms timeout
+    const [timedOut] = await until(async () => {
+      const list = await deliveries(stuckSub.id);
+      return list[0]?.attempts >= 1 && list;
+    });
+    expect(timedOut.attempt_log[0].error).toMatch(/no answer within 700 ms/);
+  });
+
+  it('lists deliveries by status and 404s a delivery of another subscription', async () => {
+    const r = await receiver();
+    const sub = await subscribe(r.url);
+    const other = await subscribe(r.url);
+    await announce('Listed');
+    const delivered = await until(async () => {
+      const res = await t.request({ method: 'GET', url: `/api/v1/webhooks/${sub.id}/deliveries?filter[status]=delivered`, headers: shop.headers() });
+      return res.json().data.length === 1 && res.json().data;
+    });
+    const none = await t.request({ method: 'GET', url: `/api/v1/webhooks/${sub.id}/deliveries?filter[status]=dead`, headers: shop.headers() });
+    expect(none.json().data).toEqual([]);
+    expect((await t.request({ method: 'GET', url: `/api/v1/webhooks/${sub.id}/deliveries?filter[status]=lost`, headers: shop.headers() })).statusCode).toBe(400);
+    const cross = await t.request({ method: 'POST', url: `/api/v1/webhooks/${other.id}/deliveries/${delivered[0].id}/retry`, headers: shop.headers() });
+    expect(cross.statusCode).toBe(404);
+    expect(cross.json().error.code).toBe('DELIVERY_NOT_FOUND');
+  });
+
+  it('refuse, at delivery time, an address the operator no longer allows', async () => {
+    const strict = await createTestApp({ plugins: [webhooks, announcer], workers: true, env: { QHATU_WEBHOOKS_ALLOW_PRIVATE: 'false', QHATU_WEBHOOKS_MAX_ATTEMPTS: '1' } });
+    try {
+      const tenant = await strict.createTenant();
+      const r = await receiver();
+      // Registered while private receivers were allowed: written as the earlier policy let it be.
+      const sub = await strict.request({ method: 'POST', url: '/api/v1/webhooks', headers: tenant.headers(), payload: { url: 'https://93.184.215.14/x', events: ['announcer.news.published'] } });
+      await strict.app.orm.em.getConnection().execute('update webhooks_subscription set url = ? where id = ?', [r.url, sub.json().data.id]);
+      await strict.request({ method: 'POST', url: '/api/v1/announce', headers: tenant.headers(), payload: { type: 'announcer.news.published', headline: 'x' } });
+      const [dead] = await until(async () => {
+        const res = await strict.request({ method: 'GET', url: `/api/v1/webhooks/${sub.json().data.id}/deliveries`, headers: tenant.headers() });
+        return res.json().data[0]?.status === 'dead' && res.json().data;
+      });
+      expect(dead.last_error).toMatch(/not allowed/);
+      expect(r.received).toHaveLength(0);
+    } finally {
+      await strict.close();
+    }
+  });
+});
