@@ -1,0 +1,58 @@
+import { Readable } from 'node:stream';
+import { AppError } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { z } from 'zod';
+import { UploadGrantQuery } from '../schemas/media-file.js';
+import { LocalUploads } from '../services/local-uploads.js';
+import { MEDIA_SETTINGS, type MediaSettings } from '../settings.js';
+import { FILES_PATH, UPLOADS_PATH } from '../storage/local.js';
+import { isStorageKey, MEDIA_STORAGE, type MediaStorage } from '../storage/storage.js';
+
+const KeyParams = z.object({ '*': z.string().meta({ description: 'The storage key: <tenant id>/<file id>/<name>' }) });
+
+/** The local adapter's public side: the signed PUT of an upload, and the stored files. */
+export async function localStorageRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const uploads = container.resolve(LocalUploads);
+  const storage = container.resolve<MediaStorage>(MEDIA_STORAGE);
+  const { maxBytes } = container.resolve<MediaSettings>(MEDIA_SETTINGS);
+  const tags = ['Media storage'];
+
+  // Any content type, as a stream: the body goes to disk as it arrives, never into memory.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    scope.withTypeProvider<ZodTypeProvider>().put(`${UPLOADS_PATH}/*`, {
+      config: { auth: 'public' },
+      bodyLimit: maxBytes,
+      schema: { tags, summary: 'Upload the bytes of a pending file (the signed upload_url)', params: KeyParams, querystring: UploadGrantQuery },
+    }, async (req, reply) => {
+      const { type, size, expires, signature } = req.query;
+      const length = req.headers['content-length'];
+      const etag = await uploads.receive({ key: req.params['*'], contentType: type, size, expires }, signature, {
+        contentType: req.headers['content-type'],
+        contentLength: length === undefined ? undefined : Number(length),
+        body: (req.body as Readable | undefined) ?? Readable.from([]),
+      });
+      return reply.code(200).header('etag', `"${etag}"`).send();
+    });
+  });
+
+  app.withTypeProvider<ZodTypeProvider>().get(`${FILES_PATH}/*`, {
+    config: { auth: 'public' },
+    schema: { tags, summary: 'A stored file or variant, by its storage key', params: KeyParams },
+  }, async (req, reply) => {
+    const key = req.params['*'];
+    const object = isStorageKey(key) ? await storage.get(key) : null;
+    if (!object) throw AppError.notFound('File', 'NOT_FOUND');
+    return reply
+      .type(object.contentType)
+      .header('content-length', object.size)
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      // Opened directly, an uploaded file runs no script of ours.
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .send(object.body);
+  });
+}
