@@ -1,7 +1,9 @@
 import { defineProject } from '@qhatu/core';
 import catalog from '@qhatu/plugin-catalog';
+import media from '@qhatu/plugin-media';
+import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [catalog],
+  plugins: [media, catalog, webhooks],
 });
