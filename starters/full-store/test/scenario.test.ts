@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -106,6 +108,38 @@ describe('a store on the embedded database', () => {
 
     const gql = await call('POST', '/graphql', shopper, { query: '{ products(limit: 5) { edges { node { title variants { price } } } pageInfo { hasNextPage } } }' });
     expect(gql.body).toEqual({ data: { products: { edges: [{ node: { title: 'Alpaca scarf', variants: [{ price: 8900 }, { price: 9900 }] } }], pageInfo: { hasNextPage: false } } } });
+
+    // A receiver subscribed to product updates gets a signed CloudEvent when the price changes.
+    const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const secret = 'scenario-receiver-secret';
+      const hook = await call('POST', '/api/v1/webhooks', admin, {
+        url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`,
+        events: ['products.product.updated'],
+        secret,
+      });
+      expect(hook.status).toBe(201);
+      const productId = product.body.data.id;
+      await call('PATCH', `/api/v1/catalog/products/${productId}/variants/${product.body.data.variants[0].id}`, admin, { price: 7900 });
+      const end = Date.now() + 20_000;
+      while (received.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      const [message] = received;
+      const event = JSON.parse(message.body);
+      expect(event).toMatchObject({ specversion: '1.0', type: 'products.product.updated', source: '/qhatu/products', tenantid: tenantId });
+      expect(event.data).toMatchObject({ id: productId, sku: 'SCARF-GREY', name: 'Alpaca scarf', price: 7900, stock: 12 });
+      const signed = `${message.headers['webhook-id']}.${message.headers['webhook-timestamp']}.${message.body}`;
+      expect(message.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', secret).update(signed).digest('base64')}`);
+    } finally {
+      receiver.close();
+    }
 
     const suspended = await call('POST', `/api/v1/tenants/${tenantId}/suspend`, platform);
     expect(suspended.body.data.status).toBe('suspended');
