@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Test files mostly wait on PostgreSQL: two at a time keep both cores busy.
+    maxWorkers: 2,
+    minWorkers: 1,
     reporters: ['default'],
   },
 });

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
 import catalog from '../packages/plugin-catalog/src/index.js';
+import media from '../packages/plugin-media/src/index.js';
 import { describeMachine, failed, formatFailures, formatMachine, formatProfile, formatResults } from './report.js';
 import { runScenario, scenarios, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
 import { seedStore } from './seed.js';
@@ -81,7 +82,7 @@ async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean>
 
   log('creating the benchmark database');
   // A killed run's database is dropped by a later test run's global setup once it is stale.
-  const database = await createTestDatabase([catalog]);
+  const database = await createTestDatabase([media, catalog]);
   cleanup.add(`drop database ${database.name}`, () => database.drop());
   log(`database ${database.name}`);
   const machine = await describeMachine(database.url);

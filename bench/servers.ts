@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from '../packages/core/src/app.js';
 import { loadConfig } from '../packages/core/src/config.js';
 import catalog from '../packages/plugin-catalog/src/index.js';
+import media from '../packages/plugin-media/src/index.js';
 import { startBaseline } from './baseline.js';
 
 /**
@@ -106,7 +107,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The real app as production runs it: one process, the catalog plugin, no job workers. */
+/** The real app as production runs it: one process, the catalog (and the media it depends on), no job workers. */
 async function startApp(options: ServerOptions): Promise<{ url: string; close(): Promise<void> }> {
   const config = loadConfig({
     DATABASE_URL: options.databaseUrl,
@@ -117,7 +118,7 @@ async function startApp(options: ServerOptions): Promise<{ url: string; close():
     PORT: String(options.port),
     DATABASE_POOL_MAX: String(options.poolMax),
   });
-  const app = await createApp({ plugins: [catalog], config, workers: false });
+  const app = await createApp({ plugins: [media, catalog], config, workers: false });
   try {
     await app.listen();
   } catch (error) {

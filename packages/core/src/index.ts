@@ -24,6 +24,7 @@ export {
   encodeCursor,
   filtersOf,
   listQuery,
+  pageQuery,
   paginate,
   type Page,
   type PageRequest,

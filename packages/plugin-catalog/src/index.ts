@@ -1,30 +1,75 @@
 import { definePlugin } from '@qhatu/core';
+import { Brand } from './entities/brand.js';
+import { Collection } from './entities/collection.js';
+import { CollectionProduct } from './entities/collection-product.js';
 import { Product } from './entities/product.js';
+import { ProductDownload } from './entities/product-download.js';
+import { ProductMetafield } from './entities/product-metafield.js';
+import { Supplier } from './entities/supplier.js';
 import { Variant } from './entities/variant.js';
 import { productGraphQL } from './graphql/products.js';
 import { productsMigration } from './migrations/0001_products.js';
+import { brandsSuppliersMigration } from './migrations/0002_brands_suppliers.js';
+import { collectionsMigration } from './migrations/0003_collections.js';
+import { downloadsMetafieldsMigration } from './migrations/0004_downloads_metafields.js';
+import { brandRoutes } from './routes/brands.js';
+import { collectionRoutes } from './routes/collections.js';
+import { downloadRoutes } from './routes/downloads.js';
+import { metafieldRoutes } from './routes/metafields.js';
 import { productRoutes } from './routes/products.js';
-import { noCollections, ProductCollections } from './services/collections.js';
-import { noMedia, ProductMedia } from './services/media.js';
+import { supplierRoutes } from './routes/suppliers.js';
+import { BRAND_EVENTS, Brands } from './services/brands.js';
+import { CollectionProducts, ProductCollections } from './services/collection-products.js';
+import { COLLECTION_EVENTS, Collections } from './services/collections.js';
+import { DOWNLOAD_EVENTS, Downloads } from './services/downloads.js';
+import { CatalogMedia, detachDeletedMedia } from './services/media.js';
+import { METAFIELD_EVENTS, Metafields } from './services/metafields.js';
 import { PRODUCT_EVENTS, Products } from './services/products.js';
+import { SUPPLIER_EVENTS, Suppliers } from './services/suppliers.js';
 
 export { Product, PRODUCT_STATUSES, type ProductStatus } from './entities/product.js';
 export { Variant } from './entities/variant.js';
+export { Collection, COLLECTION_SORT_ORDERS, COLLECTION_STATUSES } from './entities/collection.js';
+export { CollectionProduct } from './entities/collection-product.js';
+export { Brand } from './entities/brand.js';
+export { Supplier } from './entities/supplier.js';
+export { ProductDownload } from './entities/product-download.js';
+export { ProductMetafield, METAFIELD_TYPES, type MetafieldType } from './entities/product-metafield.js';
 export { Products, productEvent, type ProductView } from './services/products.js';
-export { ProductMedia, type MediaResolver } from './services/media.js';
-export { ProductCollections, type CollectionsOfProducts } from './services/collections.js';
+export { Collections } from './services/collections.js';
+export { CollectionProducts, ProductCollections, type CollectionsOfProducts } from './services/collection-products.js';
+export { Brands, type BrandView } from './services/brands.js';
+export { Suppliers } from './services/suppliers.js';
+export { Downloads } from './services/downloads.js';
+export { Metafields } from './services/metafields.js';
 
-/** The catalog: products and their variants, by REST and GraphQL. */
+/** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
 export default definePlugin({
   name: 'catalog',
-  entities: [Product, Variant],
-  migrations: [productsMigration],
-  events: [...PRODUCT_EVENTS],
+  dependsOn: ['media'],
+  entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration],
+  events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
   register(container) {
-    if (!container.isRegistered(ProductMedia)) container.register(ProductMedia, { useValue: noMedia });
-    if (!container.isRegistered(ProductCollections)) container.register(ProductCollections, { useValue: noCollections });
+    container.registerSingleton(CatalogMedia);
+    container.registerSingleton(CollectionProducts);
+    if (!container.isRegistered(ProductCollections)) container.register(ProductCollections, { useToken: CollectionProducts });
+    container.registerSingleton(Collections);
     container.registerSingleton(Products);
+    container.registerSingleton(Brands);
+    container.registerSingleton(Suppliers);
+    container.registerSingleton(Downloads);
+    container.registerSingleton(Metafields);
   },
-  routes: async (app, { container }) => productRoutes(app, container),
+  // A media file being deleted leaves product images, collection covers and brand logos first.
+  onReady: ({ container }) => detachDeletedMedia(container, [Products, Collections, Brands]),
+  routes: async (app, { container }) => {
+    await productRoutes(app, container);
+    await collectionRoutes(app, container);
+    await brandRoutes(app, container);
+    await supplierRoutes(app, container);
+    await downloadRoutes(app, container);
+    await metafieldRoutes(app, container);
+  },
   graphql: productGraphQL,
 });

@@ -1,11 +1,11 @@
-import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import catalog from '../src/index.js';
+import { catalogApp } from './helpers.js';
 
 let t: TestApp;
 let shop: TestTenant;
 beforeAll(async () => {
-  t = await createTestApp({ plugins: [catalog] });
+  t = await catalogApp();
   shop = await t.createTenant({ currency: 'PEN' });
 });
 afterAll(async () => t?.close());
@@ -63,5 +63,110 @@ describe('SQL statements per request (hot paths)', () => {
   it('never looks the token up twice in a row (cached)', async () => {
     const { statements } = await count('GET', `/api/v1/catalog/products/${id}`);
     expect(statements.some((s) => /core_access_token/.test(s))).toBe(false);
+  });
+});
+
+describe('events of collections, brands, suppliers, downloads and metafields', () => {
+  const typesOf = async (id: string) => (await outbox(id)).map((e) => e.type);
+
+  it('go through the outbox in the transaction that made them', async () => {
+    const api = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+      t.request({ method, url, headers: shop.headers(), payload: payload as never });
+    const p = (await api('POST', '/api/v1/catalog/products', { title: 'Evented', variants: [{ title: 'a', price: 1 }] })).json().data;
+    const c = (await api('POST', '/api/v1/catalog/collections', { title: 'Evented collection' })).json().data;
+    await api('PUT', `/api/v1/catalog/collections/${c.id}`, { title: 'Renamed collection' });
+    const m = (await api('POST', `/api/v1/catalog/collections/${c.id}/products`, { product_id: p.id })).json().data;
+    await api('DELETE', `/api/v1/catalog/collections/${c.id}/products/${p.id}`);
+    await api('DELETE', `/api/v1/catalog/collections/${c.id}`);
+    expect(await typesOf(c.id)).toEqual(['products.collection.created', 'products.collection.updated', 'products.collection.deleted']);
+    const membership = await outbox(m.id);
+    expect(membership.map((e) => e.type)).toEqual(['products.collection.product_added', 'products.collection.product_removed']);
+    expect(membership[0].data).toEqual({ id: m.id, collection_id: c.id, product_id: p.id, position: 0 });
+    expect((await outbox(c.id))[1].data).toMatchObject({ id: c.id, title: 'Renamed collection', slug: 'evented-collection', status: 'active', product_count: 0 });
+
+    const b = (await api('POST', '/api/v1/catalog/brands', { name: 'Evented brand' })).json().data;
+    await api('PUT', `/api/v1/catalog/brands/${b.id}`, { name: 'Evented brand 2' });
+    await api('DELETE', `/api/v1/catalog/brands/${b.id}`);
+    expect(await typesOf(b.id)).toEqual(['products.brand.created', 'products.brand.updated', 'products.brand.deleted']);
+
+    const s = (await api('POST', '/api/v1/catalog/suppliers', { name: 'Evented supplier', code: 'EV' })).json().data;
+    await api('PATCH', `/api/v1/catalog/suppliers/${s.id}`, { phone: '+51 1 234 5678' });
+    await api('DELETE', `/api/v1/catalog/suppliers/${s.id}`);
+    expect(await typesOf(s.id)).toEqual(['products.supplier.created', 'products.supplier.updated', 'products.supplier.deleted']);
+
+    const d = (await api('POST', `/api/v1/catalog/products/${p.id}/downloads`, { file_name: 'a.pdf', file_url: 'https://x.example/a.pdf' })).json().data;
+    await api('PATCH', `/api/v1/catalog/products/${p.id}/downloads/${d.id}`, { download_limit: 2 });
+    await api('DELETE', `/api/v1/catalog/products/${p.id}/downloads/${d.id}`);
+    expect(await typesOf(d.id)).toEqual(['products.download.created', 'products.download.updated', 'products.download.deleted']);
+
+    const mf = (await api('POST', `/api/v1/catalog/products/${p.id}/metafields`, { namespace: 'a', key: 'b', value: 1, value_type: 'integer' })).json().data;
+    await api('PATCH', `/api/v1/catalog/products/${p.id}/metafields/${mf.id}`, { value: 2 });
+    await api('DELETE', `/api/v1/catalog/products/${p.id}/metafields/${mf.id}`);
+    const metaEvents = await outbox(mf.id);
+    expect(metaEvents.map((e) => e.type)).toEqual(['products.metafield.created', 'products.metafield.updated', 'products.metafield.deleted']);
+    expect(metaEvents[1].data).toMatchObject({ namespace: 'a', key: 'b', value: '2', value_type: 'integer', product_id: p.id });
+
+    // A refused write publishes nothing.
+    const refused = await api('POST', '/api/v1/catalog/brands', { name: 'x', logo_media_id: '00000000-0000-4000-8000-000000000009' });
+    expect(refused.statusCode).toBe(422);
+    const rows = await t.app.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from core_outbox where type = 'products.brand.created' and data->>'name' = 'x'`);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('SQL statements per request: collections, brands, suppliers', () => {
+  let full: string;
+  beforeAll(async () => {
+    const api = (method: 'POST', url: string, payload: unknown) => t.request({ method, url, headers: shop.headers(), payload: payload as never });
+    const products = (await t.request({ method: 'GET', url: '/api/v1/catalog/products?limit=30', headers: shop.headers() })).json().data;
+    for (let i = 0; i < 30; i++) {
+      const c = (await api('POST', '/api/v1/catalog/collections', { title: `Budget collection ${i}` })).json().data;
+      if (i === 0) full = c.id;
+      await api('POST', `/api/v1/catalog/collections/${c.id}/products`, { product_id: products[i % products.length].id });
+      await api('POST', '/api/v1/catalog/brands', { name: `Budget brand ${i}` });
+      await api('POST', '/api/v1/catalog/suppliers', { name: `Budget supplier ${i}` });
+    }
+    for (const p of products.slice(1, 30)) await api('POST', `/api/v1/catalog/collections/${full}/products`, { product_id: p.id });
+  });
+
+  const count = (url: string) => t.countQueries(() => t.request({ method: 'GET', url, headers: shop.headers() }));
+
+  it('lists a page of collections with product_count in 4, whatever the page size or sort', async () => {
+    for (const qs of ['limit=25', 'limit=2', 'limit=100&sort=-product_count', 'limit=25&sort=title']) {
+      const { count: n, result } = await count(`/api/v1/catalog/collections?${qs}`);
+      expect(result.statusCode).toBe(200);
+      // BEGIN, tenant context, the page, COMMIT
+      expect(n, qs).toBe(4);
+    }
+  });
+
+  it("lists a page of a collection's products (title, handle, first price) in 5", async () => {
+    for (const qs of ['limit=25', 'limit=5']) {
+      const { count: n, result } = await count(`/api/v1/catalog/collections/${full}/products?${qs}`);
+      expect(result.json().data.length).toBeGreaterThan(0);
+      // BEGIN, tenant context, the collection, the page, COMMIT
+      expect(n, qs).toBe(5);
+    }
+    const first = (await count(`/api/v1/catalog/collections/${full}/products?limit=25`)).result.json();
+    const { count: n } = await count(`/api/v1/catalog/collections/${full}/products?limit=25&cursor=${encodeURIComponent(first.meta.pagination.cursor)}`);
+    expect(n).toBe(5);
+  });
+
+  it('lists brands with product_count in 5 and suppliers with total in 5', async () => {
+    for (const qs of ['limit=25', 'limit=3']) {
+      // BEGIN, tenant context, the page, the counts of the page, COMMIT
+      expect((await count(`/api/v1/catalog/brands?${qs}`)).count, qs).toBe(5);
+      // BEGIN, tenant context, the page, the total, COMMIT
+      expect((await count(`/api/v1/catalog/suppliers?${qs}`)).count, qs).toBe(5);
+    }
+  });
+
+  it('adds a product to a collection in at most 9', async () => {
+    const c = (await t.request({ method: 'POST', url: '/api/v1/catalog/collections', headers: shop.headers(), payload: { title: 'Budget add' } })).json().data;
+    const p = (await t.request({ method: 'GET', url: '/api/v1/catalog/products?limit=1', headers: shop.headers() })).json().data[0];
+    const { count: n, result } = await t.countQueries(() =>
+      t.request({ method: 'POST', url: `/api/v1/catalog/collections/${c.id}/products`, headers: shop.headers(), payload: { product_id: p.id } }));
+    expect(result.statusCode).toBe(201);
+    expect(n).toBeLessThanOrEqual(9);
   });
 });

@@ -1,12 +1,12 @@
-import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import catalog from '../src/index.js';
+import { catalogApp } from './helpers.js';
 
 let t: TestApp;
 let shop: TestTenant;
 const ids: string[] = [];
 beforeAll(async () => {
-  t = await createTestApp({ plugins: [catalog] });
+  t = await catalogApp();
   shop = await t.createTenant();
   for (const [i, status] of ['active', 'draft', 'active', 'active'].entries()) {
     const res = await t.request({
@@ -61,11 +61,39 @@ describe('GraphQL products', () => {
     expect(anon.json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
-  it('loads variants of a whole page in one statement (no N+1)', async () => {
+  it('loads variants and collections of a whole page in one statement each (no N+1)', async () => {
     await gql('{ apiVersion }'); // warm the token cache
     const { count, statements } = await t.countQueries(() => gql(`{ products(limit: 50) { edges { node { ${FIELDS} } } } }`));
-    // BEGIN, tenant context, products page, variants of the page, COMMIT
+    // BEGIN, tenant context, products page, variants of the page, COMMIT; then the batched
+    // collections loader in a read of its own: BEGIN, tenant context, collections of the page, COMMIT
     expect(statements.filter((s) => /catalog_variant/.test(s))).toHaveLength(1);
-    expect(count).toBeLessThanOrEqual(5);
+    expect(statements.filter((s) => /catalog_collection_product/.test(s))).toHaveLength(1);
+    expect(count).toBeLessThanOrEqual(9);
+  });
+});
+
+describe('GraphQL Product.collections', () => {
+  it('comes from the collections the product is in; the storefront sees active collections only', async () => {
+    const collection = async (title: string, status: string) =>
+      (await t.request({ method: 'POST', url: '/api/v1/catalog/collections', headers: shop.headers(), payload: { title, status } })).json().data;
+    const winter = await collection('Winter', 'active');
+    const secret = await collection('Secret sale', 'draft');
+    const gifts = await collection('Gifts', 'active');
+    for (const [c, p] of [[winter, ids[0]], [secret, ids[0]], [gifts, ids[0]], [gifts, ids[2]]] as const) {
+      const res = await t.request({ method: 'POST', url: `/api/v1/catalog/collections/${c.id}/products`, headers: shop.headers(), payload: { product_id: p } });
+      expect(res.statusCode).toBe(201);
+    }
+    const query = `{ products(limit: 10) { edges { node { id collections { id title } } } } }`;
+    const byId = (res: { data: { products: { edges: Array<{ node: { id: string; collections: unknown[] } }> } } }) =>
+      Object.fromEntries(res.data.products.edges.map((e) => [e.node.id, e.node.collections]));
+
+    const store = byId(await gql(query));
+    expect(store[ids[0]]).toEqual([{ id: winter.id, title: 'Winter' }, { id: gifts.id, title: 'Gifts' }]);
+    expect(store[ids[2]]).toEqual([{ id: gifts.id, title: 'Gifts' }]);
+    expect(store[ids[3]]).toEqual([]);
+    const admin = byId(await gql(query, {}, shop.adminToken));
+    expect(admin[ids[0]]).toEqual([{ id: winter.id, title: 'Winter' }, { id: secret.id, title: 'Secret sale' }, { id: gifts.id, title: 'Gifts' }]);
+    const one = await gql(`query($id: ID!) { product(id: $id) { collections { title } } }`, { id: ids[2] });
+    expect(one.data.product.collections).toEqual([{ title: 'Gifts' }]);
   });
 });

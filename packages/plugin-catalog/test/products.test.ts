@@ -1,11 +1,11 @@
-import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import catalog from '../src/index.js';
+import { catalogApp } from './helpers.js';
 
 let t: TestApp;
 let shop: TestTenant;
 beforeAll(async () => {
-  t = await createTestApp({ plugins: [catalog] });
+  t = await catalogApp();
   shop = await t.createTenant({ currency: 'PEN' });
 });
 afterAll(async () => t?.close());
@@ -197,5 +197,24 @@ describe('variants', () => {
   it('refuses a variant of a product that does not exist', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v1/catalog/products/00000000-0000-4000-8000-000000000000/variants', headers: shop.headers(), payload: { title: 'x', price: 1 } });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every catalog route, with the schemas named once', async () => {
+    const res = await t.request({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    const paths = Object.keys(doc.paths);
+    for (const path of [
+      '/api/v1/catalog/collections', '/api/v1/catalog/collections/{id}', '/api/v1/catalog/collections/{id}/products',
+      '/api/v1/catalog/collections/{id}/products/{product_id}', '/api/v1/catalog/suppliers', '/api/v1/catalog/suppliers/{id}',
+      '/api/v1/catalog/brands', '/api/v1/catalog/brands/{id}', '/api/v1/catalog/products/{id}/downloads',
+      '/api/v1/catalog/products/{id}/downloads/{download_id}', '/api/v1/catalog/products/{id}/metafields',
+      '/api/v1/catalog/products/{id}/metafields/{metafield_id}',
+    ]) expect(paths).toContain(path);
+    for (const name of ['Collection', 'CollectionCreate', 'CollectionReplace', 'CollectionProductEntry', 'Brand', 'BrandCreate', 'Supplier', 'SupplierPatch', 'ProductDownload', 'ProductMetafield', 'ProductMetafieldPatch']) {
+      expect(Object.keys(doc.components.schemas)).toContain(name);
+    }
   });
 });

@@ -17,6 +17,21 @@ export interface ListQueryOptions<F extends Record<string, ZodType>> {
 
 type FilterKeys<F> = { [K in keyof F & string as `filter[${K}]`]?: z.output<F[K]> };
 
+function limitSchema(max: number) {
+  return z.coerce
+    .number({ message: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .default(DEFAULT_LIMIT)
+    .transform((n) => Math.min(n, max))
+    .meta({ description: `Page size; default ${DEFAULT_LIMIT}, values above ${max} are clamped to ${max}` });
+}
+
+/** `cursor` and `limit` only: a list whose order is not the caller's choice. */
+export function pageQuery(maxLimit = MAX_LIMIT) {
+  return z.strictObject({ cursor: z.string().min(1).max(512).optional(), limit: limitSchema(maxLimit) });
+}
+
 /**
  * The query-string schema of a list: `cursor`, `limit` (default 25, clamped at the maximum),
  * `sort`, `q` and `filter[...]`. Anything else, an unknown filter included, is a 400.
@@ -26,13 +41,7 @@ export function listQuery<F extends Record<string, ZodType> = {}>(options: ListQ
   const sortValues = options.sorts.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
   const shape: Record<string, ZodType> = {
     cursor: z.string().min(1).max(512).optional(),
-    limit: z.coerce
-      .number({ message: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .default(DEFAULT_LIMIT)
-      .transform((n) => Math.min(n, max))
-      .meta({ description: `Page size; default ${DEFAULT_LIMIT}, values above ${max} are clamped to ${max}` }),
+    limit: limitSchema(max),
     sort: z.enum(sortValues).default(options.defaultSort),
   };
   if (options.search) shape.q = z.string().trim().min(1).max(200).optional();

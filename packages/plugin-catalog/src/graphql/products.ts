@@ -2,7 +2,7 @@ import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLCont
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
-import { ProductCollections, type CollectionsOfProducts } from '../services/collections.js';
+import { ProductCollections, type CollectionsOfProducts } from '../services/collection-products.js';
 
 const typeDefs = `
   enum ProductStatus { active draft archived }
@@ -79,10 +79,10 @@ export const productGraphQL: GraphQLContribution = {
   } as never,
   loaders: {
     Product: {
-      // Batched across every product of the response.
+      // Batched across every product of the response; storefronts see active collections only.
       collections: async (queries: Array<{ obj: { id: string } }>, ctx: QhatuGraphQLContext) => {
         const source = ctx.container.resolve<CollectionsOfProducts>(ProductCollections);
-        const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id));
+        const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id), { activeOnly: activeOnly(ctx) });
         return queries.map((q) => byProduct.get(q.obj.id) ?? []);
       },
     },

@@ -1,5 +1,11 @@
+import type { Collection } from '../entities/collection.js';
+import type { CollectionProduct } from '../entities/collection-product.js';
 import type { Product } from '../entities/product.js';
+import type { ProductDownload } from '../entities/product-download.js';
+import type { ProductMetafield } from '../entities/product-metafield.js';
+import type { Supplier } from '../entities/supplier.js';
 import type { Variant } from '../entities/variant.js';
+import type { BrandView } from '../services/brands.js';
 import type { ProductView } from '../services/products.js';
 
 export function variantOut(v: Variant) {
@@ -35,5 +41,94 @@ export function productOut({ product: p, variants }: { product: Product; variant
     variants: variants.map(variantOut),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+export function collectionOut(c: Collection) {
+  return {
+    id: c.id,
+    title: c.title,
+    slug: c.slug,
+    description: c.description ?? null,
+    status: c.status,
+    sort_order: c.sortOrder,
+    seo_title: c.seoTitle ?? null,
+    seo_description: c.seoDescription ?? null,
+    image_media_id: c.imageMediaId ?? null,
+    image_url: c.imageUrl ?? null,
+    position: c.position,
+    product_count: c.productCount,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+export function collectionProductOut(m: CollectionProduct) {
+  return {
+    id: m.id,
+    collection_id: m.collectionId,
+    product_id: m.productId,
+    position: m.position,
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+export function brandOut({ brand: b, productCount }: BrandView) {
+  return {
+    id: b.id,
+    name: b.name,
+    slug: b.slug,
+    description: b.description ?? null,
+    color: b.color ?? null,
+    logo_media_id: b.logoMediaId ?? null,
+    logo_url: b.logoUrl ?? null,
+    website_url: b.websiteUrl ?? null,
+    product_count: productCount,
+    created_at: b.createdAt.toISOString(),
+    updated_at: b.updatedAt.toISOString(),
+  };
+}
+
+export function supplierOut(s: Supplier) {
+  return {
+    id: s.id,
+    name: s.name,
+    code: s.code ?? null,
+    email: s.email ?? null,
+    phone: s.phone ?? null,
+    address: s.address ?? null,
+    metadata: s.metadata,
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
+
+export function downloadOut(d: ProductDownload) {
+  return {
+    id: d.id,
+    product_id: d.productId,
+    variant_id: d.variantId ?? null,
+    file_name: d.fileName,
+    file_url: d.fileUrl,
+    file_size_bytes: d.fileSizeBytes ?? null,
+    download_limit: d.downloadLimit ?? null,
+    download_expiry_days: d.downloadExpiryDays ?? null,
+    position: d.position,
+    created_at: d.createdAt.toISOString(),
+    updated_at: d.updatedAt.toISOString(),
+  };
+}
+
+export function metafieldOut(m: ProductMetafield) {
+  return {
+    id: m.id,
+    product_id: m.productId,
+    variant_id: m.variantId ?? null,
+    namespace: m.namespace,
+    key: m.key,
+    value: m.value,
+    value_type: m.valueType,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
   };
 }

@@ -5,7 +5,9 @@ import { inject, injectable } from 'tsyringe';
 import { Product, type ProductImage, type ProductStatus } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
-import { ProductMedia, type MediaResolver } from './media.js';
+import { CollectionProducts } from './collection-products.js';
+import { CatalogMedia, type MediaUser } from './media.js';
+import { requireBrand, requireSupplier } from './references.js';
 
 export interface ProductView {
   product: Product;
@@ -27,10 +29,11 @@ export const PRODUCT_EVENTS = ['products.product.created', 'products.product.upd
 
 /** Products and their variants: the only place that writes them. */
 @injectable()
-export class Products {
+export class Products implements MediaUser {
   constructor(
     @inject(Database) private readonly db: Database,
-    @inject(ProductMedia) private readonly media: MediaResolver,
+    @inject(CatalogMedia) private readonly media: CatalogMedia,
+    @inject(CollectionProducts) private readonly collections: CollectionProducts,
   ) {}
 
   async create(input: ProductInput): Promise<ProductView> {
@@ -41,6 +44,8 @@ export class Products {
       if (input.handle && (await em.count(Product, { handle }))) {
         throw AppError.conflict(`The handle "${handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
       }
+      await requireBrand(em, input.brand_id);
+      await requireSupplier(em, input.supplier_id);
       const at = tx.now();
       const product = em.create(Product, {
         id: randomUUID(),
@@ -52,7 +57,7 @@ export class Products {
         brandId: input.brand_id ?? null,
         supplierId: input.supplier_id ?? null,
         tags: dedupe(input.tags ?? []),
-        images: await this.images(input.images ?? []),
+        images: await this.images(tx, input.images ?? []),
         createdAt: at,
         updatedAt: at,
       });
@@ -99,6 +104,8 @@ export class Products {
       if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) {
         throw AppError.conflict(`The handle "${patch.handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
       }
+      if (patch.brand_id && patch.brand_id !== product.brandId) await requireBrand(em, patch.brand_id);
+      if (patch.supplier_id && patch.supplier_id !== product.supplierId) await requireSupplier(em, patch.supplier_id);
       if (patch.title !== undefined) product.title = patch.title;
       if (patch.handle !== undefined) product.handle = patch.handle;
       if (patch.description_html !== undefined) product.descriptionHtml = patch.description_html;
@@ -106,7 +113,7 @@ export class Products {
       if (patch.brand_id !== undefined) product.brandId = patch.brand_id;
       if (patch.supplier_id !== undefined) product.supplierId = patch.supplier_id;
       if (patch.tags !== undefined) product.tags = dedupe(patch.tags);
-      if (patch.images !== undefined) product.images = await this.images(patch.images);
+      if (patch.images !== undefined) product.images = await this.images(tx, patch.images);
       product.updatedAt = tx.now();
       const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
       tx.publish('products.product.updated', productEvent(product, variants));
@@ -115,9 +122,11 @@ export class Products {
     });
   }
 
+  /** Its variants, downloads and metafields go with it (foreign keys); it leaves its collections. */
   async remove(id: string): Promise<void> {
     await this.db.tenant(async (tx) => {
       const product = await this.lock(tx.em, id);
+      await this.collections.forgetProduct(tx, id);
       tx.em.remove(product);
       tx.publish('products.product.deleted', { id, deleted_at: tx.now().toISOString() });
       await tx.em.flush();
@@ -229,18 +238,29 @@ export class Products {
     for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 
-  private async images(input: NonNullable<ProductInput['images']>): Promise<ProductImage[]> {
-    const images: ProductImage[] = [];
-    for (const [position, image] of input.entries()) {
-      const url = image.media_id ? await this.media.urlOf(image.media_id) : image.url!;
-      if (url === null) {
-        throw AppError.unprocessable('MEDIA_NOT_FOUND', `Media file ${image.media_id} does not exist or is not uploaded`, [
-          { path: `body.images.${position}.media_id`, message: 'is not an uploaded media file' },
-        ]);
-      }
-      images.push({ id: randomUUID(), media_id: image.media_id ?? null, url, alt_text: image.alt_text ?? null, position });
+  private async images(tx: Tx, input: NonNullable<ProductInput['images']>): Promise<ProductImage[]> {
+    const refs = input.flatMap((image, i) => (image.media_id ? [{ mediaId: image.media_id, path: `body.images.${i}.media_id` }] : []));
+    const urls = await this.media.urls(tx, refs);
+    return input.map((image, position) => ({
+      id: randomUUID(),
+      media_id: image.media_id ?? null,
+      url: image.media_id ? urls.get(image.media_id)! : image.url!,
+      alt_text: image.alt_text ?? null,
+      position,
+    }));
+  }
+
+  /** A media file is being deleted: the images made from it leave their products. */
+  async detachMedia(tx: Tx, mediaId: string): Promise<void> {
+    const products = await tx.em.find(Product, { images: { $contains: [{ media_id: mediaId }] } } as never);
+    if (products.length === 0) return;
+    const variants = await this.variantsOf(tx.em, products.map((p) => p.id));
+    for (const product of products) {
+      product.images = product.images.filter((i) => i.media_id !== mediaId).map((image, position) => ({ ...image, position }));
+      product.updatedAt = tx.now();
+      tx.publish('products.product.updated', productEvent(product, variants.get(product.id) ?? []));
     }
-    return images;
+    await tx.em.flush();
   }
 }
 

@@ -1,0 +1,80 @@
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import {
+  CollectionCreate,
+  CollectionListQuery,
+  CollectionOut,
+  CollectionProductCreate,
+  CollectionProductEntry,
+  CollectionProductOut,
+  CollectionProductParams,
+  CollectionReplace,
+} from '../schemas/collection.js';
+import { PageQuery } from '../schemas/common.js';
+import { CollectionProducts } from '../services/collection-products.js';
+import { Collections, type CollectionFilter } from '../services/collections.js';
+import { collectionOut, collectionProductOut } from './serialize.js';
+
+/** Storefront keys and customers see active collections, and active products in them, only. */
+const activeOnly = () => TenantContext.principal()?.kind !== 'admin';
+
+export async function collectionRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const collections = container.resolve(Collections);
+  const members = container.resolve(CollectionProducts);
+  const tags = ['Collections'];
+
+  r.get('/catalog/collections', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: 'List collections', querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), ...errorResponses(400, 401, 403) } },
+  }, async (req) => {
+    const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly: activeOnly() });
+    return { data: page.items.map(collectionOut), meta: { pagination: page.pagination } };
+  });
+
+  r.post('/catalog/collections', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Create a collection', body: CollectionCreate, response: { 201: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 409, 422) } },
+  }, async (req, reply) => reply.code(201).send({ data: collectionOut(await collections.create(req.body)) }));
+
+  r.get('/catalog/collections/:id', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: 'Read a collection with its product_count', params: IdParams, response: { 200: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: collectionOut(await collections.get(req.params.id, { activeOnly: activeOnly() })) }));
+
+  r.put('/catalog/collections/:id', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Replace a collection (the create fields plus position)', params: IdParams, body: CollectionReplace, response: { 200: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
+  }, async (req) => ({ data: collectionOut(await collections.replace(req.params.id, req.body)) }));
+
+  r.delete('/catalog/collections/:id', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Delete a collection (its products stay)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => {
+    await collections.remove(req.params.id);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/catalog/collections/:id/products', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: "List the collection's products in its sort_order", params: IdParams, querystring: PageQuery, response: { 200: listOf(CollectionProductEntry), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => {
+    const page = await members.page(req.params.id, req.query, { activeOnly: activeOnly() });
+    return { data: page.entries, meta: { pagination: page.pagination } };
+  });
+
+  r.post('/catalog/collections/:id/products', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Add a product to the collection', params: IdParams, body: CollectionProductCreate, response: { 201: dataOf(CollectionProductOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
+  }, async (req, reply) => reply.code(201).send({ data: collectionProductOut(await members.add(req.params.id, req.body)) }));
+
+  r.delete('/catalog/collections/:id/products/:product_id', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Take a product out of the collection', params: CollectionProductParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => {
+    await members.remove(req.params.id, req.params.product_id);
+    return reply.code(204).send(null);
+  });
+}

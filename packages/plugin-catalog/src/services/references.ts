@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, escapeLike, slugify } from '@qhatu/core';
+import { Brand } from '../entities/brand.js';
+import { Collection } from '../entities/collection.js';
+import { Product } from '../entities/product.js';
+import { Supplier } from '../entities/supplier.js';
+import { Variant } from '../entities/variant.js';
+
+/** The product of a sub-resource's path: 404 PRODUCT_NOT_FOUND when the tenant has none with this id. */
+export async function requireProduct(em: EntityManager, id: string): Promise<void> {
+  if (!(await em.count(Product, { id }))) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
+}
+
+/** A variant named in a body must be one of this product's: else 422 VARIANT_NOT_FOUND. */
+export async function requireVariantOf(em: EntityManager, productId: string, variantId: string | null | undefined): Promise<void> {
+  if (!variantId || (await em.count(Variant, { id: variantId, productId }))) return;
+  throw AppError.unprocessable('VARIANT_NOT_FOUND', `Variant ${variantId} is not a variant of this product`, [
+    { path: 'body.variant_id', message: 'is not a variant of this product' },
+  ]);
+}
+
+export async function requireBrand(em: EntityManager, id: string | null | undefined): Promise<void> {
+  if (!id || (await em.count(Brand, { id }))) return;
+  throw AppError.unprocessable('BRAND_NOT_FOUND', `Brand ${id} does not exist`, [{ path: 'body.brand_id', message: 'is not a brand of this store' }]);
+}
+
+export async function requireSupplier(em: EntityManager, id: string | null | undefined): Promise<void> {
+  if (!id || (await em.count(Supplier, { id }))) return;
+  throw AppError.unprocessable('SUPPLIER_NOT_FOUND', `Supplier ${id} does not exist`, [
+    { path: 'body.supplier_id', message: 'is not a supplier of this store' },
+  ]);
+}
+
+type Slugged = typeof Brand | typeof Collection;
+
+/**
+ * The slug to store. On create (`current` absent) an empty or absent slug is made from `name`;
+ * on replace an absent slug keeps the current one and an empty one is made anew. A slug given
+ * explicitly must be free (409); a made one gets `-2`, `-3`, ... when taken.
+ */
+export async function resolveSlug(
+  em: EntityManager,
+  entity: Slugged,
+  requested: string | null | undefined,
+  name: string,
+  current?: { id: string; slug: string },
+): Promise<string> {
+  if (requested === undefined && current) return current.slug;
+  if (requested) {
+    if (requested !== current?.slug) await assertSlugFree(em, entity, requested, current?.id);
+    return requested;
+  }
+  return freeSlug(em, entity, slugify(name), current?.id);
+}
+
+/**
+ * A slug for `base` that no other row of the tenant has: `base`, else `base-2`, `base-3`, ...
+ * (one statement). A race between two creates ends at the unique index as a 409.
+ */
+async function freeSlug(em: EntityManager, entity: Slugged, base: string, exceptId?: string): Promise<string> {
+  const where: Record<string, unknown> = { $or: [{ slug: base }, { slug: { $like: `${escapeLike(base)}-%` } }] };
+  if (exceptId) where.id = { $ne: exceptId };
+  const rows = (await em.find(entity as never, where as never, { fields: ['slug'] as never })) as Array<{ slug: string }>;
+  const taken = new Set(rows.map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** An explicit slug must be free (409 CONFLICT naming the field). */
+async function assertSlugFree(em: EntityManager, entity: Slugged, slug: string, exceptId?: string): Promise<void> {
+  const where: Record<string, unknown> = { slug };
+  if (exceptId) where.id = { $ne: exceptId };
+  if (await em.count(entity as never, where as never)) {
+    throw AppError.conflict(`The slug "${slug}" is taken`, 'CONFLICT', [{ path: 'body.slug', message: 'is taken' }]);
+  }
+}
