@@ -6,7 +6,7 @@ export { AccessTokens, hashToken } from './auth/tokens.js';
 export { ConfigError, loadConfig, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
-export { Database, Tx } from './db/database.js';
+export { Database, Tx, type SqlReader } from './db/database.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
 export { AccessToken, OutboxEvent, Tenant, TENANT_STATUSES, type TenantStatus } from './db/entities.js';
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
@@ -23,9 +23,12 @@ export {
   decodeCursor,
   encodeCursor,
   filtersOf,
+  keyset,
   listQuery,
   pageQuery,
   paginate,
+  pgDate,
+  type KeysetColumn,
   type Page,
   type PageRequest,
 } from './http/pagination.js';

@@ -174,3 +174,28 @@ describe('GraphQL', () => {
     expect(res.body).toContain('Qhatu GraphQL');
   });
 });
+
+describe('the read path (Database.read)', () => {
+  it('enters the tenant with BEGIN, is read-only, and row-level security still holds', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await note(a, 'read-a');
+    await note(b, 'read-b');
+    // No tenant condition in the SQL: only RLS keeps B's rows out.
+    const bodies = await db.read((sql) => sql.query<{ body: string }>('select body from test_note where body like ?', ['read-%']), a.id);
+    expect(bodies.map((r) => r.body)).toEqual(['read-a']);
+    await expect(db.read((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
+    await expect(db.read(async () => 1, 'not-a-uuid')).rejects.toThrow(/UUID/);
+  });
+
+  it('reads inside an open tenant transaction on that transaction', async () => {
+    const { Database, Note } = await import('./fixtures/notes-plugin.js').then(async (m) => ({ ...(await import('../src/index.js')), Note: m.Note }));
+    const db = t.app.container.resolve(Database);
+    const seen = await db.tenant(async (tx) => {
+      tx.em.create(Note, { id: crypto.randomUUID(), tenantId: a.id, body: 'uncommitted', status: 'open', createdAt: new Date() });
+      await tx.em.flush();
+      return db.read((sql) => sql.query<{ body: string }>(`select body from test_note where body = 'uncommitted'`));
+    }, a.id);
+    expect(seen).toEqual([{ body: 'uncommitted' }]);
+  });
+});

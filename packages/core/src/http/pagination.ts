@@ -152,3 +152,51 @@ export async function paginate<T extends { id: string }>(
     },
   };
 }
+
+/** A sortable column of a hand-written list query: its SQL and its type for the cursor's value. */
+export interface KeysetColumn {
+  sql: string;
+  type: 'timestamptz' | 'text' | 'int';
+}
+
+/**
+ * Keyset pagination for hand-written SQL (the hot read paths that skip the ORM): the condition
+ * that resumes after the cursor, the ORDER BY ... LIMIT tail, and the page built from the rows.
+ * Same cursors and answers as `paginate`.
+ */
+export function keyset(page: PageRequest, columns: Record<string, KeysetColumn>) {
+  const desc = page.sort.startsWith('-');
+  const field = page.sort.replace(/^-/, '');
+  const column = columns[field];
+  if (!column) throw new Error(`No keyset column for sort "${field}"`);
+  const dir = desc ? 'desc' : 'asc';
+  let where = '';
+  const params: unknown[] = [];
+  if (page.cursor) {
+    const state = decodeCursor(page.cursor, page.sort);
+    where = `(${column.sql}, id) ${desc ? '<' : '>'} (?::${column.type}, ?::uuid)`;
+    params.push(state.v, state.i);
+  }
+  return {
+    where,
+    params,
+    tail: `order by ${column.sql} ${dir}, id ${dir} limit ${page.limit + 1}`,
+    finish<T extends { id: string }>(rows: T[], valueOf: (row: T) => unknown): Page<T> {
+      const hasNext = rows.length > page.limit;
+      const items = hasNext ? rows.slice(0, page.limit) : rows;
+      const cursorOf = (item: T) => encodeCursor({ s: page.sort, v: valueOf(item), i: item.id });
+      return {
+        items,
+        cursorOf,
+        pagination: { cursor: hasNext ? cursorOf(items[items.length - 1]) : null, has_next: hasNext, limit: page.limit },
+      };
+    },
+  };
+}
+
+/** A timestamp as the driver hands it over (`2026-11-22 09:44:25.89+00`) to a Date. */
+export function pgDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  const text = String(value).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
+  return new Date(text);
+}

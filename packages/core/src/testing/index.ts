@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApp, type QhatuApp } from '../app.js';
 import { loadConfig } from '../config.js';
+import { Database } from '../db/database.js';
 import type { QhatuPlugin } from '../plugin.js';
 import type { Clock } from '../tokens.js';
 import { createTestDatabase } from './databases.js';
@@ -88,14 +89,18 @@ export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?:
     },
     async countQueries(work) {
       const knex = app.orm.em.getConnection().getKnex();
+      const reads = app.container.resolve(Database).statements;
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
+      const readListener = (sql: string) => statements.push(sql);
       knex.on('query', listener);
+      reads.on('statement', readListener);
       try {
         const result = await work();
         return { result, count: statements.length, statements };
       } finally {
         knex.off('query', listener);
+        reads.off('statement', readListener);
       }
     },
     async close() {

@@ -165,14 +165,14 @@ export class CollectionProducts implements CollectionsOfProducts {
   async collectionsOf(productIds: string[], options: { activeOnly?: boolean } = {}) {
     const byProduct = new Map<string, Array<{ id: string; title: string }>>();
     if (productIds.length === 0) return byProduct;
-    const rows = await this.db.tenant(({ em, tenantId }) =>
-      em.execute<Array<{ product_id: string; id: string; title: string }>>(
+    const rows = await this.db.read((sql) =>
+      sql.query<{ product_id: string; id: string; title: string }>(
         `select cp.product_id, c.id, c.title
            from catalog_collection_product cp
            join catalog_collection c on c.tenant_id = cp.tenant_id and c.id = cp.collection_id
-          where cp.tenant_id = ? and cp.product_id in (?) ${options.activeOnly ? `and c.status = 'active'` : ''}
+          where cp.tenant_id = ? and cp.product_id = any(?::uuid[]) ${options.activeOnly ? `and c.status = 'active'` : ''}
           order by c.position, c.title, c.id`,
-        [tenantId, productIds],
+        [sql.tenantId, `{${productIds.join(',')}}`],
       ),
     );
     for (const r of rows) byProduct.set(r.product_id, [...(byProduct.get(r.product_id) ?? []), { id: r.id, title: r.title }]);

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, escapeLike, paginate, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, escapeLike, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Product, type ProductImage, type ProductStatus } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
+import { readProduct, readProductPage } from './product-reads.js';
 import { requireBrand, requireSupplier } from './references.js';
 
 export interface ProductView {
@@ -70,29 +71,15 @@ export class Products implements MediaUser {
   }
 
   async get(id: string, filter: Pick<ProductFilter, 'activeOnly'> = {}): Promise<ProductView> {
-    return this.db.tenant(async ({ em }) => {
-      const product = await em.findOne(Product, { id, ...(filter.activeOnly ? { status: 'active' } : {}) });
-      if (!product) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
-      const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
-      return { product, variants };
-    });
+    return this.db.read((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {
-    return this.db.tenant(async ({ em }) => {
-      const where: Record<string, unknown> = {};
-      if (filter.activeOnly) where.status = 'active';
-      if (filter.status) where.status = filter.activeOnly && filter.status !== 'active' ? '__none__' : filter.status;
-      if (filter.handle) where.handle = filter.handle;
-      if (filter.brand_id) where.brandId = filter.brand_id;
-      if (filter.supplier_id) where.supplierId = filter.supplier_id;
-      if (filter.tag) where.tags = { $contains: [filter.tag] };
-      if (filter.q) {
-        const like = `%${escapeLike(filter.q)}%`;
-        where.$or = [{ title: { $ilike: like } }, { handle: { $ilike: like } }];
-      }
-      const result = await paginate(em, Product, where, page);
-      const variants = await this.variantsOf(em, result.items.map((p) => p.id));
+    if (filter.activeOnly && filter.status && filter.status !== 'active') {
+      return { items: [], page: { items: [], cursorOf: () => '', pagination: { cursor: null, has_next: false, limit: page.limit } } };
+    }
+    return this.db.read(async (sql) => {
+      const { page: result, variants } = await readProductPage(sql, page, filter);
       return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
     });
   }

@@ -1,0 +1,121 @@
+import { AppError, escapeLike, keyset, pgDate, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
+import type { Variant } from '../entities/variant.js';
+
+/**
+ * The product read path in plain SQL: the hottest requests of a store (product page, listing,
+ * GraphQL) skip the ORM's hydration and run as one read-only transaction of four statements.
+ */
+
+const PRODUCT_COLUMNS = `id, tenant_id, title, handle, description_html, status, brand_id, supplier_id, tags, images, created_at, updated_at`;
+const VARIANT_COLUMNS = `id, tenant_id, product_id, title, sku, price, compare_at_price, currency, weight_grams,
+  requires_shipping, taxable, inventory_quantity, position, created_at, updated_at`;
+
+const SORTS: Record<string, KeysetColumn> = {
+  created_at: { sql: 'created_at', type: 'timestamptz' },
+  updated_at: { sql: 'updated_at', type: 'timestamptz' },
+  title: { sql: 'title', type: 'text' },
+};
+
+type Row = Record<string, unknown>;
+
+function toProduct(r: Row): Product {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    title: r.title as string,
+    handle: r.handle as string,
+    descriptionHtml: (r.description_html as string | null) ?? null,
+    status: r.status as ProductStatus,
+    brandId: (r.brand_id as string | null) ?? null,
+    supplierId: (r.supplier_id as string | null) ?? null,
+    tags: r.tags as string[],
+    images: r.images as ProductImage[],
+    createdAt: pgDate(r.created_at),
+    updatedAt: pgDate(r.updated_at),
+  } as Product;
+}
+
+function toVariant(r: Row): Variant {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    productId: r.product_id as string,
+    title: r.title as string,
+    sku: (r.sku as string | null) ?? null,
+    price: r.price as number,
+    compareAtPrice: (r.compare_at_price as number | null) ?? null,
+    currency: r.currency as string,
+    weightGrams: (r.weight_grams as number | null) ?? null,
+    requiresShipping: r.requires_shipping as boolean,
+    taxable: r.taxable as boolean,
+    inventoryQuantity: r.inventory_quantity as number,
+    position: r.position as number,
+    createdAt: pgDate(r.created_at),
+    updatedAt: pgDate(r.updated_at),
+  } as Variant;
+}
+
+export interface ProductListFilter {
+  status?: ProductStatus;
+  handle?: string;
+  brand_id?: string;
+  supplier_id?: string;
+  tag?: string;
+  q?: string;
+  activeOnly?: boolean;
+}
+
+export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean): Promise<{ product: Product; variants: Variant[] }> {
+  const [row] = await sql.query<Row>(
+    `select ${PRODUCT_COLUMNS} from catalog_product where tenant_id = ? and id = ?${activeOnly ? ` and status = 'active'` : ''}`,
+    [sql.tenantId, id],
+  );
+  if (!row) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
+  const variants = await sql.query<Row>(
+    `select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = ? and product_id = ? order by position`,
+    [sql.tenantId, id],
+  );
+  return { product: toProduct(row), variants: variants.map(toVariant) };
+}
+
+export async function readProductPage(
+  sql: SqlReader,
+  page: PageRequest,
+  filter: ProductListFilter,
+): Promise<{ page: Page<Product>; variants: Map<string, Variant[]> }> {
+  const conditions = ['tenant_id = ?'];
+  const params: unknown[] = [sql.tenantId];
+  const where = (condition: string, ...values: unknown[]) => {
+    conditions.push(condition);
+    params.push(...values);
+  };
+  if (filter.activeOnly) where(`status = 'active'`);
+  if (filter.status) where('status = ?', filter.status);
+  if (filter.handle) where('handle = ?', filter.handle);
+  if (filter.brand_id) where('brand_id = ?', filter.brand_id);
+  if (filter.supplier_id) where('supplier_id = ?', filter.supplier_id);
+  if (filter.tag) where('tags @> ?::jsonb', JSON.stringify([filter.tag]));
+  if (filter.q) {
+    const like = `%${escapeLike(filter.q)}%`;
+    where('(title ilike ? or handle ilike ?)', like, like);
+  }
+  const resume = keyset(page, SORTS);
+  if (resume.where) where(resume.where, ...resume.params);
+  const rows = await sql.query<Row>(`select ${PRODUCT_COLUMNS} from catalog_product where ${conditions.join(' and ')} ${resume.tail}`, params);
+  const field = page.sort.replace(/^-/, '');
+  const result = resume.finish(rows.map(toProduct), (p) => {
+    const value = field === 'title' ? p.title : field === 'updated_at' ? p.updatedAt : p.createdAt;
+    return value instanceof Date ? value.toISOString() : value;
+  });
+  const variants = new Map<string, Variant[]>();
+  if (result.items.length > 0) {
+    const ids = result.items.map((p) => p.id);
+    const rows = await sql.query<Row>(
+      `select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = ? and product_id = any(?::uuid[]) order by product_id, position`,
+      [sql.tenantId, `{${ids.join(',')}}`],
+    );
+    for (const v of rows.map(toVariant)) variants.set(v.productId, [...(variants.get(v.productId) ?? []), v]);
+  }
+  return { page: result, variants };
+}
