@@ -1,9 +1,10 @@
 import { defineProject } from '@qhatu/core';
 import catalog from '@qhatu/plugin-catalog';
+import customers from '@qhatu/plugin-customers';
 import media from '@qhatu/plugin-media';
 import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, webhooks],
+  plugins: [media, catalog, customers, webhooks],
 });

@@ -30,6 +30,7 @@ import { hostGraphQL } from './graphql/hosting.js';
 import { authorize } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { installIdempotency } from './http/idempotency.js';
+import { installRateLimits } from './http/rate-limits.js';
 import './http/route-config.js';
 import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
 import { orderPlugins, type QhatuPlugin } from './plugin.js';
@@ -272,7 +273,8 @@ async function buildHttp(
     api.addHook('onRequest', async (request) => {
       await authorize(request, request.routeOptions.config.auth!, tokens);
     });
-    installIdempotency(api, db);
+    await installRateLimits(api, config);
+    installIdempotency(api, db, container.resolve(Secrets));
     await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;

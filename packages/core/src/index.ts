@@ -33,6 +33,7 @@ export {
   type PageRequest,
 } from './http/pagination.js';
 export { ADMIN, STOREFRONT, type AuthRule } from './http/route-config.js';
+export { CREDENTIAL_RATE_LIMIT } from './http/rate-limits.js';
 export * from './http/schemas.js';
 export { Jobs, type JobContext, type JobDefinition, type JobHandler } from './jobs/jobs.js';
 export { defineMachine, type Machine, type MachineDefinition, type Transition } from './machines/machine.js';

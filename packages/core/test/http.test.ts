@@ -55,6 +55,10 @@ describe('Idempotency-Key', () => {
     expect(second.json()).toEqual(first.json());
     const list = (await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers() })).json().data;
     expect(list.filter((n: { body: string }) => n.body === 'once')).toHaveLength(1);
+    // The stored answer is sealed: a first answer may carry a token shown only once.
+    const [stored] = await t.app.orm.em.getConnection().execute<{ response_body: string }[]>(
+      `select response_body from core_idempotency_key where key = 'note-1'`);
+    expect(stored.response_body).not.toContain('once');
   });
 
   it('refuses the same key with another body (409 IDEMPOTENCY_KEY_REUSED)', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { TenantContext } from '../context.js';
+import type { Secrets } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
@@ -23,7 +24,7 @@ declare module 'fastify' {
  * `Idempotency-Key` on POST: a repeat with the same key and body within 24 h gets the first
  * answer again without the work being done twice; the same key with another body is a 409.
  */
-export function installIdempotency(app: FastifyInstance, db: Database): void {
+export function installIdempotency(app: FastifyInstance, db: Database, secrets: Secrets): void {
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
     const raw = request.headers['idempotency-key'];
@@ -68,7 +69,8 @@ export function installIdempotency(app: FastifyInstance, db: Database): void {
       );
     }
     reply.header('idempotent-replayed', 'true');
-    return reply.code(stored.status_code).type('application/json').send(stored.response_body ?? '');
+    // Stored sealed: a first answer may carry a token or a secret shown only once.
+    return reply.code(stored.status_code).type('application/json').send(stored.response_body ? secrets.open(stored.response_body) : '');
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -79,7 +81,7 @@ export function installIdempotency(app: FastifyInstance, db: Database): void {
     } else {
       await db.query(
         'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and key = ?',
-        [reply.statusCode, typeof payload === 'string' ? payload : '', claim.scope, claim.key],
+        [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.key],
       );
     }
     return payload;

@@ -8,6 +8,8 @@ declare module 'fastify' {
     auth?: AuthRule;
     /** Error codes this route's API uses for bad input, e.g. checkout's INVALID_REQUEST / INVALID_ID. */
     errorCodes?: { body?: string; params?: string; querystring?: string };
+    /** Requests allowed per caller and window on this route (see `rateLimited`). */
+    rateLimit?: { max: number; timeWindow: number | string };
   }
 }
 

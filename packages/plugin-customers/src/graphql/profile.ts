@@ -1,0 +1,49 @@
+import { AppError, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { z } from 'zod';
+import type { Customer } from '../entities/customer.js';
+import { PersonName, Phone } from '../schemas/common.js';
+import { Customers } from '../services/customers.js';
+
+const typeDefs = `
+  "A customer of the store, as the customer sees themselves."
+  type Customer { id: ID!, email: String!, firstName: String, lastName: String, phone: String }
+  "Only the fields given change; null clears one."
+  input UpdateProfileInput { firstName: String, lastName: String, phone: String }
+  extend type Mutation {
+    "Changes the signed-in customer's names and phone (customer token)."
+    updateProfile(input: UpdateProfileInput!): Customer!
+  }
+`;
+
+const ProfileInput = z.strictObject({
+  firstName: PersonName.nullish(),
+  lastName: PersonName.nullish(),
+  phone: Phone.nullish(),
+});
+
+function node(c: Customer) {
+  return { id: c.id, email: c.email, firstName: c.firstName || null, lastName: c.lastName || null, phone: c.phone ?? null };
+}
+
+export const profileGraphQL: GraphQLContribution = {
+  typeDefs,
+  resolvers: {
+    Mutation: {
+      updateProfile: async (_: unknown, args: { input: unknown }, ctx: QhatuGraphQLContext) => {
+        const principal = ctx.require(['customer']);
+        if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
+        const parsed = ProfileInput.safeParse(args.input);
+        if (!parsed.success) {
+          throw AppError.validation(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+        }
+        const input = parsed.data;
+        const customer = await ctx.container.resolve(Customers).updateProfile(principal.subjectId, {
+          first_name: input.firstName,
+          last_name: input.lastName,
+          phone: input.phone,
+        });
+        return node(customer);
+      },
+    },
+  } as never,
+};

@@ -1,0 +1,59 @@
+import { listQuery, Timestamp } from '@qhatu/core';
+import { z } from 'zod';
+import { CUSTOMER_STATUSES } from '../entities/customer.js';
+import { Email, PersonName, Phone, Tags } from './common.js';
+
+export const CustomerCreate = z
+  .strictObject({
+    email: Email.meta({ description: 'Unique in the store, compared without case; stored lower-case' }),
+    first_name: PersonName.nullable().optional(),
+    last_name: PersonName.nullable().optional(),
+    phone: Phone.nullable().optional(),
+    accepts_marketing: z.boolean().optional().meta({ description: 'Defaults to false' }),
+    tags: Tags.optional(),
+  })
+  .meta({ id: 'CustomerCreate' });
+export type CustomerCreate = z.output<typeof CustomerCreate>;
+
+export const CustomerPatch = CustomerCreate.partial()
+  .extend({
+    email: Email.optional(),
+    status: z.enum(CUSTOMER_STATUSES).optional().meta({ description: 'disabled: the customer cannot sign in and their tokens are revoked' }),
+  })
+  .meta({ id: 'CustomerPatch' });
+export type CustomerPatch = z.output<typeof CustomerPatch>;
+
+/** What a signed-in customer may change of their own record. */
+export const CustomerProfilePatch = z
+  .strictObject({
+    first_name: PersonName.nullable().optional(),
+    last_name: PersonName.nullable().optional(),
+    phone: Phone.nullable().optional(),
+    accepts_marketing: z.boolean().optional(),
+  })
+  .meta({ id: 'CustomerProfilePatch' });
+export type CustomerProfilePatch = z.output<typeof CustomerProfilePatch>;
+
+export const CustomerOut = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    phone: z.string().nullable(),
+    accepts_marketing: z.boolean(),
+    tags: z.array(z.string()),
+    status: z.enum(CUSTOMER_STATUSES),
+    has_account: z.boolean().meta({ description: 'Whether the customer has a password and can sign in' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Customer' });
+
+export const CustomerListQuery = listQuery({
+  filters: { status: z.enum(CUSTOMER_STATUSES) },
+  sorts: ['created_at', 'email', 'first_name'],
+  defaultSort: '-created_at',
+  search: true,
+});
+export type CustomerListQuery = z.output<typeof CustomerListQuery>;

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AccessTokens, AppError, Database, escapeLike, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { inject, injectable } from 'tsyringe';
+import { Customer, type CustomerStatus } from '../entities/customer.js';
+import { customerMachine } from '../machines/customer.js';
+import type { CustomerCreate, CustomerPatch, CustomerProfilePatch } from '../schemas/customer.js';
+
+export const CUSTOMER_EVENTS = ['customers.customer.created', 'customers.customer.updated'] as const;
+
+export interface CustomerFilter {
+  status?: CustomerStatus;
+  /** Every word must be found in the e-mail, a name or the phone. */
+  q?: string;
+}
+
+export const customerNotFound = () => AppError.notFound('Customer', 'CUSTOMER_NOT_FOUND');
+export const customerDisabled = () => new AppError(403, 'CUSTOMER_DISABLED', 'This customer account is disabled');
+export const emailTaken = () =>
+  AppError.conflict('A customer with this e-mail already exists in this store', 'CUSTOMER_EMAIL_TAKEN', [
+    { path: 'body.email', message: 'is taken' },
+  ]);
+
+/**
+ * Customers: the only place that writes them. Other plugins (orders, checkout) use `get` and
+ * `findByEmail`; inside their own `Database.tenant` transaction these join it.
+ */
+@injectable()
+export class Customers {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(AccessTokens) private readonly tokens: AccessTokens,
+  ) {}
+
+  async create(input: CustomerCreate): Promise<Customer> {
+    return this.db.tenant(async (tx) => {
+      const customer = await this.add(tx, input);
+      await flushCustomer(tx.em);
+      return customer;
+    });
+  }
+
+  /** The customer with this id, or 404 CUSTOMER_NOT_FOUND. */
+  async get(id: string): Promise<Customer> {
+    return this.db.tenant(async ({ em }) => {
+      const customer = await em.findOne(Customer, { id });
+      if (!customer) throw customerNotFound();
+      return customer;
+    });
+  }
+
+  /** The customer with this e-mail (compared without case), or null. */
+  async findByEmail(email: string): Promise<Customer | null> {
+    return this.db.tenant(({ em }) => em.findOne(Customer, { email: email.trim().toLowerCase() }));
+  }
+
+  async list(page: PageRequest, filter: CustomerFilter): Promise<Page<Customer>> {
+    return this.db.tenant(({ em }) => {
+      const where: Record<string, unknown> = {};
+      if (filter.status) where.status = filter.status;
+      if (filter.q) where.$and = searchTerms(filter.q);
+      return paginate(em, Customer, where, page);
+    });
+  }
+
+  async update(id: string, patch: CustomerPatch): Promise<Customer> {
+    return this.db.tenant(async (tx) => {
+      const customer = await lock(tx.em, id);
+      if (patch.email !== undefined && patch.email !== customer.email) {
+        if (await tx.em.count(Customer, { email: patch.email })) throw emailTaken();
+        customer.email = patch.email;
+      }
+      assignProfile(customer, patch);
+      if (patch.tags !== undefined) customer.tags = patch.tags;
+      if (patch.status !== undefined && patch.status !== customer.status) {
+        await customerMachine.apply(tx, customer, patch.status === 'disabled' ? 'disable' : 'enable');
+        // Revoked in this transaction; this process stops honouring them at once, others within 30 s.
+        if (customer.status === 'disabled') tx.afterCommit(() => this.tokens.forgetTenant(tx.tenantId));
+      }
+      return this.saveUpdate(tx, customer);
+    });
+  }
+
+  /** The signed-in customer's own record: 403 CUSTOMER_DISABLED once disabled. */
+  async self(id: string): Promise<Customer> {
+    const customer = await this.get(id);
+    if (customer.status !== 'active') throw customerDisabled();
+    return customer;
+  }
+
+  /** What a signed-in customer may change of their own record (names, phone, marketing consent). */
+  async updateProfile(id: string, patch: CustomerProfilePatch): Promise<Customer> {
+    return this.db.tenant(async (tx) => {
+      const customer = await lock(tx.em, id);
+      if (customer.status !== 'active') throw customerDisabled();
+      assignProfile(customer, patch);
+      return this.saveUpdate(tx, customer);
+    });
+  }
+
+  /** Adds a customer in `tx` (flushed by the caller); 409 CUSTOMER_EMAIL_TAKEN when the e-mail is used. */
+  async add(tx: Tx, input: CustomerCreate, { hasAccount = false } = {}): Promise<Customer> {
+    if (await tx.em.count(Customer, { email: input.email })) throw emailTaken();
+    const at = tx.now();
+    const customer = tx.em.create(Customer, {
+      id: randomUUID(),
+      tenantId: tx.tenantId,
+      email: input.email,
+      firstName: input.first_name ?? '',
+      lastName: input.last_name ?? '',
+      phone: input.phone ?? null,
+      acceptsMarketing: input.accepts_marketing ?? false,
+      tags: input.tags ?? [],
+      status: 'active',
+      hasAccount,
+      createdAt: at,
+      updatedAt: at,
+    });
+    tx.publish('customers.customer.created', customerEvent(customer));
+    return customer;
+  }
+
+  /** Records a change made in `tx` to `customer`: its time, the event, the flush. */
+  async saveUpdate(tx: Tx, customer: Customer): Promise<Customer> {
+    customer.updatedAt = tx.now();
+    tx.publish('customers.customer.updated', customerEvent(customer));
+    await flushCustomer(tx.em);
+    return customer;
+  }
+}
+
+async function lock(em: EntityManager, id: string): Promise<Customer> {
+  const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!customer) throw customerNotFound();
+  return customer;
+}
+
+/** Flushes, turning a lost race for an e-mail (the unique index) into the same 409 as the check. */
+export async function flushCustomer(em: EntityManager): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw emailTaken();
+    throw error;
+  }
+}
+
+function assignProfile(customer: Customer, patch: CustomerProfilePatch): void {
+  if (patch.first_name !== undefined) customer.firstName = patch.first_name ?? '';
+  if (patch.last_name !== undefined) customer.lastName = patch.last_name ?? '';
+  if (patch.phone !== undefined) customer.phone = patch.phone;
+  if (patch.accepts_marketing !== undefined) customer.acceptsMarketing = patch.accepts_marketing;
+}
+
+/** "ana +51 987" → every word in the e-mail, a name or (digits only) the phone. */
+function searchTerms(q: string): Record<string, unknown>[] {
+  return q
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 8)
+    .map((term) => {
+      const like = `%${escapeLike(term)}%`;
+      const anyOf: Record<string, unknown>[] = [{ email: { $ilike: like } }, { firstName: { $ilike: like } }, { lastName: { $ilike: like } }];
+      const digits = term.replace(/\D/g, '');
+      if (digits && /^[+\d().-]+$/.test(term)) anyOf.push({ phone: { $like: `%${digits}%` } });
+      return { $or: anyOf };
+    });
+}
+
+export function customerEvent(c: Customer) {
+  return {
+    id: c.id,
+    email: c.email,
+    first_name: c.firstName || null,
+    last_name: c.lastName || null,
+    phone: c.phone ?? null,
+    accepts_marketing: c.acceptsMarketing,
+    tags: c.tags,
+    status: c.status,
+    has_account: Boolean(c.hasAccount),
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}

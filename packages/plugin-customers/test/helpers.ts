@@ -1,0 +1,46 @@
+import type { InjectOptions } from 'fastify';
+import type { Clock } from '@qhatu/core';
+import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import customers from '../src/index.js';
+
+/** The customers plugin alone, on a database of its own. */
+export function customersApp(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+  return createTestApp({ plugins: [customers], ...options });
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A tenant request with its admin key (or `token`). */
+export function caller(t: TestApp, tenant: TestTenant, token?: string) {
+  return (method: Method, url: string, payload?: unknown) =>
+    t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
+}
+
+export interface CustomerJson {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  accepts_marketing: boolean;
+  tags: string[];
+  status: 'active' | 'disabled';
+  has_account: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export async function createCustomer(t: TestApp, tenant: TestTenant, payload: Record<string, unknown>): Promise<CustomerJson> {
+  const res = await caller(t, tenant)('POST', '/api/v1/customers', payload);
+  if (res.statusCode !== 201) throw new Error(`customer not created: ${res.body}`);
+  return res.json().data;
+}
+
+/** Registers through the storefront key; the session's token and customer. */
+export async function register(t: TestApp, tenant: TestTenant, payload: Record<string, unknown>) {
+  const res = await caller(t, tenant, tenant.storefrontToken)('POST', '/api/v1/auth/customer/register', payload);
+  if (res.statusCode !== 201) throw new Error(`not registered: ${res.body}`);
+  return res.json().data as { token: string; expires_at: string; customer: CustomerJson };
+}
+
+export const MISSING = '00000000-0000-4000-8000-000000000001';
