@@ -1,0 +1,48 @@
+import { definePlugin, OutboxRelay } from '@qhatu/core';
+import { Coupon } from './entities/coupon.js';
+import { Redemption } from './entities/redemption.js';
+import { VolumeDiscount } from './entities/volume-discount.js';
+import { discountsMigration } from './migrations/0001_discounts.js';
+import { couponRoutes } from './routes/coupons.js';
+import { volumeDiscountRoutes } from './routes/volume-discounts.js';
+import { COUPON_EVENTS, Coupons } from './services/coupons.js';
+import { Discounts } from './services/discounts.js';
+import { forgetDeletedProduct, VOLUME_DISCOUNT_EVENTS, VolumeDiscounts } from './services/volume-discounts.js';
+
+export { Coupon, COUPON_STATUSES, COUPON_TARGETS, COUPON_TYPES, type CouponStatus, type CouponTarget, type CouponType } from './entities/coupon.js';
+export { Redemption } from './entities/redemption.js';
+export { VolumeDiscount } from './entities/volume-discount.js';
+export {
+  COUPON_APPLIED,
+  Discounts,
+  type AppliedCoupon,
+  type CouponCheck,
+  type CouponCustomer,
+  type CouponVerdict,
+  type OrderLine,
+  type VolumeQuote,
+} from './services/discounts.js';
+export { Coupons } from './services/coupons.js';
+export { VolumeDiscounts } from './services/volume-discounts.js';
+export { REFUSALS, type Refusal } from './services/rules.js';
+
+/** Discounts: coupons (percentage or fixed, limited in uses, time and products) and volume tiers. */
+export default definePlugin({
+  name: 'discounts',
+  dependsOn: ['catalog'],
+  entities: [Coupon, Redemption, VolumeDiscount],
+  migrations: [discountsMigration],
+  events: [...COUPON_EVENTS, ...VOLUME_DISCOUNT_EVENTS],
+  register(container) {
+    container.registerSingleton(Discounts);
+    container.registerSingleton(Coupons);
+    container.registerSingleton(VolumeDiscounts);
+  },
+  onReady({ container }) {
+    container.resolve(OutboxRelay).subscribe(forgetDeletedProduct);
+  },
+  routes: async (app, { container }) => {
+    await couponRoutes(app, container);
+    await volumeDiscountRoutes(app, container);
+  },
+});

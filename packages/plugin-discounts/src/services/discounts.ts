@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { AppError, type Tx } from '@qhatu/core';
+import { injectable } from 'tsyringe';
+import { Coupon } from '../entities/coupon.js';
+import { Redemption } from '../entities/redemption.js';
+import { VolumeDiscount } from '../entities/volume-discount.js';
+import { productsInCollections } from './catalog-references.js';
+import { availabilityRefusal, basisPointsOf, CODE_PATTERN, couponDiscount, couponInvalid, normalizeCode, REFUSALS, type Refusal } from './rules.js';
+
+export const COUPON_APPLIED = 'discounts.coupon.applied';
+
+/** A line of a cart or order, prices in minor units. */
+export interface OrderLine {
+  productId: string;
+  quantity: number;
+  unitPrice: number;
+}
+
+/** Who uses a coupon: by id, by e-mail (guests), or both. */
+export interface CouponCustomer {
+  customerId?: string | null;
+  customerEmail?: string | null;
+}
+
+/** A cart or order to test a coupon against. */
+export interface CouponCheck extends CouponCustomer {
+  code: string;
+  /** The order (or cart) subtotal, minor units: compared with min_order_amount, the base of `all` coupons. */
+  orderAmount: number;
+  /** The order's currency; must be the coupon's when given. */
+  currency?: string | null;
+  /** The order's products, when its lines are not known. */
+  productIds?: string[];
+  /** The order's lines: the base of product and collection coupons. */
+  items?: OrderLine[];
+}
+
+export interface CouponVerdict {
+  valid: boolean;
+  /** Minor units; 0 when not valid. */
+  discountAmount: number;
+  reason: Refusal | null;
+  message: string;
+  coupon: Coupon | null;
+}
+
+export interface AppliedCoupon {
+  coupon: Coupon;
+  redemption: Redemption;
+  discountAmount: number;
+}
+
+export interface VolumeQuote {
+  /** Minor units off the line. */
+  discountAmount: number;
+  /** The tier that gave it: the highest min_quantity reached; null when none is. */
+  tier: VolumeDiscount | null;
+}
+
+/**
+ * Coupons and volume discounts as the cart and checkout use them: every method works in the
+ * caller's transaction, so a coupon's use commits (or rolls back) with the order that uses it.
+ */
+@injectable()
+export class Discounts {
+  /** Whether the coupon applies to this order and what it takes off; changes nothing. */
+  async validate(tx: Tx, check: CouponCheck): Promise<CouponVerdict> {
+    const coupon = await this.findByCode(tx, check.code);
+    if (!coupon) return refused('not_found', null);
+    return this.judge(tx, coupon, check, false);
+  }
+
+  /**
+   * Validates the coupon against the order and records its use with the discount it computes,
+   * holding the coupon's row lock until the caller's transaction ends: `max_uses` and
+   * `max_uses_per_customer` hold however many checkouts run at once. Refusals are 422 COUPON_INVALID.
+   */
+  async apply(tx: Tx, check: CouponCheck & { orderId?: string | null }): Promise<AppliedCoupon> {
+    const coupon = await this.findByCode(tx, check.code, true);
+    if (!coupon) throw couponInvalid('not_found');
+    const verdict = await this.judge(tx, coupon, check, true);
+    if (!verdict.valid) throw couponInvalid(verdict.reason!, { coupon_id: coupon.id });
+    await this.assertNotUsedBy(tx, coupon, check.orderId);
+    return this.record(tx, coupon, { ...check, amount: verdict.discountAmount });
+  }
+
+  /**
+   * Records a use whose amount the caller computed (POST /coupons/:id/apply): the coupon must be
+   * usable now, by this customer, and a fixed amount cannot be exceeded.
+   */
+  async recordUse(tx: Tx, couponId: string, use: CouponCustomer & { orderId?: string | null; amount: number }): Promise<AppliedCoupon> {
+    const coupon = await tx.em.findOne(Coupon, { id: couponId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!coupon) throw AppError.notFound('Coupon', 'COUPON_NOT_FOUND');
+    const refusal = availabilityRefusal(coupon, tx.now()) ?? (await this.customerRefusal(tx, coupon, use, true));
+    if (refusal) throw couponInvalid(refusal, { coupon_id: coupon.id });
+    if (coupon.type === 'fixed_amount' && use.amount > coupon.value) {
+      throw couponInvalid('discount_amount_too_high', { coupon_id: coupon.id, path: 'body.discount_amount', maximum: coupon.value });
+    }
+    await this.assertNotUsedBy(tx, coupon, use.orderId);
+    return this.record(tx, coupon, use);
+  }
+
+  /** The live coupon with this code (case-insensitive), optionally locked for the rest of the transaction. */
+  async findByCode(tx: Tx, code: string, lock = false): Promise<Coupon | null> {
+    const normalized = normalizeCode(code);
+    if (!CODE_PATTERN.test(normalized)) return null;
+    return tx.em.findOne(
+      Coupon,
+      { code: normalized, deletedAt: null },
+      lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {},
+    );
+  }
+
+  /** The volume discount of `quantity` units of one product at `unitPrice` (minor units), rounded down. */
+  async volumeDiscountFor(tx: Tx, productId: string, quantity: number, unitPrice: number): Promise<VolumeQuote> {
+    const [quote] = await this.volumeDiscountsFor(tx, [{ productId, quantity, unitPrice }]);
+    return quote;
+  }
+
+  /**
+   * Volume discounts of a whole cart in one statement. The quantity of a product is the sum over
+   * its lines (variants), and each line gets that tier's share of its own total.
+   */
+  async volumeDiscountsFor(tx: Tx, lines: OrderLine[]): Promise<VolumeQuote[]> {
+    const quantities = new Map<string, number>();
+    for (const line of lines) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
+    if (quantities.size === 0) return [];
+    const tiers = await tx.em.find(VolumeDiscount, { productId: { $in: [...quantities.keys()] } }, { orderBy: { minQuantity: 'desc' } });
+    const tierOf = new Map<string, VolumeDiscount | null>();
+    for (const [productId, quantity] of quantities) {
+      tierOf.set(productId, tiers.find((t) => t.productId === productId && t.minQuantity <= quantity) ?? null);
+    }
+    return lines.map((line) => {
+      const tier = tierOf.get(line.productId) ?? null;
+      return { tier, discountAmount: tier ? basisPointsOf(BigInt(line.quantity) * BigInt(line.unitPrice), tier.value) : 0 };
+    });
+  }
+
+  /** Every rule of the coupon against the order, in the order a shopper can act on them. */
+  private async judge(tx: Tx, coupon: Coupon, check: CouponCheck, forUse: boolean): Promise<CouponVerdict> {
+    const early =
+      availabilityRefusal(coupon, tx.now()) ??
+      (check.currency && check.currency !== coupon.currency ? 'currency_mismatch' : null) ??
+      (await this.customerRefusal(tx, coupon, check, forUse)) ??
+      (check.orderAmount < coupon.minOrderAmount ? 'min_order_amount_not_met' : null);
+    if (early) return refused(early, coupon);
+    const base = await this.eligibleSubtotal(tx, coupon, check);
+    if (typeof base === 'string') return refused(base, coupon);
+    const discountAmount = couponDiscount(coupon, base);
+    return { valid: true, discountAmount, reason: null, message: 'The coupon applies', coupon };
+  }
+
+  /**
+   * What the coupon's share is computed on: the order amount for `all` coupons; for product and
+   * collection coupons the eligible lines (capped at the order amount), or the whole order when
+   * only product ids are known and every one of them is eligible.
+   */
+  private async eligibleSubtotal(tx: Tx, coupon: Coupon, check: CouponCheck): Promise<number | Refusal> {
+    if (coupon.applicableTo === 'all') return check.orderAmount;
+    const named = check.items ? check.items.map((i) => i.productId) : (check.productIds ?? []);
+    if (named.length === 0) return 'items_required';
+    const products = [...new Set(named)];
+    const eligible =
+      coupon.applicableTo === 'products'
+        ? new Set(products.filter((id) => coupon.applicableIds.includes(id)))
+        : await productsInCollections(tx.em, coupon.applicableIds, products);
+    if (eligible.size === 0) return 'not_applicable';
+    if (!check.items) return eligible.size === products.length ? check.orderAmount : 'items_required';
+    const sum = check.items.filter((i) => eligible.has(i.productId)).reduce((total, i) => total + BigInt(i.quantity) * BigInt(i.unitPrice), 0n);
+    return Number(sum < BigInt(check.orderAmount) ? sum : BigInt(check.orderAmount));
+  }
+
+  /** The per-customer limit: counted by id or e-mail; a use needs a customer when there is a limit. */
+  private async customerRefusal(tx: Tx, coupon: Coupon, who: CouponCustomer, forUse: boolean): Promise<Refusal | null> {
+    if (coupon.maxUsesPerCustomer == null) return null;
+    const email = normalizeEmail(who.customerEmail);
+    const matches: Array<Record<string, string>> = [];
+    if (who.customerId) matches.push({ customerId: who.customerId });
+    if (email) matches.push({ customerEmail: email });
+    if (matches.length === 0) return forUse ? 'customer_required' : null;
+    const used = await tx.em.count(Redemption, { couponId: coupon.id, $or: matches });
+    return used >= coupon.maxUsesPerCustomer ? 'customer_usage_limit_reached' : null;
+  }
+
+  private async assertNotUsedBy(tx: Tx, coupon: Coupon, orderId: string | null | undefined): Promise<void> {
+    if (!orderId || !(await tx.em.count(Redemption, { couponId: coupon.id, orderId }))) return;
+    throw AppError.conflict('This order has already used this coupon', 'COUPON_ALREADY_APPLIED', [
+      { path: 'body.order_id', message: 'has already used this coupon', coupon_id: coupon.id },
+    ]);
+  }
+
+  /**
+   * One more use, and its record, in the caller's transaction. The coupon row is locked already;
+   * the increment is still conditional, so that `max_uses` holds by this statement alone.
+   */
+  private async record(tx: Tx, coupon: Coupon, use: CouponCustomer & { orderId?: string | null; amount: number }): Promise<AppliedCoupon> {
+    const at = tx.now();
+    const [row] = await tx.em.execute<Array<Record<string, unknown>>>(
+      `update discounts_coupon set uses_count = uses_count + 1, updated_at = ?
+        where tenant_id = ? and id = ? and (max_uses is null or uses_count < max_uses)
+        returning *`,
+      [at, tx.tenantId, coupon.id],
+    );
+    if (!row) throw couponInvalid('usage_limit_reached', { coupon_id: coupon.id });
+    tx.em.map(Coupon, row); // the managed coupon shows the new count without being dirty
+    const redemption = tx.em.create(Redemption, {
+      id: randomUUID(),
+      tenantId: tx.tenantId,
+      couponId: coupon.id,
+      customerId: use.customerId ?? null,
+      customerEmail: normalizeEmail(use.customerEmail),
+      orderId: use.orderId ?? null,
+      amount: use.amount,
+      currency: coupon.currency,
+      createdAt: at,
+    });
+    tx.publish(COUPON_APPLIED, {
+      id: redemption.id,
+      coupon_id: coupon.id,
+      code: coupon.code,
+      order_id: redemption.orderId,
+      customer_id: redemption.customerId,
+      amount: redemption.amount,
+      currency: redemption.currency,
+    });
+    await tx.em.flush();
+    return { coupon, redemption, discountAmount: use.amount };
+  }
+}
+
+function refused(reason: Refusal, coupon: Coupon | null): CouponVerdict {
+  return { valid: false, discountAmount: 0, reason, message: REFUSALS[reason], coupon };
+}
+
+function normalizeEmail(email: string | null | undefined): string | null {
+  return email ? email.trim().toLowerCase() : null;
+}
