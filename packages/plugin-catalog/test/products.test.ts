@@ -218,3 +218,17 @@ describe('OpenAPI', () => {
     }
   });
 });
+
+describe('concurrent changes', () => {
+  it('serialise on the product row: twenty PATCHes at once all succeed, the last one written wins', async () => {
+    const p = (await create(tshirt({ title: 'Contended' }))).json().data;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.request({ method: 'PATCH', url: `/api/v1/catalog/products/${p.id}`, headers: shop.headers(), payload: { tags: [`t${i}`] } }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
+    const final = (await t.request({ method: 'GET', url: `/api/v1/catalog/products/${p.id}`, headers: shop.headers() })).json().data;
+    expect(answers.map((a) => a.json().data.tags[0])).toContain(final.tags[0]);
+  });
+});

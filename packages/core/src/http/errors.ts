@@ -16,6 +16,9 @@ const PG_CODES: Record<string, () => AppError> = {
   '22003': () => AppError.validation('A number is out of range'),
   '22001': () => AppError.validation('A value is too long'),
   '42501': () => AppError.forbidden('This record belongs to another tenant'),
+  // Two transactions waited on each other or overlapped: nothing was written; the same request may be sent again.
+  '40P01': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
+  '40001': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
 };
 
 /** Turns anything thrown into the contract's error body; nothing else ever leaves. */

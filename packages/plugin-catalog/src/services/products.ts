@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, Database, escapeLike, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
@@ -178,7 +179,7 @@ export class Products implements MediaUser {
   }
 
   private async lock(em: EntityManager, id: string): Promise<Product> {
-    const product = await em.findOne(Product, { id }, { lockMode: 4 });
+    const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!product) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
     return product;
   }

@@ -1,0 +1,41 @@
+import { definePlugin } from '@qhatu/core';
+import { StockAdjustment } from './entities/stock-adjustment.js';
+import { StockLevel } from './entities/stock-level.js';
+import { StockReservation } from './entities/stock-reservation.js';
+import { Warehouse } from './entities/warehouse.js';
+import { inventoryMigration } from './migrations/0001_inventory.js';
+import { reservationRoutes } from './routes/reservations.js';
+import { stockRoutes } from './routes/stock.js';
+import { warehouseRoutes } from './routes/warehouses.js';
+import { Reservations } from './services/reservations.js';
+import { Stock } from './services/stock.js';
+import { STOCK_EVENTS, StockLedger } from './services/stock-ledger.js';
+import { WAREHOUSE_EVENTS, Warehouses } from './services/warehouses.js';
+
+export { Warehouse, LOCATION_TYPES, WEEKDAYS, type LocationType, type OperatingHours, type WarehouseAddress } from './entities/warehouse.js';
+export { StockLevel } from './entities/stock-level.js';
+export { StockAdjustment, ADJUSTMENT_REASONS, type AdjustmentReason } from './entities/stock-adjustment.js';
+export { StockReservation } from './entities/stock-reservation.js';
+export { Reservations, type ReservationChange, type ReservationLine, type ReserveInput } from './services/reservations.js';
+export { Stock } from './services/stock.js';
+export { Warehouses } from './services/warehouses.js';
+
+/** Inventory: warehouses, stock per variant and warehouse, audited adjustments and order reservations. */
+export default definePlugin({
+  name: 'inventory',
+  dependsOn: ['catalog'],
+  entities: [Warehouse, StockLevel, StockAdjustment, StockReservation],
+  migrations: [inventoryMigration],
+  events: [...STOCK_EVENTS, ...WAREHOUSE_EVENTS],
+  register(container) {
+    container.registerSingleton(StockLedger);
+    container.registerSingleton(Warehouses);
+    container.registerSingleton(Stock);
+    container.registerSingleton(Reservations);
+  },
+  routes: async (app, { container }) => {
+    await warehouseRoutes(app, container);
+    await stockRoutes(app, container);
+    await reservationRoutes(app, container);
+  },
+});
