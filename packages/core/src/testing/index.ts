@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApp, type QhatuApp } from '../app.js';
 import { loadConfig } from '../config.js';
@@ -34,8 +37,11 @@ export interface TestTenant {
 /** Boots the app on its own database copied from the migrated template; one per test file. */
 export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?: boolean; clock?: Clock; env?: Record<string, string> }): Promise<TestApp> {
   const database = await createTestDatabase(options.plugins);
+  // Each app gets a data folder of its own (local media files and the like), removed on close.
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-test-'));
   const platformToken = `qhp_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({
+    QHATU_DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     DATABASE_POOL_MAX: '4',
     QHATU_PLATFORM_TOKEN: platformToken,
@@ -48,6 +54,7 @@ export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?:
     app = await createApp({ plugins: options.plugins, config, workers: options.workers ?? false, clock: options.clock });
   } catch (error) {
     await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
   const request = (opts: InjectOptions) => app.http.inject(opts);
@@ -106,6 +113,7 @@ export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?:
     async close() {
       await app.close();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
