@@ -136,9 +136,10 @@ describe.concurrent('the new plugin', { timeout: 120_000 }, () => {
     expect(realpathSync(resolved)).toBe(path.join(CORE_DIR, 'src/index.ts'));
   });
 
-  it('boots in an app and serves its routes', async () => {
+  it('loads into the full-store starter beside every other plugin, and serves its routes', async () => {
     const { default: plugin } = await import(path.join(pluginDir, 'src/index.ts'));
-    const t = await createTestApp({ plugins: [plugin] });
+    const { default: starter } = await import(path.join(WORKSPACE, 'starters/full-store/qhatu.config.ts'));
+    const t = await createTestApp({ plugins: [...starter.plugins, plugin] });
     try {
       const shop = await t.createTenant();
       const added = await t.request({ method: 'POST', url: '/api/v1/demo/items', headers: shop.headers(), payload: { title: 'Alpaca scarf' } });
