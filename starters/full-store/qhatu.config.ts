@@ -1,12 +1,14 @@
 import { defineProject } from '@qhatu/core';
 import catalog from '@qhatu/plugin-catalog';
+import checkout from '@qhatu/plugin-checkout';
 import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
+import orders from '@qhatu/plugin-orders';
 import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, webhooks],
 });

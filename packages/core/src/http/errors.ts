@@ -36,20 +36,22 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
     const first = details[0];
     return new AppError(400, code, first ? `${first.path}: ${first.message}` : `The ${where} is not valid`, details);
   }
+  // A route's API may name its own code for a bad body (checkout's INVALID_REQUEST).
+  const bodyCode = request?.routeOptions.config?.errorCodes?.body ?? 'VALIDATION_ERROR';
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return AppError.validation('The JSON body is empty', [{ path: 'body', message: 'is required' }]);
+      return new AppError(400, bodyCode, 'The JSON body is empty', [{ path: 'body', message: 'is required' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return AppError.validation('The body is not valid JSON', [{ path: 'body', message: e.message }]);
+      return new AppError(400, bodyCode, 'The body is not valid JSON', [{ path: 'body', message: e.message }]);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return AppError.validation('The Content-Length header does not match the body');
   }
   if (error instanceof SyntaxError && e.statusCode === 400) {
-    return AppError.validation('The body is not valid JSON', [{ path: 'body', message: e.message }]);
+    return new AppError(400, bodyCode, 'The body is not valid JSON', [{ path: 'body', message: e.message }]);
   }
   const pgCode = (e as { code?: string }).code ?? (e.cause as { code?: string } | undefined)?.code;
   const pg = pgCode ? PG_CODES[pgCode] : undefined;

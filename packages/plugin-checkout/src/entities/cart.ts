@@ -1,0 +1,29 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A shopper's cart; its totals are recomputed from the catalog on every change. */
+export const Cart = defineEntity({
+  name: 'CheckoutCart',
+  tableName: 'checkout_cart',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    customerId: p.uuid().nullable(),
+    sessionId: p.string().nullable(),
+    currency: p.string(),
+    couponCode: p.string().nullable(),
+    /** Why the coupon gives nothing right now (the discounts plugin's reason); null when it applies. */
+    couponRefusal: p.string().nullable(),
+    itemCount: p.integer(),
+    /** Minor units: lines at catalog price, before discounts. */
+    subtotal: p.bigint('number'),
+    volumeDiscountTotal: p.bigint('number'),
+    couponDiscount: p.bigint('number'),
+    total: p.bigint('number'),
+    /** Set once a checkout is made from the cart: the cart is frozen from then on. */
+    checkoutId: p.uuid().nullable(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Cart = InferEntity<typeof Cart>;

@@ -1,0 +1,68 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const CHECKOUT_STATUSES = ['pending', 'shipping_set', 'payment_pending', 'completed', 'abandoned'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+export interface CheckoutAddress {
+  first_name: string;
+  last_name: string;
+  address1: string;
+  city: string;
+  province: string;
+  country_code: string;
+  zip: string;
+  phone: string | null;
+}
+
+export interface ShippingRate {
+  carrier: string;
+  service: string;
+  price: number;
+}
+
+/** A line as it will be charged: a snapshot of the cart line when the checkout was made. */
+export interface CheckoutLine {
+  id: string;
+  variant_id: string;
+  product_id: string;
+  title: string;
+  variant_title: string | null;
+  sku: string | null;
+  quantity: number;
+  unit_price: number;
+  subtotal: number;
+  volume_discount: number;
+  total: number;
+  requires_shipping: boolean;
+  image_url: string | null;
+  weight_grams: number | null;
+  taxable: boolean;
+}
+
+export const Checkout = defineEntity({
+  name: 'CheckoutCheckout',
+  tableName: 'checkout_checkout',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    cartId: p.uuid(),
+    customerId: p.uuid().nullable(),
+    email: p.string(),
+    status: p.string().$type<CheckoutStatus>(),
+    currency: p.string(),
+    lineItems: p.json<CheckoutLine[]>(),
+    couponCode: p.string().nullable(),
+    subtotal: p.bigint('number'),
+    shippingTotal: p.bigint('number'),
+    discountTotal: p.bigint('number'),
+    taxTotal: p.bigint('number'),
+    total: p.bigint('number'),
+    shippingAddress: p.json<CheckoutAddress>().nullable(),
+    billingAddress: p.json<CheckoutAddress>().nullable(),
+    shippingRate: p.json<ShippingRate>().nullable(),
+    abandonedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Checkout = InferEntity<typeof Checkout>;

@@ -1,0 +1,51 @@
+import { dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { CartCreate, CartItemCreate, CartItemParams, CartItemUpdate, CartOut, CartParams, CouponCode } from '../schemas/cart.js';
+import { Carts } from '../services/carts.js';
+import { cartOut } from '../services/views.js';
+import { CHECKOUT_ERRORS, shopper } from './shopper.js';
+
+export async function cartRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const carts = container.resolve(Carts);
+  const tags = ['Cart'];
+  const config = { auth: STOREFRONT, errorCodes: CHECKOUT_ERRORS };
+  const answer = (status: number, ...errors: number[]) => ({ [status]: dataOf(CartOut), ...errorResponses(400, 401, 403, ...errors) });
+
+  r.post('/checkout/carts', {
+    config,
+    schema: { tags, summary: 'Create a cart', body: CartCreate.nullish(), response: answer(201) },
+  }, async (req, reply) => reply.code(201).send({ data: cartOut(await carts.create(req.body ?? {}, shopper())) }));
+
+  r.get('/checkout/carts/:id', {
+    config,
+    schema: { tags, summary: 'Read a cart', params: CartParams, response: answer(200, 404, 410) },
+  }, async (req) => ({ data: cartOut(await carts.get(req.params.id, shopper())) }));
+
+  r.post('/checkout/carts/:id/items', {
+    config,
+    schema: { tags, summary: 'Add a variant at its catalog price', params: CartParams, body: CartItemCreate, response: answer(201, 404, 409, 410, 422) },
+  }, async (req, reply) => reply.code(201).send({ data: cartOut(await carts.addItem(req.params.id, req.body, shopper())) }));
+
+  r.put('/checkout/carts/:id/items/:variant_id', {
+    config,
+    schema: { tags, summary: "Set a line's quantity", params: CartItemParams, body: CartItemUpdate, response: answer(200, 404, 409, 410) },
+  }, async (req) => ({ data: cartOut(await carts.setQuantity(req.params.id, { variantId: req.params.variant_id }, req.body.quantity, shopper())) }));
+
+  r.delete('/checkout/carts/:id/items/:variant_id', {
+    config,
+    schema: { tags, summary: 'Remove a line', params: CartItemParams, response: answer(200, 404, 409, 410) },
+  }, async (req) => ({ data: cartOut(await carts.removeItem(req.params.id, { variantId: req.params.variant_id }, shopper())) }));
+
+  r.post('/checkout/carts/:id/coupon', {
+    config,
+    schema: { tags, summary: 'Apply a coupon', params: CartParams, body: CouponCode, response: answer(200, 404, 409, 410, 422) },
+  }, async (req) => ({ data: cartOut(await carts.applyCoupon(req.params.id, req.body.code, shopper())) }));
+
+  r.delete('/checkout/carts/:id/coupon', {
+    config,
+    schema: { tags, summary: 'Remove the coupon', params: CartParams, response: answer(200, 404, 409, 410) },
+  }, async (req) => ({ data: cartOut(await carts.removeCoupon(req.params.id, shopper())) }));
+}

@@ -1,0 +1,36 @@
+import { dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { CheckoutCreate, CheckoutOut, CheckoutParams, CheckoutShipping } from '../schemas/checkout.js';
+import { Checkouts } from '../services/checkouts.js';
+import { checkoutOut } from '../services/views.js';
+import { CHECKOUT_ERRORS, shopper } from './shopper.js';
+
+export async function checkoutRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const checkouts = container.resolve(Checkouts);
+  const tags = ['Checkout'];
+  const config = { auth: STOREFRONT, errorCodes: CHECKOUT_ERRORS };
+  const answer = (status: number, ...errors: number[]) => ({ [status]: dataOf(CheckoutOut), ...errorResponses(400, 401, 403, ...errors) });
+
+  r.post('/checkout/checkouts', {
+    config,
+    schema: { tags, summary: 'Check out a cart (the cart is frozen)', body: CheckoutCreate, response: answer(201, 404, 409, 410, 422) },
+  }, async (req, reply) => reply.code(201).send({ data: checkoutOut(await checkouts.create(req.body, shopper())) }));
+
+  r.get('/checkout/checkouts/:id', {
+    config,
+    schema: { tags, summary: 'Read a checkout', params: CheckoutParams, response: answer(200, 404) },
+  }, async (req) => ({ data: checkoutOut(await checkouts.get(req.params.id, shopper())) }));
+
+  r.put('/checkout/checkouts/:id/shipping', {
+    config,
+    schema: { tags, summary: 'Set the addresses and the shipping rate', params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409) },
+  }, async (req) => ({ data: checkoutOut(await checkouts.setShipping(req.params.id, req.body, shopper())) }));
+
+  r.post('/checkout/checkouts/:id/abandon', {
+    config,
+    schema: { tags, summary: 'Mark the checkout abandoned', params: CheckoutParams, response: answer(200, 404, 409) },
+  }, async (req) => ({ data: checkoutOut(await checkouts.abandon(req.params.id, shopper())) }));
+}

@@ -1,0 +1,84 @@
+import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
+import { z } from 'zod';
+
+export const CartParams = z.object({ id: Uuid });
+export const CartItemParams = z.object({ id: Uuid, variant_id: Uuid });
+
+const Quantity = z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000, 'must be at most 10000');
+const MAX_PRICE = 2_147_483_647;
+
+export const CartCreate = z
+  .strictObject({
+    customer_id: Uuid.nullable().optional().meta({ description: 'Store keys only; a customer token makes carts for its own customer' }),
+    session_id: z.string().trim().min(1).max(255).nullable().optional(),
+    currency: CurrencyCode.optional().meta({ description: "Defaults to the store's currency" }),
+  })
+  .meta({ id: 'CheckoutCartCreate' });
+
+/**
+ * The specification's cart item input. Only `variant_id` and `quantity` decide anything: the
+ * title, price and other fields are the catalog's; when sent they are accepted and replaced.
+ */
+export const CartItemCreate = z
+  .strictObject({
+    variant_id: Uuid,
+    quantity: Quantity,
+    product_id: Uuid.optional().meta({ description: "Checked: must be the variant's product" }),
+    title: z.string().max(500).optional().meta({ description: "Ignored: the catalog's title is used" }),
+    variant_title: z.string().max(500).nullable().optional().meta({ description: 'Ignored' }),
+    sku: z.string().max(255).nullable().optional().meta({ description: 'Ignored' }),
+    unit_price: z.number().int().min(0).max(MAX_PRICE).optional().meta({ description: 'Ignored: the catalog price is charged' }),
+    requires_shipping: z.boolean().optional().meta({ description: 'Ignored' }),
+    image_url: z.string().max(2048).nullable().optional().meta({ description: 'Ignored' }),
+    weight_grams: z.number().int().min(0).nullable().optional().meta({ description: 'Ignored' }),
+    taxable: z.boolean().optional().meta({ description: 'Ignored' }),
+  })
+  .meta({ id: 'CheckoutCartItemCreate' });
+
+export const CartItemUpdate = z.strictObject({ quantity: Quantity }).meta({ id: 'CheckoutCartItemUpdate' });
+
+export const CouponCode = z
+  .strictObject({ code: z.string().trim().min(1).max(64) })
+  .meta({ id: 'CheckoutCartCoupon' });
+
+export const CartLineOut = z
+  .object({
+    id: z.uuid(),
+    variant_id: z.uuid(),
+    product_id: z.uuid(),
+    title: z.string(),
+    variant_title: z.string().nullable(),
+    sku: z.string().nullable(),
+    quantity: z.number().int(),
+    unit_price: z.number().int().meta({ description: 'The catalog price, minor units' }),
+    subtotal: z.number().int().meta({ description: 'quantity × unit_price' }),
+    volume_discount: z.number().int(),
+    total: z.number().int().meta({ description: 'subtotal − volume_discount' }),
+    requires_shipping: z.boolean(),
+    image_url: z.string().nullable(),
+    weight_grams: z.number().int().nullable(),
+    taxable: z.boolean(),
+  })
+  .meta({ id: 'CheckoutLine' });
+
+export const CartOut = z
+  .object({
+    id: z.uuid(),
+    tenant_id: z.uuid(),
+    customer_id: z.uuid().nullable(),
+    session_id: z.string().nullable(),
+    currency: z.string(),
+    line_items: z.array(CartLineOut),
+    item_count: z.number().int(),
+    subtotal: z.number().int().meta({ description: 'Lines at catalog price, before discounts' }),
+    discount_total: z.number().int().meta({ description: 'Volume discounts plus the coupon' }),
+    total: z.number().int(),
+    coupon: z
+      .object({ code: z.string(), applies: z.boolean(), reason: z.string().nullable(), discount_amount: z.number().int() })
+      .nullable(),
+    checkout_id: z.uuid().nullable().meta({ description: 'Set once checked out: the cart is frozen' }),
+    expires_at: Timestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'CheckoutCart' });

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { AppError, Database, Tenant, type Tx } from '@qhatu/core';
+import { Discounts } from '@qhatu/plugin-discounts';
+import { inject, injectable } from 'tsyringe';
+import { Cart } from '../entities/cart.js';
+import { CartItem } from '../entities/cart-item.js';
+import { CartPricing } from './pricing.js';
+import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
+import { cartEvent, type CartView } from './views.js';
+
+export const CART_CREATED = 'checkout.cart.created';
+export const CART_UPDATED = 'checkout.cart.updated';
+export const CART_EVENTS = [CART_CREATED, CART_UPDATED] as const;
+
+/** Who is calling: a customer (their own carts only) or the store's keys (any cart of the store). */
+export interface Shopper {
+  customerId: string | null;
+}
+
+export interface CartInput {
+  customer_id?: string | null;
+  session_id?: string | null;
+  currency?: string;
+}
+
+export interface CartItemInput {
+  variant_id: string;
+  quantity: number;
+  /** Checked against the variant when sent; everything else a client may send is the catalog's to say. */
+  product_id?: string;
+}
+
+/** A line named by its variant (REST) or by its own id (GraphQL). */
+export type LineRef = { variantId: string } | { itemId: string };
+
+@injectable()
+export class Carts {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(CartPricing) private readonly pricing: CartPricing,
+    @inject(Discounts) private readonly discounts: Discounts,
+    @inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettings,
+  ) {}
+
+  async create(input: CartInput, shopper: Shopper): Promise<CartView> {
+    if (shopper.customerId && input.customer_id && input.customer_id !== shopper.customerId) {
+      throw AppError.forbidden('A customer can make carts for themselves only');
+    }
+    return this.db.tenant(async (tx) => {
+      const at = tx.now();
+      const currency = input.currency ?? (await tx.em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      const cart = tx.em.create(Cart, {
+        id: randomUUID(),
+        tenantId: tx.tenantId,
+        customerId: shopper.customerId ?? input.customer_id ?? null,
+        sessionId: input.session_id ?? null,
+        currency,
+        couponCode: null,
+        couponRefusal: null,
+        itemCount: 0,
+        subtotal: 0,
+        volumeDiscountTotal: 0,
+        couponDiscount: 0,
+        total: 0,
+        checkoutId: null,
+        expiresAt: new Date(at.getTime() + this.settings.cartTtlMs),
+        createdAt: at,
+        updatedAt: at,
+      });
+      tx.publish(CART_CREATED, cartEvent(cart));
+      return { cart, items: [] };
+    });
+  }
+
+  async get(id: string, shopper: Shopper): Promise<CartView> {
+    return this.db.tenant(async (tx) => {
+      const cart = await this.find(tx, id, shopper, false);
+      return { cart, items: await tx.em.find(CartItem, { cartId: cart.id }) };
+    });
+  }
+
+  /** Adds a variant at its catalog price; the same variant again raises the line's quantity. */
+  async addItem(id: string, input: CartItemInput, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, cart, items) => {
+      const catalog = await this.pricing.catalogOf(tx, [...items.map((i) => i.variantId), input.variant_id]);
+      const sellable = catalog.get(input.variant_id);
+      if (!sellable || (input.product_id && input.product_id !== sellable.product.id)) {
+        throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not in the store', [
+          { path: sellable ? 'body.product_id' : 'body.variant_id', message: sellable ? 'is not the product of this variant' : 'no such variant' },
+        ]);
+      }
+      if (sellable.product.status !== 'active') {
+        throw AppError.unprocessable('PRODUCT_NOT_AVAILABLE', 'This product is not for sale', [{ path: 'body.variant_id', message: `its product is ${sellable.product.status}` }]);
+      }
+      if (sellable.variant.currency !== cart.currency) {
+        throw AppError.unprocessable('CURRENCY_MISMATCH', `This variant is priced in ${sellable.variant.currency}, the cart in ${cart.currency}`, [
+          { path: 'body.variant_id', message: 'has another currency than the cart' },
+        ]);
+      }
+      const existing = items.find((i) => i.variantId === input.variant_id);
+      if (existing) {
+        existing.quantity += input.quantity;
+        existing.updatedAt = tx.now();
+        return { items, catalog };
+      }
+      const item = tx.em.create(CartItem, {
+        id: randomUUID(),
+        tenantId: tx.tenantId,
+        cartId: cart.id,
+        variantId: input.variant_id,
+        productId: sellable.product.id,
+        title: sellable.product.title,
+        variantTitle: null,
+        sku: null,
+        quantity: input.quantity,
+        unitPrice: sellable.variant.price,
+        volumeDiscount: 0,
+        requiresShipping: true,
+        imageUrl: null,
+        weightGrams: null,
+        taxable: true,
+        createdAt: tx.now(),
+        updatedAt: tx.now(),
+      });
+      return { items: [...items, item], catalog };
+    });
+  }
+
+  async setQuantity(id: string, ref: LineRef, quantity: number, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, _cart, items) => {
+      const item = lineOf(items, ref);
+      if (item.quantity !== quantity) {
+        item.quantity = quantity;
+        item.updatedAt = tx.now();
+      }
+      return { items };
+    });
+  }
+
+  async removeItem(id: string, ref: LineRef, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, _cart, items) => {
+      const item = lineOf(items, ref);
+      tx.em.remove(item);
+      return { items: items.filter((i) => i !== item) };
+    });
+  }
+
+  /** Sets the cart's coupon when it applies to the cart now; otherwise 422 COUPON_INVALID with the reason. */
+  async applyCoupon(id: string, code: string, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, cart, items) => {
+      const coupon = await this.discounts.findByCode(tx, code);
+      cart.couponCode = coupon?.code ?? code;
+      return { items, requireCoupon: true };
+    });
+  }
+
+  async removeCoupon(id: string, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (_tx, cart, items) => {
+      cart.couponCode = null;
+      return { items };
+    });
+  }
+
+  /**
+   * One change to an open cart: lock it, load its lines, apply `work`, reprice everything from
+   * the catalog, move the expiry, publish `checkout.cart.updated`.
+   */
+  private change(
+    id: string,
+    shopper: Shopper,
+    work: (tx: Tx, cart: Cart, items: CartItem[]) => Promise<{ items: CartItem[]; catalog?: Awaited<ReturnType<CartPricing['catalogOf']>>; requireCoupon?: boolean }>,
+  ): Promise<CartView> {
+    return this.db.tenant(async (tx) => {
+      const cart = await this.find(tx, id, shopper, true);
+      if (cart.checkoutId) {
+        throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
+      }
+      const loaded = await tx.em.find(CartItem, { cartId: cart.id });
+      const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
+      const kept = await this.pricing.reprice(tx, cart, items, catalog ?? (await this.pricing.catalogOf(tx, items.map((i) => i.variantId))));
+      if (requireCoupon && cart.couponRefusal) {
+        throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
+          { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
+        ]);
+      }
+      const at = tx.now();
+      cart.updatedAt = at;
+      cart.expiresAt = new Date(at.getTime() + this.settings.cartTtlMs);
+      tx.publish(CART_UPDATED, cartEvent(cart));
+      return { cart, items: kept };
+    });
+  }
+
+  /** The cart, if the caller may see it, and still alive; locked for the rest of the transaction when asked. */
+  async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Cart> {
+    const cart = await tx.em.findOne(Cart, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
+    // Another customer's cart is answered like a missing one: cart ids are not to be probed.
+    if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
+    if (cart.expiresAt.getTime() <= tx.now().getTime()) {
+      throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
+    }
+    return cart;
+  }
+}
+
+function lineOf(items: CartItem[], ref: LineRef): CartItem {
+  const item = 'variantId' in ref ? items.find((i) => i.variantId === ref.variantId) : items.find((i) => i.id === ref.itemId);
+  if (!item) throw AppError.notFound('Item in the cart', 'ITEM_NOT_FOUND');
+  return item;
+}

@@ -1,0 +1,108 @@
+import type { Cart } from '../entities/cart.js';
+import type { CartItem } from '../entities/cart-item.js';
+import type { Checkout, CheckoutLine } from '../entities/checkout.js';
+
+/** A cart and its lines, as the services hand them back. */
+export interface CartView {
+  cart: Cart;
+  items: CartItem[];
+}
+
+export function lineOut(item: CartItem): CheckoutLine {
+  const subtotal = item.quantity * item.unitPrice;
+  return {
+    id: item.id,
+    variant_id: item.variantId,
+    product_id: item.productId,
+    title: item.title,
+    variant_title: item.variantTitle ?? null,
+    sku: item.sku ?? null,
+    quantity: item.quantity,
+    unit_price: item.unitPrice,
+    subtotal,
+    volume_discount: item.volumeDiscount,
+    total: subtotal - item.volumeDiscount,
+    requires_shipping: item.requiresShipping,
+    image_url: item.imageUrl ?? null,
+    weight_grams: item.weightGrams ?? null,
+    taxable: item.taxable,
+  };
+}
+
+export function cartOut({ cart, items }: CartView) {
+  return {
+    id: cart.id,
+    tenant_id: cart.tenantId,
+    customer_id: cart.customerId,
+    session_id: cart.sessionId,
+    currency: cart.currency,
+    line_items: [...items].sort(byCreation).map(lineOut),
+    item_count: cart.itemCount,
+    subtotal: cart.subtotal,
+    discount_total: cart.volumeDiscountTotal + cart.couponDiscount,
+    total: cart.total,
+    coupon: cart.couponCode
+      ? { code: cart.couponCode, applies: cart.couponRefusal === null, reason: cart.couponRefusal, discount_amount: cart.couponDiscount }
+      : null,
+    checkout_id: cart.checkoutId,
+    expires_at: cart.expiresAt.toISOString(),
+    created_at: cart.createdAt.toISOString(),
+    updated_at: cart.updatedAt.toISOString(),
+  };
+}
+
+const byCreation = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+
+export function checkoutOut(c: Checkout) {
+  return {
+    id: c.id,
+    cart_id: c.cartId,
+    customer_id: c.customerId,
+    email: c.email,
+    status: c.status,
+    currency: c.currency,
+    line_items: c.lineItems,
+    coupon_code: c.couponCode,
+    subtotal: c.subtotal,
+    shipping_total: c.shippingTotal,
+    discount_total: c.discountTotal,
+    tax_total: c.taxTotal,
+    total: c.total,
+    shipping_address: c.shippingAddress,
+    billing_address: c.billingAddress,
+    shipping_rate: c.shippingRate,
+    abandoned_at: c.abandonedAt?.toISOString() ?? null,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+/** The data of checkout events: the checkout without its addresses (personal data stays out of the outbox). */
+export function checkoutEvent(c: Checkout): Record<string, unknown> {
+  return {
+    id: c.id,
+    cart_id: c.cartId,
+    customer_id: c.customerId,
+    status: c.status,
+    currency: c.currency,
+    subtotal: c.subtotal,
+    shipping_total: c.shippingTotal,
+    discount_total: c.discountTotal,
+    tax_total: c.taxTotal,
+    total: c.total,
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+export function cartEvent(cart: Cart): Record<string, unknown> {
+  return {
+    id: cart.id,
+    customer_id: cart.customerId,
+    currency: cart.currency,
+    item_count: cart.itemCount,
+    subtotal: cart.subtotal,
+    total: cart.total,
+    coupon_code: cart.couponCode,
+    updated_at: cart.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,26 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A line of an order: a snapshot of the variant and its price when the order was placed. */
+export const LineItem = defineEntity({
+  name: 'OrderLineItem',
+  tableName: 'orders_line_item',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    orderId: p.uuid(),
+    position: p.integer(),
+    variantId: p.uuid(),
+    productId: p.uuid(),
+    /** The product's title at the time of purchase. */
+    title: p.string(),
+    variantTitle: p.string(),
+    sku: p.string().nullable(),
+    quantity: p.integer(),
+    /** Units already in a fulfilment. */
+    fulfilledQuantity: p.integer(),
+    unitPriceAmount: p.bigint('number'),
+    totalAmount: p.bigint('number'),
+    requiresShipping: p.boolean(),
+  },
+});
+export type LineItem = InferEntity<typeof LineItem>;

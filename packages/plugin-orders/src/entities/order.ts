@@ -1,0 +1,67 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const ORDER_STATUSES = [
+  'pending',
+  'confirmed',
+  'paid',
+  'ready_to_ship',
+  'in_transit',
+  'partially_fulfilled',
+  'fulfilled',
+  'cancelled',
+  'refunded',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface ShippingAddress {
+  first_name: string;
+  last_name: string;
+  company?: string | null;
+  address1: string;
+  address2?: string | null;
+  city: string;
+  province?: string | null;
+  country_code: string;
+  zip: string;
+  phone?: string | null;
+}
+
+/** One move of the order's status, kept on the order (who asked is in the note). */
+export interface OrderHistoryEntry {
+  action: string;
+  from: OrderStatus;
+  to: OrderStatus;
+  note: string | null;
+  at: string;
+}
+
+export const Order = defineEntity({
+  name: 'Order',
+  tableName: 'orders_order',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    /** Per store, from 1001. */
+    number: p.integer(),
+    status: p.string().$type<OrderStatus>(),
+    customerId: p.uuid().nullable(),
+    /** Lower-case. */
+    customerEmail: p.string(),
+    customerName: p.string(),
+    currency: p.string(),
+    subtotal: p.bigint('number'),
+    shippingTotal: p.bigint('number'),
+    discountTotal: p.bigint('number'),
+    taxTotal: p.bigint('number'),
+    total: p.bigint('number'),
+    shippingAddress: p.json<ShippingAddress>().nullable(),
+    history: p.json<OrderHistoryEntry[]>(),
+    cancelReason: p.string().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    paidAt: p.datetime().nullable(),
+    fulfilledAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Order = InferEntity<typeof Order>;

@@ -1,0 +1,54 @@
+import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { z } from 'zod';
+import { OrderReads, type OrderView } from '../services/order-reads.js';
+
+const typeDefs = `
+  enum OrderStatus { pending confirmed paid ready_to_ship in_transit partially_fulfilled fulfilled cancelled refunded }
+  "A line as it was bought; price is the unit price in minor units."
+  type OrderLineItem { title: String!, quantity: Int!, price: Int! }
+  type Order { id: ID!, number: Int!, status: OrderStatus!, total: Int!, currency: String!, createdAt: String!, lineItems: [OrderLineItem!]! }
+  type OrderEdge { node: Order!, cursor: String! }
+  type OrderConnection { edges: [OrderEdge!]!, pageInfo: PageInfo! }
+  extend type Query {
+    "The signed-in customer's orders, newest first (customer token)."
+    orders(limit: Int, cursor: String): OrderConnection!
+  }
+`;
+
+const OrdersArgs = z.object({
+  limit: z.number().int().min(1, 'limit must be at least 1').nullish(),
+  cursor: z.string().min(1).max(512).nullish(),
+});
+
+function node({ order, lines }: OrderView) {
+  return {
+    id: order.id,
+    number: order.number,
+    status: order.status,
+    total: order.total,
+    currency: order.currency,
+    createdAt: order.createdAt.toISOString(),
+    lineItems: lines.map((l) => ({ title: l.title, quantity: l.quantity, price: l.unitPriceAmount })),
+  };
+}
+
+export const orderGraphQL: GraphQLContribution = {
+  typeDefs,
+  resolvers: {
+    Query: {
+      orders: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
+        const principal = ctx.require(['customer']);
+        if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
+        const parsed = OrdersArgs.safeParse(raw);
+        if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
+        const args = parsed.data;
+        const { views, page } = await ctx.container.resolve(OrderReads).list(
+          { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
+          { ownerId: principal.subjectId },
+        );
+        const byId = new Map(views.map((v) => [v.order.id, v]));
+        return toConnection(page, (o) => node(byId.get(o.id)!), args.cursor ?? undefined);
+      },
+    },
+  } as never,
+};

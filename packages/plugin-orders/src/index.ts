@@ -1,0 +1,66 @@
+import { definePlugin, OutboxRelay, TenantContext, Jobs, type DomainEvent, type Tx } from '@qhatu/core';
+import { Fulfillment } from './entities/fulfillment.js';
+import { LineItem } from './entities/line-item.js';
+import { Order } from './entities/order.js';
+import { orderGraphQL } from './graphql/orders.js';
+import { orderMachine } from './machines/order.js';
+import { ordersMigration } from './migrations/0001_orders.js';
+import { orderRoutes } from './routes/orders.js';
+import { ORDER_EVENTS } from './services/events.js';
+import { Fulfillments } from './services/fulfillments.js';
+import { OrderReads } from './services/order-reads.js';
+import { Orders, type PaymentConfirmed } from './services/orders.js';
+import { CatalogPrices, OrderPrices } from './services/prices.js';
+import { Shipping } from './services/shipping.js';
+
+export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
+export { LineItem } from './entities/line-item.js';
+export { Fulfillment, FULFILLMENT_STATUSES, type FulfillmentStatus, type FulfillmentItem } from './entities/fulfillment.js';
+export { orderMachine } from './machines/order.js';
+export { Orders, FIRST_ORDER_NUMBER, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
+export { OrderReads, type OrderView, type OrderFilter } from './services/order-reads.js';
+export { Fulfillments } from './services/fulfillments.js';
+export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
+export { ORDER_EVENTS } from './services/events.js';
+export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
+
+export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
+export const PAYMENT_CONFIRMED_JOB = 'orders.payment-confirmed';
+
+/** Orders: price snapshots, numbers per store, the order lifecycle, fulfilments and their stock. */
+export default definePlugin({
+  name: 'orders',
+  dependsOn: ['catalog', 'customers', 'inventory'],
+  entities: [Order, LineItem, Fulfillment],
+  migrations: [ordersMigration],
+  machines: [orderMachine],
+  events: [...ORDER_EVENTS],
+  register(container) {
+    if (!container.isRegistered(OrderPrices)) container.register(OrderPrices, { useValue: new CatalogPrices() });
+    container.registerSingleton(Shipping);
+    container.registerSingleton(Orders);
+    container.registerSingleton(OrderReads);
+    container.registerSingleton(Fulfillments);
+  },
+  onReady({ container }) {
+    const jobs = container.resolve(Jobs);
+    // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.
+    container.resolve(OutboxRelay).subscribe((event: DomainEvent, tx: Tx) => {
+      if (event.type !== PAYMENT_CONFIRMED_EVENT) return;
+      tx.afterCommit(() =>
+        TenantContext.run({ tenantId: event.tenantId }, () =>
+          jobs.add(PAYMENT_CONFIRMED_JOB, event.data, { jobId: `orders-payment-${event.id}` }),
+        ).then(() => undefined),
+      );
+    });
+  },
+  jobs: {
+    [PAYMENT_CONFIRMED_JOB]: {
+      handler: (data: PaymentConfirmed, { container }) => container.resolve(Orders).paymentConfirmed(data).then(() => undefined),
+      attempts: 5,
+      backoffMs: 2000,
+    },
+  },
+  routes: async (app, { container }) => orderRoutes(app, container),
+  graphql: orderGraphQL,
+});

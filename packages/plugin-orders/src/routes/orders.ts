@@ -1,0 +1,157 @@
+import { ADMIN, AppError, dataOf, errorResponses, IdParams, listOf, TenantContext, type PageRequest } from '@qhatu/core';
+import { Customers } from '@qhatu/plugin-customers';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import type { OrderStatus } from '../entities/order.js';
+import {
+  FulfillmentCreate,
+  OrderCancel,
+  OrderCreate,
+  OrderFulfillmentOut,
+  OrderInTransit,
+  OrderListQuery,
+  OrderNote,
+  OrderOut,
+  OrderUndoReadyToShip,
+} from '../schemas/order.js';
+import { Fulfillments } from '../services/fulfillments.js';
+import { OrderReads, type OrderFilter } from '../services/order-reads.js';
+import { Orders } from '../services/orders.js';
+import { fulfillmentOut, orderOut } from './serialize.js';
+
+/** Admin keys see every order; a customer token only its customer's. */
+const READERS = ['admin', 'customer'] as const;
+
+/** The customer a customer token speaks for; undefined for admin keys. */
+function ownerId(): string | undefined {
+  const principal = TenantContext.principal();
+  if (principal?.kind !== 'customer') return undefined;
+  if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
+  return principal.subjectId;
+}
+
+function filterOf(query: OrderListQuery): OrderFilter {
+  return {
+    status: query['filter[status]'] as OrderStatus | undefined,
+    customer_id: query['filter[customer_id]'],
+    customer_email: query['filter[customer_email]'],
+    q: query.q,
+    ownerId: ownerId(),
+  };
+}
+
+const dateOf = (s?: string) => (s ? new Date(s) : undefined);
+
+export async function orderRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const orders = container.resolve(Orders);
+  const reads = container.resolve(OrderReads);
+  const fulfillments = container.resolve(Fulfillments);
+  const customers = container.resolve(Customers);
+  const tags = ['Orders'];
+  const one = { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404, 409, 422) };
+  const view = async (id: string) => ({ data: orderOut(await reads.get(id)) });
+  const list = async (query: OrderListQuery, filter: OrderFilter) => {
+    const { views, page } = await reads.list(query as PageRequest, filter);
+    return { data: views.map(orderOut), meta: { pagination: page.pagination } };
+  };
+
+  r.post('/orders', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: "Create an order (each line is charged the catalog's price)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req, reply) => {
+    const order = await orders.create({
+      customerEmail: req.body.customer_email,
+      lines: req.body.line_items.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.price })),
+      shippingAddress: req.body.shipping_address ?? null,
+    });
+    return reply.code(201).send(await view(order.id));
+  });
+
+  r.get('/orders', {
+    config: { auth: READERS },
+    schema: { tags, summary: 'List orders (a customer token: its own)', querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403) } },
+  }, async (req) => list(req.query, filterOf(req.query)));
+
+  r.get('/orders/:id', {
+    config: { auth: READERS },
+    schema: { tags, summary: 'Read an order with its lines and fulfillments', params: IdParams, response: { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: orderOut(await reads.get(req.params.id, ownerId())) }));
+
+  r.get('/customers/:id/orders', {
+    config: { auth: READERS },
+    schema: { tags, summary: "A customer's orders (same parameters as the order list)", params: IdParams, querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => {
+    const owner = ownerId();
+    if (owner && owner !== req.params.id) throw AppError.notFound('Customer', 'CUSTOMER_NOT_FOUND');
+    await customers.get(req.params.id);
+    return list(req.query, { ...filterOf(req.query), customer_id: req.params.id });
+  });
+
+  r.post('/orders/:id/cancel', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Cancel a pending, confirmed or paid order (its stock is released)', params: IdParams, body: OrderCancel.nullish(), response: one },
+  }, async (req) => {
+    await orders.cancel(req.params.id, req.body?.reason);
+    return view(req.params.id);
+  });
+
+  r.post('/orders/:id/ready-to-ship', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'paid → ready_to_ship', params: IdParams, body: OrderNote.nullish(), response: one },
+  }, async (req) => {
+    await orders.readyToShip(req.params.id, req.body?.note);
+    return view(req.params.id);
+  });
+
+  r.post('/orders/:id/ready-to-ship/undo', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'ready_to_ship → paid: a problem was found (reason required)', params: IdParams, body: OrderUndoReadyToShip, response: one },
+  }, async (req) => {
+    await orders.undoReadyToShip(req.params.id, req.body.reason);
+    return view(req.params.id);
+  });
+
+  r.post('/orders/:id/in-transit', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'ready_to_ship → in_transit: everything left is handed to the courier as one fulfillment', params: IdParams, body: OrderInTransit.nullish(), response: one },
+  }, async (req) => {
+    const b = req.body ?? {};
+    await orders.handToCourier(req.params.id, { carrier: b.carrier, trackingNumber: b.tracking_number, trackingUrl: b.tracking_url, estimatedDelivery: dateOf(b.estimated_delivery) });
+    return view(req.params.id);
+  });
+
+  r.post('/orders/:id/deliver', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'in_transit → fulfilled (delivery confirmed) or paid → fulfilled (direct delivery, no courier)', params: IdParams, body: OrderNote.nullish(), response: one },
+  }, async (req) => {
+    await orders.deliver(req.params.id, req.body?.note);
+    return view(req.params.id);
+  });
+
+  r.post('/orders/:id/fulfillments', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Ship some or all of what is left (split shipments allowed)', params: IdParams, body: FulfillmentCreate.nullish(), response: { 201: dataOf(OrderFulfillmentOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
+  }, async (req, reply) => {
+    const b = req.body ?? {};
+    const { fulfillment } = await fulfillments.create(req.params.id, {
+      carrier: b.carrier,
+      trackingNumber: b.tracking_number,
+      trackingUrl: b.tracking_url,
+      estimatedDelivery: dateOf(b.estimated_delivery),
+      lines: b.line_items?.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, title: l.title })),
+    });
+    return reply.code(201).send({ data: fulfillmentOut(fulfillment) });
+  });
+
+  r.get('/orders/:id/fulfillments', {
+    config: { auth: READERS },
+    schema: { tags, summary: "The order's shipments with status, carrier, tracking and items", params: IdParams, response: { 200: dataOf(OrderFulfillmentOut.array()), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: (await reads.get(req.params.id, ownerId())).fulfillments.map(fulfillmentOut) }));
+
+  r.post('/fulfillments/:id/delivered', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: 'Confirm delivery of a shipment (the order is fulfilled once all are delivered)', params: IdParams, response: { 200: dataOf(OrderFulfillmentOut), ...errorResponses(400, 401, 403, 404, 409) } },
+  }, async (req) => ({ data: fulfillmentOut(await fulfillments.markDelivered(req.params.id)) }));
+}

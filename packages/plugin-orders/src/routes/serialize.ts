@@ -1,0 +1,64 @@
+import type { Fulfillment } from '../entities/fulfillment.js';
+import type { LineItem } from '../entities/line-item.js';
+import type { OrderView } from '../services/order-reads.js';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function lineItemOut(l: LineItem) {
+  return {
+    id: l.id,
+    variant_id: l.variantId,
+    product_id: l.productId,
+    title: l.title,
+    variant_title: l.variantTitle,
+    sku: l.sku ?? null,
+    quantity: l.quantity,
+    fulfilled_quantity: l.fulfilledQuantity,
+    unit_price_amount: l.unitPriceAmount,
+    total_amount: l.totalAmount,
+    requires_shipping: l.requiresShipping,
+  };
+}
+
+export function fulfillmentOut(f: Fulfillment) {
+  return {
+    id: f.id,
+    order_id: f.orderId,
+    status: f.status,
+    carrier: f.carrier ?? null,
+    tracking_number: f.trackingNumber ?? null,
+    tracking_url: f.trackingUrl ?? null,
+    estimated_delivery: iso(f.estimatedDelivery),
+    line_items: f.items,
+    shipped_at: f.shippedAt.toISOString(),
+    delivered_at: iso(f.deliveredAt),
+    created_at: f.createdAt.toISOString(),
+    updated_at: f.updatedAt.toISOString(),
+  };
+}
+
+export function orderOut({ order: o, lines, fulfillments }: OrderView) {
+  return {
+    id: o.id,
+    number: o.number,
+    status: o.status,
+    customer_id: o.customerId ?? null,
+    customer_email: o.customerEmail,
+    currency: o.currency,
+    subtotal: o.subtotal,
+    shipping_total: o.shippingTotal,
+    discount_total: o.discountTotal,
+    tax_total: o.taxTotal,
+    total: o.total,
+    line_items: lines.map(lineItemOut),
+    shipping_address: o.shippingAddress ?? null,
+    fulfillments: fulfillments.map(fulfillmentOut),
+    history: o.history,
+    cancel_reason: o.cancelReason ?? null,
+    cancelled_at: iso(o.cancelledAt),
+    paid_at: iso(o.paidAt),
+    fulfilled_at: iso(o.fulfilledAt),
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+  };
+}

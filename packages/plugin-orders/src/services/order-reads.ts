@@ -1,0 +1,79 @@
+import { AppError, Database, escapeLike, paginate, type Page, type PageRequest } from '@qhatu/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inject, injectable } from 'tsyringe';
+import { Fulfillment } from '../entities/fulfillment.js';
+import { LineItem } from '../entities/line-item.js';
+import { Order, type OrderStatus } from '../entities/order.js';
+import { orderNotFound } from './lifecycle.js';
+
+export interface OrderFilter {
+  status?: OrderStatus;
+  customer_id?: string;
+  customer_email?: string;
+  q?: string;
+  /** A customer token: only this customer's orders exist. */
+  ownerId?: string;
+}
+
+/** An order with its lines and shipments. */
+export interface OrderView {
+  order: Order;
+  lines: LineItem[];
+  fulfillments: Fulfillment[];
+}
+
+/** Reading orders: a page is three statements (orders, their lines, their shipments). */
+@injectable()
+export class OrderReads {
+  constructor(@inject(Database) private readonly db: Database) {}
+
+  async list(page: PageRequest, filter: OrderFilter): Promise<{ views: OrderView[]; page: Page<Order> }> {
+    return this.db.tenant(async ({ em }) => {
+      const where: Record<string, unknown> = {};
+      if (filter.status) where.status = filter.status;
+      if (filter.customer_id) where.customerId = filter.customer_id;
+      if (filter.customer_email) where.customerEmail = filter.customer_email.toLowerCase();
+      if (filter.ownerId) where.$and = [{ customerId: filter.ownerId }];
+      if (filter.q) {
+        const like = `%${escapeLike(filter.q)}%`;
+        const digits = /^#?(\d{1,9})$/.exec(filter.q);
+        const or: unknown[] = [{ customerEmail: { $ilike: like } }, { customerName: { $ilike: like } }];
+        if (digits) or.push({ number: Number(digits[1]) });
+        where.$or = or;
+      }
+      const result = await paginate(em, Order, where, page);
+      return { views: await this.withDetails(em, result.items), page: result };
+    });
+  }
+
+  /** The order, or 404 ORDER_NOT_FOUND (also when `ownerId` is given and it is another customer's). */
+  async get(id: string, ownerId?: string): Promise<OrderView> {
+    return this.db.tenant(async ({ em }) => {
+      const order = await em.findOne(Order, ownerId ? { id, customerId: ownerId } : { id });
+      if (!order) throw orderNotFound();
+      return (await this.withDetails(em, [order]))[0];
+    });
+  }
+
+  async fulfillment(id: string): Promise<Fulfillment> {
+    return this.db.tenant(async ({ em }) => {
+      const found = await em.findOne(Fulfillment, { id });
+      if (!found) throw AppError.notFound('Fulfillment', 'FULFILLMENT_NOT_FOUND');
+      return found;
+    });
+  }
+
+  private async withDetails(em: EntityManager, orders: Order[]): Promise<OrderView[]> {
+    if (orders.length === 0) return [];
+    const ids = orders.map((o) => o.id);
+    const [lines, shipments] = await Promise.all([
+      em.find(LineItem, { orderId: { $in: ids } }, { orderBy: { orderId: 'asc', position: 'asc' } }),
+      em.find(Fulfillment, { orderId: { $in: ids } }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+    ]);
+    return orders.map((order) => ({
+      order,
+      lines: lines.filter((l) => l.orderId === order.id),
+      fulfillments: shipments.filter((f) => f.orderId === order.id),
+    }));
+  }
+}

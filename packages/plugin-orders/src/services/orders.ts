@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { AppError, Database, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
+import { Product, Variant } from '@qhatu/plugin-catalog';
+import { Customers } from '@qhatu/plugin-customers';
+import type { Logger } from 'pino';
+import { inject, injectable } from 'tsyringe';
+import { z } from 'zod';
+import { Fulfillment } from '../entities/fulfillment.js';
+import { LineItem } from '../entities/line-item.js';
+import { Order, type ShippingAddress } from '../entities/order.js';
+import { publishCreated, publishFulfillment } from './events.js';
+import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
+import { OrderPrices, type LinePrices } from './prices.js';
+import { Shipping } from './shipping.js';
+
+export const FIRST_ORDER_NUMBER = 1001;
+
+/** What `placeOrder` takes: the REST create, or a cart handed over by the checkout plugin. */
+export interface PlaceOrderInput {
+  customerEmail: string;
+  /** Known to the checkout; otherwise the customer with `customerEmail`, if the store has one. */
+  customerId?: string | null;
+  lines: Array<{ variantId: string; quantity: number; /** Ignored: the catalog's price is charged. */ price?: number }>;
+  shippingAddress?: ShippingAddress | null;
+  /** Worked out by the checkout (minor units, the order's currency); 0 when absent. */
+  shippingTotal?: number;
+  discountTotal?: number;
+  taxTotal?: number;
+  /** When given, the variants' currency must be this one. */
+  currency?: string;
+}
+
+/** `payments.payment.confirmed` as the payments plugin publishes it. */
+export interface PaymentConfirmed {
+  payment_id: string;
+  order_id: string;
+  amount: number;
+  currency: string;
+}
+
+const PaymentConfirmedData = z.object({
+  payment_id: z.string().min(1),
+  order_id: z.uuid(),
+  amount: z.number().int().min(0),
+  currency: z.string().length(3),
+});
+
+/** Orders and their lifecycle: the only writer of orders, besides `Fulfillments`. */
+@injectable()
+export class Orders {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(Customers) private readonly customers: Customers,
+    @inject(Shipping) private readonly shipping: Shipping,
+    @inject(OrderPrices) private readonly prices: LinePrices,
+    @inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async create(input: PlaceOrderInput): Promise<Order> {
+    return this.db.tenant((tx) => this.placeOrder(tx, input));
+  }
+
+  /**
+   * Places an order inside the caller's transaction (the checkout's): prices from the catalog,
+   * lines as a snapshot, the customer linked by e-mail, the next order number of the store.
+   */
+  async placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
+    const merged = new Map<string, number>();
+    for (const l of input.lines) merged.set(l.variantId, (merged.get(l.variantId) ?? 0) + l.quantity);
+    if (merged.size === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
+    const variantIds = [...merged.keys()];
+    const variants = await tx.em.find(Variant, { id: { $in: variantIds } });
+    const byId = new Map(variants.map((v) => [v.id, v]));
+    const missing: ErrorDetail[] = variantIds.filter((id) => !byId.has(id)).map((id) => ({ path: 'line_items', message: 'is not a variant of this store', variant_id: id }));
+    if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', `Unknown variants: ${missing.map((m) => m.variant_id).join(', ')}`, missing);
+    const currencies = [...new Set(variants.map((v) => v.currency))];
+    if (currencies.length > 1) {
+      throw AppError.unprocessable('MIXED_CURRENCIES', `The variants are priced in ${currencies.join(' and ')}; an order has one currency`, currencies.map((c) => ({ message: 'currency of a line', currency: c })));
+    }
+    const currency = currencies[0];
+    if (input.currency && input.currency !== currency) {
+      throw AppError.unprocessable('CURRENCY_MISMATCH', `The variants are priced in ${currency}, not ${input.currency}`);
+    }
+    const ordered = variantIds.map((id) => byId.get(id)!);
+    if (!input.shippingAddress && ordered.some((v) => v.requiresShipping)) {
+      throw AppError.unprocessable('SHIPPING_ADDRESS_REQUIRED', 'A line requires shipping: give a shipping_address', [{ path: 'body.shipping_address', message: 'is required' }]);
+    }
+    const products = new Map((await tx.em.find(Product, { id: { $in: [...new Set(ordered.map((v) => v.productId))] } })).map((p) => [p.id, p]));
+
+    const email = input.customerEmail.trim().toLowerCase();
+    const customer = input.customerId ? null : await this.customers.findByEmail(email);
+    const customerId = input.customerId ?? customer?.id ?? null;
+    const unit = await this.prices.unitPrices(tx, ordered, customerId);
+
+    const id = randomUUID();
+    const at = tx.now();
+    const lines = ordered.map((v, position) => {
+      const quantity = merged.get(v.id)!;
+      const price = Math.min(unit.get(v.id) ?? v.price, v.price);
+      return tx.em.create(LineItem, {
+        id: randomUUID(),
+        tenantId: tx.tenantId,
+        orderId: id,
+        position,
+        variantId: v.id,
+        productId: v.productId,
+        title: products.get(v.productId)?.title ?? v.title,
+        variantTitle: v.title,
+        sku: v.sku ?? null,
+        quantity,
+        fulfilledQuantity: 0,
+        unitPriceAmount: price,
+        totalAmount: price * quantity,
+        requiresShipping: v.requiresShipping,
+      });
+    });
+    const subtotal = lines.reduce((sum, l) => sum + l.totalAmount, 0);
+    const shippingTotal = input.shippingTotal ?? 0;
+    const discountTotal = Math.min(input.discountTotal ?? 0, subtotal + shippingTotal);
+    const taxTotal = input.taxTotal ?? 0;
+    const address = input.shippingAddress ?? null;
+    const name = address ? `${address.first_name} ${address.last_name}` : customer ? `${customer.firstName} ${customer.lastName}` : '';
+    const order = tx.em.create(Order, {
+      id,
+      tenantId: tx.tenantId,
+      number: await this.nextNumber(tx),
+      status: 'pending',
+      customerId,
+      customerEmail: email,
+      customerName: name.trim(),
+      currency,
+      subtotal,
+      shippingTotal,
+      discountTotal,
+      taxTotal,
+      total: subtotal + shippingTotal + taxTotal - discountTotal,
+      shippingAddress: address,
+      history: [],
+      cancelReason: null,
+      cancelledAt: null,
+      paidAt: null,
+      fulfilledAt: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    publishCreated(tx, order, lines);
+    return order;
+  }
+
+  /** The store's next number: one upsert on its counter row, which stays locked until this transaction ends. */
+  private async nextNumber(tx: Tx): Promise<number> {
+    const [row] = await tx.em.execute<Array<{ last_number: number }>>(
+      `insert into orders_counter (tenant_id, last_number) values (?, ?)
+       on conflict (tenant_id) do update set last_number = orders_counter.last_number + 1
+       returning last_number`,
+      [tx.tenantId, FIRST_ORDER_NUMBER],
+    );
+    return Number(row.last_number);
+  }
+
+  /** pending, confirmed or paid → cancelled; the stock it holds is given back. */
+  async cancel(id: string, reason?: string): Promise<Order> {
+    return this.db.tenant(async (tx) => {
+      const order = await lockOrder(tx, id);
+      assertCan(order, 'cancel');
+      await this.shipping.releaseAll(tx, order.id);
+      return move(tx, order, 'cancel', reason ?? null);
+    });
+  }
+
+  /** paid → ready_to_ship (packed, waiting for the courier). */
+  async readyToShip(id: string, note?: string): Promise<Order> {
+    return this.db.tenant(async (tx) => move(tx, await lockOrder(tx, id), 'ready_to_ship', note ?? null));
+  }
+
+  /** ready_to_ship → paid: the operator found a problem. */
+  async undoReadyToShip(id: string, reason: string): Promise<Order> {
+    return this.db.tenant(async (tx) => move(tx, await lockOrder(tx, id), 'undo_ready_to_ship', reason));
+  }
+
+  /** ready_to_ship → in_transit: everything left is handed to the courier as one shipment. */
+  async handToCourier(id: string, details: { carrier?: string; trackingNumber?: string; trackingUrl?: string; estimatedDelivery?: Date }): Promise<Order> {
+    return this.db.tenant(async (tx) => {
+      const order = await lockOrder(tx, id);
+      assertCan(order, 'hand_to_courier');
+      await this.shipping.ship(tx, order, await linesOf(tx, order.id), undefined, details);
+      return move(tx, order, 'hand_to_courier', details.carrier ? `carrier ${details.carrier}` : null);
+    });
+  }
+
+  /**
+   * → fulfilled: delivery confirmed for an order in transit, or direct delivery (no courier) of a
+   * paid order, whose items become one delivered shipment. Every shipment is marked delivered.
+   */
+  async deliver(id: string, note?: string): Promise<Order> {
+    return this.db.tenant(async (tx) => {
+      const order = await lockOrder(tx, id);
+      assertCan(order, 'deliver');
+      const lines = await linesOf(tx, order.id);
+      if (lines.some((l) => l.quantity > l.fulfilledQuantity)) await this.shipping.ship(tx, order, lines, undefined, { status: 'delivered' });
+      const last = await this.deliverAll(tx, order.id);
+      return move(tx, order, 'deliver', note ?? null, last);
+    });
+  }
+
+  /** Refunded by the payments plugin, inside its transaction; held stock is given back. */
+  async markRefunded(tx: Tx, orderId: string, note: string | null = null): Promise<Order> {
+    const order = await lockOrder(tx, orderId);
+    assertCan(order, 'refund');
+    await this.shipping.releaseAll(tx, order.id);
+    return move(tx, order, 'refund', note);
+  }
+
+  /**
+   * The `orders.payment-confirmed` job: pending → confirmed, then, when the payment covers the
+   * order and its stock can be reserved, confirmed → paid. Short of stock, it stays confirmed and
+   * orders.order.stock_shortage says why. Safe to run twice.
+   */
+  async paymentConfirmed(data: PaymentConfirmed): Promise<Order | null> {
+    const parsed = PaymentConfirmedData.safeParse(data);
+    if (!parsed.success) {
+      this.logger.warn({ data, issues: parsed.error.issues }, 'payments.payment.confirmed with unusable data; ignored');
+      return null;
+    }
+    const payment = parsed.data;
+    return this.db.tenant(async (tx) => {
+      const order = await tx.em.findOne(Order, { id: payment.order_id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (!order) {
+        this.logger.warn({ orderId: payment.order_id, paymentId: payment.payment_id }, 'payment confirmed for an unknown order');
+        return null;
+      }
+      const note = `payment ${payment.payment_id}`;
+      if (order.status === 'pending') await move(tx, order, 'confirm', note);
+      if (order.status !== 'confirmed') return order;
+      if (payment.currency !== order.currency || payment.amount < order.total) {
+        tx.publish('orders.order.payment_mismatch', {
+          id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
+          amount: payment.amount, currency: payment.currency, order_total: order.total, order_currency: order.currency,
+        });
+        return order;
+      }
+      try {
+        await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status === 400) throw error;
+        tx.publish('orders.order.stock_shortage', {
+          id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
+          code: error.code, message: error.message, details: error.details,
+        });
+        return order;
+      }
+      return move(tx, order, 'pay', note);
+    });
+  }
+
+  /** Marks every shipment of the order delivered; the last one (for the fulfilled event's tracking). */
+  async deliverAll(tx: Tx, orderId: string): Promise<Fulfillment | null> {
+    const shipments = await tx.em.find(Fulfillment, { orderId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    const at = tx.now();
+    for (const f of shipments) {
+      if (f.status === 'delivered') continue;
+      f.status = 'delivered';
+      f.deliveredAt = at;
+      f.updatedAt = at;
+      publishFulfillment(tx, 'orders.fulfillment.delivered', f);
+    }
+    return shipments[shipments.length - 1] ?? null;
+  }
+}

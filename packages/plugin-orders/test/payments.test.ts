@@ -1,0 +1,47 @@
+import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrder, createVariants, getOrder, inTenant, levelOf, ordersApp, outbox, stockUp } from './helpers.js';
+
+// The payments plugin publishes payments.payment.confirmed; the outbox relay hands it to the
+// orders plugin, which queues a job after commit. Workers run here, as in production.
+let t: TestApp;
+let shop: TestTenant;
+let warehouse: string;
+beforeAll(async () => {
+  t = await ordersApp({ workers: true });
+  shop = await t.createTenant();
+  warehouse = await stockUp(t, shop, [], 0);
+});
+afterAll(async () => t?.close());
+
+async function until(check: () => Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out waiting');
+}
+
+const raise = (data: Record<string, unknown>) => inTenant(t, shop, async (tx) => void tx.publish('payments.payment.confirmed', data));
+
+describe('payments.payment.confirmed', () => {
+  it('moves the order pending → confirmed → paid through the job, reserving its stock', async () => {
+    const [v] = await createVariants(t, shop, [2500]);
+    await stockUp(t, shop, [v.id], 6, warehouse);
+    const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
+    await raise({ payment_id: 'pay_1', order_id: order.id, amount: order.total, currency: order.currency });
+    await until(async () => (await getOrder(t, shop, order.id)).status === 'paid');
+    const read = await getOrder(t, shop, order.id);
+    expect(read.history.map((h) => [h.from, h.to, h.note])).toEqual([['pending', 'confirmed', 'payment pay_1'], ['confirmed', 'paid', 'payment pay_1']]);
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 6, reserved: 2, available: 4 });
+  });
+
+  it('short of stock, stops at confirmed and publishes orders.order.stock_shortage', async () => {
+    const [v] = await createVariants(t, shop, [2500]);
+    const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
+    await raise({ payment_id: 'pay_2', order_id: order.id, amount: order.total, currency: order.currency });
+    await until(async () => (await outbox(t, 'orders.order.stock_shortage', order.id)).length > 0);
+    expect((await getOrder(t, shop, order.id)).status).toBe('confirmed');
+  });
+});
