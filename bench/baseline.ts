@@ -12,8 +12,11 @@ export const REFERENCE_PREFIX = '/reference';
 
 const READ_TITLE_SQL = 'select id, title from catalog_product where tenant_id = $1 and id = $2';
 
-// The statements the app runs for GET /catalog/products/:id (checked with countQueries), as raw pg.
-const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', $1, true)`;
+// The statements the app runs for GET /catalog/products/:id (checked with countQueries), as raw pg:
+// BEGIN carries the tenant context (the id is a checked UUID, written into the statement).
+const beginAsTenant = (tenantId: string) =>
+  `BEGIN READ ONLY; select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', '${tenantId}', true)`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const READ_PRODUCT_SQL = 'select * from catalog_product where tenant_id = $1 and id = $2 limit 1';
 const READ_VARIANTS_SQL = 'select * from catalog_variant where tenant_id = $1 and product_id = $2 order by position';
 
@@ -24,12 +27,12 @@ export interface BaselineServer {
 
 type ProductRequest = { Params: { id: string }; Headers: { 'x-tenant-id'?: string } };
 
-/** The app's read, minus the framework: one transaction as the RLS role, two selects, plain JSON. */
+/** The app's read, minus the framework: one read-only transaction as the RLS role, two selects, plain JSON. */
 async function readProductLikeTheApp(pool: pg.Pool, tenantId: string | undefined, id: string) {
+  if (!tenantId || !UUID.test(tenantId)) return undefined;
   const client = await pool.connect();
   try {
-    await client.query('begin');
-    await client.query(ENTER_TENANT_SQL, [tenantId]);
+    await client.query(beginAsTenant(tenantId));
     const product = await client.query(READ_PRODUCT_SQL, [tenantId, id]);
     const variants = await client.query(READ_VARIANTS_SQL, [tenantId, id]);
     await client.query('commit');

@@ -17,7 +17,8 @@ export const productsMigration: Migration = {
        created_at timestamptz NOT NULL,
        updated_at timestamptz NOT NULL,
        PRIMARY KEY (tenant_id, id))`,
-    `CREATE UNIQUE INDEX catalog_product_handle ON catalog_product (tenant_id, handle)`,
+    // text_pattern_ops: the same index serves the prefix search that numbers a taken handle.
+    `CREATE UNIQUE INDEX catalog_product_handle ON catalog_product (tenant_id, handle text_pattern_ops)`,
     `CREATE INDEX catalog_product_created ON catalog_product (tenant_id, created_at, id)`,
     `CREATE INDEX catalog_product_updated ON catalog_product (tenant_id, updated_at, id)`,
     `CREATE INDEX catalog_product_title ON catalog_product (tenant_id, title, id)`,
