@@ -71,6 +71,17 @@ export function formatResults(results: ScenarioResult[], baseline: ScenarioResul
 }
 
 /** Why a scenario failed: status codes, socket errors and the first answers that were not 2xx. */
+/** Chained flows: what one iteration made per second, from the same run (req/s divided by its steps). */
+export function formatFlows(results: ScenarioResult[], load: LoadSettings): string {
+  return results
+    .filter((r) => r.flow)
+    .map((r) => {
+      const { unit, steps } = r.flow!;
+      return `${r.name}: ${steps} HTTP requests per iteration; ${(r.requestsPerSecond / steps).toFixed(1)} ${unit}/s, ${Math.floor(r.completed / steps)} ${unit} in ${load.durationSeconds} s`;
+    })
+    .join('\n');
+}
+
 export function formatFailures(results: ScenarioResult[]): string {
   return results
     .filter(failed)

@@ -12,17 +12,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
-import catalog from '../packages/plugin-catalog/src/index.js';
-import media from '../packages/plugin-media/src/index.js';
-import { describeMachine, failed, formatFailures, formatMachine, formatProfile, formatResults } from './report.js';
+import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatProfile, formatResults } from './report.js';
 import { runScenario, scenarios, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
 import { seedStore } from './seed.js';
-import { freePort, spawnServer, type RunningServer, type ServerKind, type ServerOptions } from './servers.js';
+import { BENCH_PLUGINS, freePort, spawnServer, type RunningServer, type ServerKind, type ServerOptions } from './servers.js';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
 const DEFAULT_DURATION_SECONDS = 10;
 const PRODUCT_COUNT = 200;
+// Carts for the add-to-cart scenario; with 600 variants each cart ends up with at most a dozen lines.
+const CART_COUNT = 250;
 // The app's default pool size; the baseline gets the same so the comparison is about the code path.
 const POOL_MAX = 10;
 // autocannon stops with up to one request per connection still in the server; let them finish so
@@ -82,7 +82,7 @@ async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean>
 
   log('creating the benchmark database');
   // A killed run's database is dropped by a later test run's global setup once it is stale.
-  const database = await createTestDatabase([media, catalog]);
+  const database = await createTestDatabase(BENCH_PLUGINS);
   cleanup.add(`drop database ${database.name}`, () => database.drop());
   log(`database ${database.name}`);
   const machine = await describeMachine(database.url);
@@ -101,8 +101,8 @@ async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean>
     log(`${kind} server listening on ${servers[kind].url} (pid ${servers[kind].pid})`);
   }
 
-  log(`seeding ${PRODUCT_COUNT} products with 3 variants each through the API`);
-  const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT);
+  log(`seeding ${PRODUCT_COUNT} products with 3 variants each and ${CART_COUNT} carts through the API`);
+  const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT, CART_COUNT);
 
   const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
@@ -116,6 +116,8 @@ async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean>
 
   console.log(`\n${formatMachine(machine, load)}\n`);
   console.log(formatResults(results, results[0])); // scenarios() lists the baseline first
+  const flows = formatFlows(results, load);
+  if (flows) console.log(`\n${flows}`);
   const failures = formatFailures(results);
   if (failures) console.log(`\nFAILURES\n${failures}`);
   return !results.some(failed);

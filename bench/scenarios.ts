@@ -7,7 +7,10 @@ import { productBody, type SeededStore } from './seed.js';
 export interface Scenario {
   name: string;
   target: ServerKind;
+  /** Sent in turn by each connection, then again from the first (autocannon's `requests`). */
   requests: autocannon.Request[];
+  /** Set when `requests` is one chained flow: its name, and one iteration is `requests.length` HTTP requests. */
+  flow?: string;
 }
 
 export interface LoadSettings {
@@ -18,6 +21,8 @@ export interface LoadSettings {
 
 export interface ScenarioResult {
   name: string;
+  /** For chained flows: what one iteration makes, and how many HTTP requests it takes. */
+  flow?: { unit: string; steps: number };
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -64,6 +69,71 @@ function uniqueCreate(store: SeededStore): autocannon.Request {
   };
 }
 
+const json = (store: SeededStore) => ({ ...tenantHeaders(store), 'content-type': 'application/json' });
+
+/**
+ * Adds one unit of a variant to a pre-made cart: request n goes to cart n mod C with variant n mod V,
+ * so each cart collects a few lines (at most lcm(C, V) / C distinct variants) and no two
+ * connections are likely to hold the same cart at once.
+ */
+function addToCart(store: SeededStore): autocannon.Request {
+  let next = 0;
+  return {
+    method: 'POST',
+    headers: json(store),
+    setupRequest: (request) => {
+      const n = next++;
+      return {
+        ...request,
+        path: `/api/v1/checkout/carts/${store.cartIds[n % store.cartIds.length]}/items`,
+        body: JSON.stringify({ variant_id: store.variantIds[n % store.variantIds.length], quantity: 1 }),
+      };
+    },
+  };
+}
+
+const SHIPPING = {
+  shipping_address: { first_name: 'Bench', last_name: 'Shopper', address1: '1 Load St', city: 'Lima', province: 'Lima', country_code: 'PE', zip: '15001', phone: '+51900000000' },
+  shipping_rate: { carrier: 'Bench', service: 'Standard', price: 500 },
+};
+
+/**
+ * One order per iteration, chained on each autocannon connection (its `context` carries the ids
+ * from one answer to the next request): create a cart, add two variants, check it out, and PUT the
+ * shipping step with a rate, which places the order. Every HTTP request counts as one request.
+ */
+function cartToOrder(store: SeededStore): autocannon.Request[] {
+  let next = 0;
+  const headers = json(store);
+  const variant = () => store.variantIds[next++ % store.variantIds.length];
+  const remember = (key: string) => (status: number, body: string, context: Record<string, unknown>) => {
+    if (status >= 200 && status < 300) context[key] = JSON.parse(body).data.id;
+  };
+  const addItem: autocannon.Request = {
+    method: 'POST',
+    headers,
+    setupRequest: (request, context) => ({ ...request, path: `/api/v1/checkout/carts/${context.cartId}/items`, body: JSON.stringify({ variant_id: variant(), quantity: 1 }) }),
+  };
+  return [
+    { method: 'POST', path: '/api/v1/checkout/carts', headers, body: '{}', onResponse: remember('cartId') },
+    addItem,
+    { ...addItem },
+    {
+      method: 'POST',
+      path: '/api/v1/checkout/checkouts',
+      headers,
+      setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ cart_id: context.cartId, email: 'bench@example.com' }) }),
+      onResponse: remember('checkoutId'),
+    },
+    {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify(SHIPPING),
+      setupRequest: (request, context) => ({ ...request, path: `/api/v1/checkout/checkouts/${context.checkoutId}/shipping` }),
+    },
+  ];
+}
+
 /** Baseline first (the others are compared with it); writes last, so reads see the seeded catalog only. */
 export function scenarios(store: SeededStore): Scenario[] {
   return [
@@ -76,6 +146,8 @@ export function scenarios(store: SeededStore): Scenario[] {
       requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store) }],
     },
     { name: 'POST /catalog/products', target: 'app', requests: [uniqueCreate(store)] },
+    { name: 'POST /checkout/carts/:id/items', target: 'app', requests: [addToCart(store)] },
+    { name: 'cart → checkout → order', target: 'app', requests: cartToOrder(store), flow: 'orders' },
   ];
 }
 
@@ -87,8 +159,9 @@ export async function runScenario(baseUrl: string, scenario: Scenario, load: Loa
   };
   const requests = scenario.requests.map((request) => ({
     ...request,
-    onResponse: (status: number, body: string) => {
+    onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, unknown>) => {
       if (status < 200 || status > 299) sample(`HTTP ${status}: ${body.slice(0, 300)}`);
+      request.onResponse?.(status, body, context, headers);
     },
   }));
 
@@ -105,6 +178,7 @@ export async function runScenario(baseUrl: string, scenario: Scenario, load: Loa
 
   return {
     name: scenario.name,
+    flow: scenario.flow ? { unit: scenario.flow, steps: scenario.requests.length } : undefined,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -7,6 +7,10 @@ export interface SeededStore {
   tenantId: string;
   adminToken: string;
   productIds: string[];
+  /** Every variant of the seeded products (3 per product), in product order. */
+  variantIds: string[];
+  /** Empty carts made for the add-to-cart scenario. */
+  cartIds: string[];
 }
 
 const SEED_CONCURRENCY = 8;
@@ -37,7 +41,7 @@ async function postJson(url: string, headers: Record<string, string>, body: unkn
   return JSON.parse(text);
 }
 
-export async function seedStore(baseUrl: string, platformToken: string, productCount: number): Promise<SeededStore> {
+export async function seedStore(baseUrl: string, platformToken: string, productCount: number, cartCount: number): Promise<SeededStore> {
   const platform = { authorization: `Bearer ${platformToken}` };
   const tenant = await postJson(`${baseUrl}/api/v1/tenants`, platform, { name: 'Bench store', currency: 'USD' });
   const tenantId: string = tenant.data.id;
@@ -45,11 +49,12 @@ export async function seedStore(baseUrl: string, platformToken: string, productC
   const adminToken: string = key.data.token;
 
   const headers = { authorization: `Bearer ${adminToken}`, 'x-tenant-id': tenantId };
-  const productIds = await inBatches(productCount, SEED_CONCURRENCY, async (i) => {
+  const products = await inBatches(productCount, SEED_CONCURRENCY, async (i) => {
     const created = await postJson(`${baseUrl}/api/v1/catalog/products`, headers, productBody(`seed-${i}`));
-    return created.data.id as string;
+    return { id: created.data.id as string, variantIds: (created.data.variants as Array<{ id: string }>).map((v) => v.id) };
   });
-  return { tenantId, adminToken, productIds };
+  const cartIds = await inBatches(cartCount, SEED_CONCURRENCY, async () => (await postJson(`${baseUrl}/api/v1/checkout/carts`, headers, {})).data.id as string);
+  return { tenantId, adminToken, productIds: products.map((p) => p.id), variantIds: products.flatMap((p) => p.variantIds), cartIds };
 }
 
 /** Runs `work(0..count-1)` with at most `concurrency` calls in flight; results keep their order. */

@@ -5,9 +5,11 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../packages/core/src/app.js';
 import { loadConfig } from '../packages/core/src/config.js';
-import catalog from '../packages/plugin-catalog/src/index.js';
-import media from '../packages/plugin-media/src/index.js';
+import fullStore from '../starters/full-store/qhatu.config.js';
 import { startBaseline } from './baseline.js';
+
+/** The plugins of the full-store starter: the app under test is the whole platform. */
+export const BENCH_PLUGINS = fullStore.plugins;
 
 /**
  * The servers under test each run in a child process of the benchmark: autocannon parses responses
@@ -107,7 +109,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The real app as production runs it: one process, the catalog (and the media it depends on), no job workers. */
+/** The real app as production runs it: one process, the full-store starter's plugins, no job workers. */
 async function startApp(options: ServerOptions): Promise<{ url: string; close(): Promise<void> }> {
   const config = loadConfig({
     DATABASE_URL: options.databaseUrl,
@@ -118,7 +120,7 @@ async function startApp(options: ServerOptions): Promise<{ url: string; close():
     PORT: String(options.port),
     DATABASE_POOL_MAX: String(options.poolMax),
   });
-  const app = await createApp({ plugins: [media, catalog], config, workers: false });
+  const app = await createApp({ plugins: BENCH_PLUGINS, config, workers: false });
   try {
     await app.listen();
   } catch (error) {

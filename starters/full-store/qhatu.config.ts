@@ -1,4 +1,5 @@
 import { defineProject } from '@qhatu/core';
+import abandonedCarts from '@qhatu/plugin-abandoned-carts';
 import catalog from '@qhatu/plugin-catalog';
 import checkout from '@qhatu/plugin-checkout';
 import customers from '@qhatu/plugin-customers';
@@ -10,5 +11,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, webhooks],
 });

@@ -23,6 +23,7 @@ import { corePlugin } from './core-plugin.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrations.js';
+import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay } from './events/outbox.js';
@@ -134,6 +135,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.registerSingleton(Database);
     container.registerSingleton(AccessTokens);
     container.registerSingleton(Secrets);
+    container.registerSingleton(Mailer);
     container.registerSingleton(Tenants);
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });

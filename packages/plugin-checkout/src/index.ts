@@ -1,14 +1,17 @@
-import { CONFIG, definePlugin, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, OutboxRelay, TenantContext, type DomainEvent, type QhatuConfig, type Tx } from '@qhatu/core';
+import { PAYMENT_CONFIRMED_EVENT, type PaymentConfirmed } from '@qhatu/plugin-orders';
 import { Cart } from './entities/cart.js';
 import { CartItem } from './entities/cart-item.js';
 import { Checkout } from './entities/checkout.js';
 import { cartGraphQL } from './graphql/cart.js';
 import { checkoutMachine } from './machines/checkout.js';
 import { checkoutMigration } from './migrations/0001_checkout.js';
+import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CART_EVENTS, Carts } from './services/carts.js';
 import { CHECKOUT_EVENTS, Checkouts } from './services/checkouts.js';
+import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion } from './services/completion.js';
 import { CartPricing } from './services/pricing.js';
 import { CHECKOUT_SETTINGS, readSettings } from './services/settings.js';
 
@@ -18,22 +21,45 @@ export { Checkout, CHECKOUT_STATUSES, type CheckoutStatus, type CheckoutAddress,
 export { checkoutMachine } from './machines/checkout.js';
 export { Carts, type Shopper } from './services/carts.js';
 export { Checkouts } from './services/checkouts.js';
+export { CheckoutCompletion, CHECKOUT_PAYMENT_MISMATCH } from './services/completion.js';
 export { CartPricing } from './services/pricing.js';
 export { CHECKOUT_SETTINGS, type CheckoutSettings } from './services/settings.js';
+
+export const CHECKOUT_PAYMENT_JOB = 'checkout.payment-confirmed';
 
 /** Cart and checkout: carts priced by the catalog with coupons and volume discounts, and the checkout steps. */
 export default definePlugin({
   name: 'checkout',
-  dependsOn: ['catalog', 'discounts'],
+  dependsOn: ['catalog', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration],
   machines: [checkoutMachine],
-  events: [...CART_EVENTS, ...CHECKOUT_EVENTS],
+  events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {
     container.register(CHECKOUT_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
     container.registerSingleton(CartPricing);
     container.registerSingleton(Carts);
     container.registerSingleton(Checkouts);
+    container.registerSingleton(CheckoutCompletion);
+  },
+  onReady({ container }) {
+    const jobs = container.resolve(Jobs);
+    // The payments plugin's confirmation completes the checkout of its order, in a job queued once the relay's transaction commits.
+    container.resolve(OutboxRelay).subscribe((event: DomainEvent, tx: Tx) => {
+      if (event.type !== PAYMENT_CONFIRMED_EVENT) return;
+      tx.afterCommit(() =>
+        TenantContext.run({ tenantId: event.tenantId }, () =>
+          jobs.add(CHECKOUT_PAYMENT_JOB, event.data, { jobId: `checkout-payment-${event.id}` }),
+        ).then(() => undefined),
+      );
+    });
+  },
+  jobs: {
+    [CHECKOUT_PAYMENT_JOB]: {
+      handler: (data: PaymentConfirmed, { container }) => container.resolve(CheckoutCompletion).complete(data).then(() => undefined),
+      attempts: 5,
+      backoffMs: 2000,
+    },
   },
   routes: async (app, { container }) => {
     await cartRoutes(app, container);

@@ -164,13 +164,18 @@ describe('checkout states', () => {
     expect(res.json().data).toMatchObject({ status: 'payment_pending', billing_address: { first_name: 'Ana', phone: null }, shipping_rate: RATE, shipping_total: 1500, total: 2000 + 1500 });
   });
 
-  it('shipping_set → payment_pending, payment_pending → shipping_set (rate dropped), shipping_set → shipping_set', async () => {
+  it('shipping_set → shipping_set → payment_pending; once the order is placed the shipping step is 409 CHECKOUT_ORDER_PLACED', async () => {
     const c = await createCheckout(store, admin);
     await shipping(c.id, { shipping_address: ADDRESS });
-    expect((await shipping(c.id, { shipping_address: { ...ADDRESS, city: 'Lima' } })).json().data).toMatchObject({ status: 'shipping_set', shipping_address: { city: 'Lima' } });
-    expect((await shipping(c.id, { shipping_address: ADDRESS, shipping_rate: RATE })).json().data).toMatchObject({ status: 'payment_pending', total: 3500 });
-    expect((await shipping(c.id, { shipping_address: ADDRESS, shipping_rate: { ...RATE, price: 900 } })).json().data).toMatchObject({ status: 'payment_pending', total: 2900 });
-    expect((await shipping(c.id, { shipping_address: ADDRESS })).json().data).toMatchObject({ status: 'shipping_set', shipping_rate: null, total: 2000 });
+    expect((await shipping(c.id, { shipping_address: { ...ADDRESS, city: 'Lima' } })).json().data).toMatchObject({ status: 'shipping_set', shipping_address: { city: 'Lima' }, order_id: null });
+    const placed = (await shipping(c.id, { shipping_address: ADDRESS, shipping_rate: RATE })).json().data;
+    expect(placed).toMatchObject({ status: 'payment_pending', total: 3500, order_id: expect.any(String) });
+    for (const body of [{ shipping_address: ADDRESS, shipping_rate: { ...RATE, price: 900 } }, { shipping_address: ADDRESS }]) {
+      const res = await shipping(c.id, body);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toMatchObject({ code: 'CHECKOUT_ORDER_PLACED', details: [{ order_id: placed.order_id }] });
+    }
+    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ status: 'payment_pending', total: 3500, order_id: placed.order_id });
   });
 
   it('pending, shipping_set and payment_pending → abandoned', async () => {
@@ -198,11 +203,21 @@ describe('checkout states', () => {
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ status: 'abandoned', shipping_address: null });
   });
 
-  it('completion is not offered: there is no payment shortcut', async () => {
+  it('POST /complete needs the checkout’s own order with a confirmed payment: there is no payment shortcut', async () => {
     const c = await createCheckout(store, admin);
-    const res = await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: MISSING });
-    expect(res.statusCode).toBe(404);
-    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('pending');
+    const early = await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: MISSING });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error.code).toBe('INVALID_STATE_TRANSITION');
+    const placed = (await store('PUT', `${CHECKOUTS}/${c.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE })).json().data;
+    const wrong = await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: MISSING });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().error.code).toBe('ORDER_MISMATCH');
+    const unpaid = await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: placed.order_id });
+    expect(unpaid.statusCode).toBe(409);
+    expect(unpaid.json().error).toMatchObject({ code: 'PAYMENT_NOT_CONFIRMED', details: [expect.objectContaining({ order_status: 'pending' })] });
+    expect((await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: 'nope' })).json().error.code).toBe('INVALID_REQUEST');
+    expect((await store('POST', `${CHECKOUTS}/${c.id}/complete`, {})).json().error.code).toBe('INVALID_REQUEST');
+    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('payment_pending');
   });
 
   it('shipping and abandon: bad input 400 INVALID_REQUEST, bad ids INVALID_ID, unknown ids CHECKOUT_NOT_FOUND', async () => {

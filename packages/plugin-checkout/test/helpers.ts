@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { AccessTokens, Database } from '@qhatu/core';
+import { AccessTokens, Database, definePlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
+import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
+import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
+import orders from '@qhatu/plugin-orders';
 import checkout from '../src/index.js';
 
 /** A stopped clock the test moves by hand. */
@@ -22,12 +25,16 @@ export class TestClock {
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 
+/** Stands in for the payments plugin (not built): it declares the event it will publish. */
+export const paymentsAnnouncer = definePlugin({ name: 'payments-announcer', events: ['payments.payment.confirmed'] });
+
 /** Checkout with the plugins it needs; media's local storage in a temp folder. */
-export async function checkoutApp(options: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function checkoutApp(options: { clock?: TestClock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-checkout-'));
   const t = await createTestApp({
-    plugins: [media, catalog, discounts, checkout],
+    plugins: [media, catalog, customers, inventory, discounts, orders, checkout, paymentsAnnouncer],
     clock: options.clock,
+    workers: options.workers,
     env: { QHATU_DATA_DIR: dataDir, ...options.env },
   });
   const close = t.close;

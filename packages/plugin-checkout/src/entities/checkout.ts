@@ -60,7 +60,10 @@ export const Checkout = defineEntity({
     shippingAddress: p.json<CheckoutAddress>().nullable(),
     billingAddress: p.json<CheckoutAddress>().nullable(),
     shippingRate: p.json<ShippingRate>().nullable(),
+    /** The order placed when the checkout entered payment_pending. */
+    orderId: p.uuid().nullable(),
     abandonedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -2,7 +2,7 @@ import { dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { CheckoutCreate, CheckoutOut, CheckoutParams, CheckoutShipping } from '../schemas/checkout.js';
+import { CheckoutComplete, CheckoutCreate, CheckoutOut, CheckoutParams, CheckoutShipping } from '../schemas/checkout.js';
 import { Checkouts } from '../services/checkouts.js';
 import { checkoutOut } from '../services/views.js';
 import { CHECKOUT_ERRORS, shopper } from './shopper.js';
@@ -28,6 +28,11 @@ export async function checkoutRoutes(app: FastifyInstance, container: Dependency
     config,
     schema: { tags, summary: 'Set the addresses and the shipping rate', params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409) },
   }, async (req) => ({ data: checkoutOut(await checkouts.setShipping(req.params.id, req.body, shopper())) }));
+
+  r.post('/checkout/checkouts/:id/complete', {
+    config,
+    schema: { tags, summary: 'Complete the checkout of a placed order once its payment is confirmed', params: CheckoutParams, body: CheckoutComplete, response: answer(200, 404, 409, 422) },
+  }, async (req) => ({ data: checkoutOut(await checkouts.complete(req.params.id, req.body.order_id, shopper())) }));
 
   r.post('/checkout/checkouts/:id/abandon', {
     config,

@@ -64,8 +64,12 @@ export const CheckoutOut = z
     shipping_address: AddressOut.nullable(),
     billing_address: AddressOut.nullable(),
     shipping_rate: z.object({ carrier: z.string(), service: z.string(), price: z.number().int() }).nullable(),
+    order_id: z.uuid().nullable().meta({ description: 'The order placed when the checkout entered payment_pending; the payment names it' }),
     abandoned_at: Timestamp.nullable(),
+    completed_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
   .meta({ id: 'Checkout' });
+
+export const CheckoutComplete = z.strictObject({ order_id: Uuid }).meta({ id: 'CheckoutComplete' });

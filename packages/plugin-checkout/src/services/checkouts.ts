@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, type Tx } from '@qhatu/core';
+import { Discounts } from '@qhatu/plugin-discounts';
+import { Order, Orders } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
-import { CHECKOUT_ABANDONED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
+import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
 import { Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
 import { checkoutEvent, lineOut } from './views.js';
 
 export const CHECKOUT_CREATED = 'checkout.checkout.created';
-export const CHECKOUT_EVENTS = [CHECKOUT_CREATED, CHECKOUT_UPDATED, CHECKOUT_ABANDONED] as const;
+export const CHECKOUT_EVENTS = [CHECKOUT_CREATED, CHECKOUT_UPDATED, CHECKOUT_ABANDONED, CHECKOUT_COMPLETED] as const;
 
 export interface CheckoutInput {
   cart_id: string;
@@ -27,12 +29,17 @@ export interface ShippingInput {
   shipping_rate?: ShippingRate | null;
 }
 
+/** Order states reached only once a confirmed payment covered the order. */
+const PAYMENT_VERIFIED = new Set(['paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
+
 @injectable()
 export class Checkouts {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(Carts) private readonly carts: Carts,
     @inject(CartPricing) private readonly pricing: CartPricing,
+    @inject(Orders) private readonly orders: Orders,
+    @inject(Discounts) private readonly discounts: Discounts,
   ) {}
 
   /**
@@ -82,7 +89,9 @@ export class Checkouts {
         shippingAddress: null,
         billingAddress: null,
         shippingRate: null,
+        orderId: null,
         abandonedAt: null,
+        completedAt: null,
         createdAt: at,
         updatedAt: at,
       });
@@ -98,7 +107,9 @@ export class Checkouts {
 
   /**
    * The shipping step: addresses (billing defaults to shipping) and, optionally, the shipping rate.
-   * Without a rate the checkout is `shipping_set`; with one its total is final and it awaits payment.
+   * Without a rate the checkout is `shipping_set`; with one its total is final, the order is placed
+   * in this transaction (with the coupon's use) and the checkout awaits its payment. Once an order
+   * exists the shipping step is closed: 409 CHECKOUT_ORDER_PLACED.
    */
   async setShipping(id: string, input: ShippingInput, shopper: Shopper): Promise<Checkout> {
     return this.db.tenant(async (tx) => {
@@ -106,25 +117,117 @@ export class Checkouts {
       const action = input.shipping_rate ? 'await_payment' : 'set_addresses';
       // Refused before anything changes: a final checkout keeps its data.
       if (!checkoutMachine.can(checkout, action)) await checkoutMachine.apply(tx, checkout, action);
+      if (checkout.orderId) {
+        throw AppError.conflict('An order was placed for this checkout; abandon it to change the shipping step', 'CHECKOUT_ORDER_PLACED', [
+          { path: 'params.id', message: 'has an order awaiting payment', order_id: checkout.orderId },
+        ]);
+      }
       checkout.shippingAddress = address(input.shipping_address);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
       checkout.shippingRate = input.shipping_rate ?? null;
       checkout.shippingTotal = input.shipping_rate?.price ?? 0;
       checkout.total = checkout.subtotal - checkout.discountTotal + checkout.shippingTotal + checkout.taxTotal;
       checkout.updatedAt = tx.now();
+      if (action === 'await_payment') checkout.orderId = (await this.placeOrder(tx, checkout)).id;
       return checkoutMachine.apply(tx, checkout, action);
     });
   }
 
+  /**
+   * The order of the checkout, from its snapshot, and the coupon's use by that order. The order
+   * charges the catalog's prices: if they moved since the checkout was made, its total would not
+   * be the checkout's, and the checkout is refused (422 CHECKOUT_PRICES_CHANGED) rather than
+   * charging another amount than the one shown.
+   */
+  private async placeOrder(tx: Tx, checkout: Checkout): Promise<Order> {
+    const order = await this.orders.placeOrder(tx, {
+      customerEmail: checkout.email,
+      customerId: checkout.customerId,
+      lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price })),
+      shippingAddress: checkout.shippingAddress,
+      shippingTotal: checkout.shippingTotal,
+      discountTotal: checkout.discountTotal,
+      taxTotal: checkout.taxTotal,
+      currency: checkout.currency,
+    });
+    if (order.total !== checkout.total || order.subtotal !== checkout.subtotal) {
+      throw AppError.unprocessable('CHECKOUT_PRICES_CHANGED', 'The catalog prices changed since the checkout was made; abandon it and check the cart out again', [
+        { path: 'params.id', message: 'prices changed', checkout_total: checkout.total, order_total: order.total },
+      ]);
+    }
+    if (checkout.couponCode) {
+      const afterVolume = checkout.lineItems.reduce((sum, l) => sum + l.total, 0);
+      await this.discounts.apply(tx, {
+        code: checkout.couponCode,
+        orderAmount: afterVolume,
+        currency: checkout.currency,
+        customerId: checkout.customerId,
+        customerEmail: checkout.email,
+        // As the cart priced it: each line at what it costs after its volume discount.
+        items: checkout.lineItems.map((l) => ({ productId: l.product_id, quantity: 1, unitPrice: l.total })),
+        orderId: order.id,
+      });
+    }
+    return order;
+  }
+
+  /**
+   * pending, shipping_set or payment_pending → abandoned. The order placed for it, still awaiting
+   * payment, is cancelled with it; once its payment is confirmed the checkout cannot be abandoned
+   * (409 CHECKOUT_ORDER_PAID).
+   */
   async abandon(id: string, shopper: Shopper): Promise<Checkout> {
     return this.db.tenant(async (tx) => {
       const checkout = await this.find(tx, id, shopper, true);
       if (checkoutMachine.can(checkout, 'abandon')) {
+        if (checkout.orderId) await this.cancelOrder(tx, checkout.orderId);
         checkout.abandonedAt = tx.now();
         checkout.updatedAt = tx.now();
       }
       return checkoutMachine.apply(tx, checkout, 'abandon');
     });
+  }
+
+  /**
+   * POST /complete: payment_pending → completed for the checkout's own order, once the payment
+   * plugin confirmed and the order verified its payment (the order is paid or further on). The
+   * job that follows `payments.payment.confirmed` does the same; whichever comes second finds it
+   * completed and answers it as it is.
+   */
+  async complete(id: string, orderId: string, shopper: Shopper): Promise<Checkout> {
+    return this.db.tenant(async (tx) => {
+      const checkout = await this.find(tx, id, shopper, true);
+      if (!checkout.orderId) {
+        throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot complete a checkout that is ${checkout.status}: it has no order yet`);
+      }
+      if (checkout.orderId !== orderId) {
+        throw AppError.unprocessable('ORDER_MISMATCH', 'This is not the order of this checkout', [
+          { path: 'body.order_id', message: 'is not the order placed by this checkout' },
+        ]);
+      }
+      if (checkout.status === 'completed') return checkout;
+      const order = await tx.em.findOne(Order, { id: orderId }, { refresh: true });
+      if (!order || !PAYMENT_VERIFIED.has(order.status)) {
+        throw new AppError(409, 'PAYMENT_NOT_CONFIRMED', 'The payment of this order is not confirmed yet', [
+          { path: 'body.order_id', message: `the order is ${order?.status ?? 'gone'}`, order_status: order?.status ?? null },
+        ]);
+      }
+      checkout.completedAt = tx.now();
+      checkout.updatedAt = tx.now();
+      return checkoutMachine.apply(tx, checkout, 'complete');
+    });
+  }
+
+  /** The orders plugin's own cancel, joined to this transaction; only while the order awaits payment. */
+  private async cancelOrder(tx: Tx, orderId: string): Promise<void> {
+    const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!order || order.status === 'cancelled') return;
+    if (order.status !== 'pending') {
+      throw AppError.conflict('The order of this checkout has a confirmed payment', 'CHECKOUT_ORDER_PAID', [
+        { path: 'params.id', message: 'its order is paid', order_id: orderId, order_status: order.status },
+      ]);
+    }
+    await this.orders.cancel(orderId, 'checkout abandoned');
   }
 
   private async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Checkout> {

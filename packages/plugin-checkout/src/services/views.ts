@@ -71,7 +71,9 @@ export function checkoutOut(c: Checkout) {
     shipping_address: c.shippingAddress,
     billing_address: c.billingAddress,
     shipping_rate: c.shippingRate,
+    order_id: c.orderId ?? null,
     abandoned_at: c.abandonedAt?.toISOString() ?? null,
+    completed_at: c.completedAt?.toISOString() ?? null,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };
@@ -90,6 +92,7 @@ export function checkoutEvent(c: Checkout): Record<string, unknown> {
     discount_total: c.discountTotal,
     tax_total: c.taxTotal,
     total: c.total,
+    order_id: c.orderId ?? null,
     updated_at: c.updatedAt.toISOString(),
   };
 }

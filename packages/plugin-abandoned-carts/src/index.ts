@@ -1,0 +1,51 @@
+import { CONFIG, definePlugin, LOGGER, Jobs, type QhatuConfig } from '@qhatu/core';
+import { AbandonedCart } from './entities/abandoned-cart.js';
+import { ABANDONED_CART_RECOVERED, ABANDONED_CART_REMINDED, abandonedCartMachine } from './machines/abandoned-cart.js';
+import { abandonedCartsMigration } from './migrations/0001_abandoned_carts.js';
+import { abandonedCartRoutes } from './routes/abandoned-carts.js';
+import { ABANDONED_CART_ABANDONED, AbandonedCarts, SWEEP_JOB } from './services/abandoned-carts.js';
+import { RecoveryLinks } from './services/recovery-links.js';
+import { ABANDONED_CART_SETTINGS, readSettings, type AbandonedCartSettings } from './services/settings.js';
+
+export { AbandonedCart, ABANDONED_CART_STATUSES, type AbandonedCartStatus } from './entities/abandoned-cart.js';
+export { abandonedCartMachine } from './machines/abandoned-cart.js';
+export { AbandonedCarts, SWEEP_JOB, type AbandonedCartMetrics, type SweepResult } from './services/abandoned-carts.js';
+export { RecoveryLinks, type RecoveryClaim } from './services/recovery-links.js';
+export { ABANDONED_CART_SETTINGS, type AbandonedCartSettings } from './services/settings.js';
+
+/** Abandoned carts: a scheduled sweep records idle carts; the admin reminds shoppers and tracks recovery. */
+export default definePlugin({
+  name: 'abandoned-carts',
+  dependsOn: ['checkout'],
+  entities: [AbandonedCart],
+  migrations: [abandonedCartsMigration],
+  machines: [abandonedCartMachine],
+  events: [ABANDONED_CART_ABANDONED, ABANDONED_CART_REMINDED, ABANDONED_CART_RECOVERED],
+  register(container) {
+    container.register(ABANDONED_CART_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
+    container.registerSingleton(RecoveryLinks);
+    container.registerSingleton(AbandonedCarts);
+  },
+  jobs: {
+    // Every tenant in one job; each tenant in its own transaction.
+    [SWEEP_JOB]: {
+      handler: (_data: unknown, { container, log }) =>
+        container.resolve(AbandonedCarts).sweepAll((err, tenantId) => log.warn({ err, tenantId }, 'abandoned-cart sweep failed')),
+      attempts: 1,
+    },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const settings = container.resolve<AbandonedCartSettings>(ABANDONED_CART_SETTINGS);
+    // One queued sweep per interval slot: workers of several processes queue the same job id once.
+    const queue = () =>
+      void jobs.add(SWEEP_JOB, {}, { jobId: `${SWEEP_JOB}-${Math.floor(Date.now() / settings.sweepMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the abandoned-cart sweep'));
+    const timer = setInterval(queue, settings.sweepMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
+  },
+  prefix: '',
+  routes: async (app, { container }) => abandonedCartRoutes(app, container),
+});

@@ -1,0 +1,52 @@
+import { ADMIN, dataOf, errorResponses } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { AbandonedCartList, AbandonedCartListQuery, AbandonedCartOut, AbandonedCartParams } from '../schemas/abandoned-cart.js';
+import { AbandonedCarts } from '../services/abandoned-carts.js';
+import { abandonedCartOut } from '../services/views.js';
+
+/** Mounted with `prefix: ''`: the specification puts these under `/admin`. */
+export async function abandonedCartRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const carts = container.resolve(AbandonedCarts);
+  const tags = ['Abandoned carts'];
+  const config = { auth: ADMIN };
+
+  r.get('/admin/abandoned-carts', {
+    config,
+    schema: {
+      tags,
+      summary: 'List abandoned carts (offset pagination) with the store-wide metrics',
+      querystring: AbandonedCartListQuery,
+      response: { 200: AbandonedCartList, ...errorResponses(400, 401, 403) },
+    },
+  }, async (req) => {
+    const page = await carts.list(req.query);
+    return {
+      data: page.items.map(abandonedCartOut),
+      metrics: page.metrics,
+      meta: { pagination: { limit: req.query.limit, offset: req.query.offset, total: page.total, has_next: req.query.offset + page.items.length < page.total } },
+    };
+  });
+
+  r.post('/admin/abandoned-carts/:id/send-reminder', {
+    config,
+    schema: {
+      tags,
+      summary: 'E-mail the shopper a recovery link; the cart becomes reminded',
+      params: AbandonedCartParams,
+      response: { 200: dataOf(AbandonedCartOut), ...errorResponses(400, 401, 403, 404, 409, 410, 422, 502) },
+    },
+  }, async (req) => ({ data: abandonedCartOut(await carts.sendReminder(req.params.id)) }));
+
+  r.post('/admin/abandoned-carts/:id/recover', {
+    config,
+    schema: {
+      tags,
+      summary: 'Mark the cart recovered',
+      params: AbandonedCartParams,
+      response: { 200: dataOf(AbandonedCartOut), ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (req) => ({ data: abandonedCartOut(await carts.recover(req.params.id)) }));
+}

@@ -1,0 +1,28 @@
+import type { QhatuConfig } from '@qhatu/core';
+import { z } from 'zod';
+
+const Env = z.object({
+  QHATU_ABANDONED_AFTER_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).default(60),
+  QHATU_ABANDONED_SWEEP_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(300),
+  QHATU_ABANDONED_RECOVERY_URL: z.string().url().optional(),
+});
+
+export interface AbandonedCartSettings {
+  /** How long a cart with items stays unchanged before the sweep records it abandoned. */
+  idleMs: number;
+  /** How often a worker process queues the sweep. */
+  sweepMs: number;
+  /** The page the recovery link opens; `<QHATU_PUBLIC_URL>/recover-cart` unless set. */
+  recoveryUrl: string;
+}
+
+export const ABANDONED_CART_SETTINGS = Symbol.for('qhatu.abandoned-carts.settings');
+
+export function readSettings(config: QhatuConfig): AbandonedCartSettings {
+  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  return {
+    idleMs: env.QHATU_ABANDONED_AFTER_MINUTES * 60_000,
+    sweepMs: env.QHATU_ABANDONED_SWEEP_SECONDS * 1000,
+    recoveryUrl: env.QHATU_ABANDONED_RECOVERY_URL ?? `${config.publicUrl}/recover-cart`,
+  };
+}
