@@ -220,6 +220,27 @@ describe('checkout states', () => {
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('payment_pending');
   });
 
+  it('POST /complete completes the checkout itself when its order is paid and the payment job has not run yet', async () => {
+    const c = await createCheckout(store, admin);
+    const placed = (await store('PUT', `${CHECKOUTS}/${c.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE })).json().data;
+    // Stock for the order's lines, then the orders plugin's own handling of a confirmed payment
+    // (no workers here: the checkout's job for the same event never runs).
+    const order = (await admin('GET', `/api/v1/orders/${placed.order_id}`)).json().data;
+    const warehouse = (await admin('POST', '/api/v1/inventory/warehouses', { name: 'Main', code: `CO-${c.id.slice(0, 6)}` })).json().data;
+    for (const line of order.line_items) {
+      await admin('POST', `/api/v1/inventory/warehouses/${warehouse.id}/stock/adjust`, { variant_id: line.variant_id, delta: 50, reason: 'received' });
+    }
+    const { Orders } = await import('@qhatu/plugin-orders');
+    const { TenantContext } = await import('@qhatu/core');
+    await TenantContext.run({ tenantId: shop.id }, () =>
+      t.app.container.resolve(Orders).paymentConfirmed({ payment_id: 'pay_direct', order_id: placed.order_id, amount: placed.total, currency: placed.currency }),
+    );
+    expect((await admin('GET', `/api/v1/orders/${placed.order_id}`)).json().data.status).toBe('paid');
+    const done = await store('POST', `${CHECKOUTS}/${c.id}/complete`, { order_id: placed.order_id });
+    expect(done.statusCode).toBe(200);
+    expect(done.json().data).toMatchObject({ status: 'completed', order_id: placed.order_id, completed_at: expect.any(String) });
+  });
+
   it('shipping and abandon: bad input 400 INVALID_REQUEST, bad ids INVALID_ID, unknown ids CHECKOUT_NOT_FOUND', async () => {
     const c = await createCheckout(store, admin);
     const { phone: _phone, ...noPhone } = ADDRESS;
