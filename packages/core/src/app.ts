@@ -28,6 +28,7 @@ import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay } from './events/outbox.js';
 import { hostGraphQL } from './graphql/hosting.js';
+import { Housekeeping } from './housekeeping.js';
 import { authorize } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { installIdempotency } from './http/idempotency.js';
@@ -140,6 +141,9 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });
     closers.unshift(() => relay.stop());
+    const housekeeping = new Housekeeping(container.resolve(Database), logger);
+    container.register(Housekeeping, { useValue: housekeeping });
+    closers.unshift(() => housekeeping.stop());
 
     for (const plugin of plugins) plugin.register?.(container);
     for (const plugin of plugins) {
@@ -153,6 +157,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     if (options.workers) {
       await jobs.startWorkers();
       relay.startSweeping();
+      housekeeping.start();
       for (const plugin of plugins) {
         const stop = plugin.background?.({ container });
         if (stop) closers.unshift(stop);

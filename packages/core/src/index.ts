@@ -43,3 +43,4 @@ export { escapeLike, slugify, Tenants } from './tenancy/tenants.js';
 export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 export { tenantOut } from './tenancy/routes.js';
 export { ApiKeyInput, TenantInput, TenantOut } from './tenancy/schemas.js';
+export { Housekeeping } from './housekeeping.js';

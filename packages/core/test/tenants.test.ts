@@ -217,3 +217,23 @@ describe('API key management', () => {
     expect((await t.request({ method: 'DELETE', url: `/api/v1/tenants/${one.id}/api-keys/nope`, headers: platform() })).statusCode).toBe(400);
   });
 });
+
+describe('housekeeping', () => {
+  it('purges tokens revoked or expired a week ago and stale Idempotency-Key answers, keeping the rest', async () => {
+    const { Housekeeping } = await import('../src/index.js');
+    const tenant = (await post('/api/v1/tenants', { name: 'Tidy' })).json().data;
+    const live = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'live', scope: 'admin' })).json().data;
+    const old = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'old', scope: 'admin' })).json().data;
+    const recent = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'recent', scope: 'admin', expires_at: '2020-01-01T00:00:00Z' })).json().data;
+    const sql = t.app.orm.em.getConnection();
+    await sql.execute(`update core_access_token set revoked_at = now() - interval '8 days' where id = ?`, [old.id]);
+    await sql.execute(`update core_access_token set expires_at = now() - interval '2 days' where id = ?`, [recent.id]);
+    await sql.execute(`insert into core_idempotency_key (scope, key, request_hash, created_at) values ('platform', 'stale', 'x', now() - interval '25 hours'), ('platform', 'fresh', 'y', now())`);
+    const purged = await t.app.container.resolve(Housekeeping).run();
+    expect(purged.tokens).toBeGreaterThanOrEqual(1);
+    const ids = (await sql.execute<{ id: string }[]>('select id from core_access_token where tenant_id = ?', [tenant.id])).map((r) => r.id);
+    expect(ids.sort()).toEqual([live.id, recent.id].sort());
+    const keys = (await sql.execute<{ key: string }[]>(`select key from core_idempotency_key where key in ('stale', 'fresh')`)).map((r) => r.key);
+    expect(keys).toEqual(['fresh']);
+  });
+});
