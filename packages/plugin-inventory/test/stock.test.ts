@@ -157,11 +157,25 @@ describe('POST /inventory/warehouses/:id/stock/adjust', () => {
     await stock(t, shop, main.id, v, 3);
     const { result, count, statements } = await t.countQueries(() => adjust(t, shop, main.id, v, 1));
     expect(result.statusCode).toBe(200);
-    // BEGIN, tenant, warehouse, variant, stock, inactive warehouses, update stock, insert adjustment,
-    // update variant, insert event, COMMIT.
-    expect(count, statements.join('\n')).toBeLessThanOrEqual(11);
+    // BEGIN, tenant, warehouse, variant, stock, inactive warehouses, the product and its variants
+    // (for products.product.updated), update stock, insert adjustment, update variant, insert
+    // events, COMMIT.
+    expect(count, statements.join('\n')).toBeLessThanOrEqual(13);
     expect(statements.some((s) => /for share/i.test(s))).toBe(true);
     expect(statements.filter((s) => /for update/i.test(s))).toHaveLength(2);
+  });
+});
+
+describe('products.product.updated on stock changes', () => {
+  it('tells receivers the new stock of the product (the specification event carries `stock`)', async () => {
+    const [a, b] = await createVariants(t, shop, 2);
+    const productId = (await api('GET', `/api/v1/catalog/products?limit=1`)).json().data[0].id as string;
+    await adjust(t, shop, main.id, a, 7);
+    await adjust(t, shop, main.id, b, 3);
+    const updates = await t.app.orm.em.getConnection().execute<{ data: { id: string; stock: number; name: string } }[]>(
+      `select data from core_outbox where type = 'products.product.updated' and data->>'id' = ? order by occurred_at, id`, [productId]);
+    expect(updates.map((u) => u.data.stock)).toEqual([7, 10]);
+    expect(updates[1].data).toMatchObject({ id: productId, name: 'Poncho', sku: null, price: 1000 });
   });
 });
 

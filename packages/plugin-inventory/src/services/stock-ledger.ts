@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { FlushMode, LockMode } from '@mikro-orm/core';
 import { AppError, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
-import { Variant } from '@qhatu/plugin-catalog';
+import { Product, productEvent, Variant } from '@qhatu/plugin-catalog';
 import { injectable } from 'tsyringe';
 import { StockAdjustment, type AdjustmentReason } from '../entities/stock-adjustment.js';
 import { StockLevel } from '../entities/stock-level.js';
@@ -173,11 +173,16 @@ export class StockSession {
     else this.inactive.add(warehouseId);
   }
 
+  private announceStock(productIds: Set<string>): Promise<void> {
+    return announce(this.tx, productIds);
+  }
+
   /**
    * Sets each variant's `inventory_quantity` to its available stock over active warehouses,
    * publishes `inventory.stock.depleted` for records that ran out, and flushes.
    */
   async save(): Promise<void> {
+    const changedProducts = new Set<string>();
     const totals = new Map<string, number>([...this.variants.keys()].map((id) => [id, 0]));
     for (const level of this.levels.values()) {
       if (this.inactive.has(level.warehouseId)) continue;
@@ -193,8 +198,10 @@ export class StockSession {
       if (variant.inventoryQuantity !== total) {
         variant.inventoryQuantity = total;
         variant.updatedAt = this.tx.now();
+        changedProducts.add(variant.productId);
       }
     }
+    await this.announceStock(changedProducts);
     for (const level of this.touched) {
       const before = this.availableBefore.get(level) ?? 0;
       if (before > 0 && level.onHand - level.reserved === 0) {
@@ -209,6 +216,23 @@ export class StockSession {
       }
     }
     await this.tx.em.flush();
+  }
+}
+
+/**
+ * `products.product.updated` for products whose stock changed: the specification's event carries
+ * `stock`, and receivers follow stock through it. The product row is read, never locked (the
+ * catalog locks product before variants; this path holds variants already).
+ */
+async function announce(tx: Tx, productIds: Set<string>): Promise<void> {
+  if (productIds.size === 0) return;
+  const ids = [...productIds];
+  // No auto-flush here: the changes go out together at the ledger's one flush.
+  const products = await tx.em.find(Product, { id: { $in: ids } }, { flushMode: FlushMode.COMMIT });
+  const variants = await tx.em.find(Variant, { productId: { $in: ids } }, { orderBy: { position: 'asc' }, flushMode: FlushMode.COMMIT });
+  for (const product of products) {
+    const own = variants.filter((v) => v.productId === product.id);
+    tx.publish('products.product.updated', { ...productEvent(product, own), updated_at: tx.now().toISOString() });
   }
 }
 
