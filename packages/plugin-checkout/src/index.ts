@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, Jobs, OutboxRelay, TenantContext, type DomainEvent, type QhatuConfig, type Tx } from '@qhatu/core';
+import { CONFIG, definePlugin, OutboxRelay, type QhatuConfig } from '@qhatu/core';
 import { PAYMENT_CONFIRMED_EVENT, type PaymentConfirmed } from '@qhatu/plugin-orders';
 import { Cart } from './entities/cart.js';
 import { CartItem } from './entities/cart-item.js';
@@ -43,16 +43,8 @@ export default definePlugin({
     container.registerSingleton(CheckoutCompletion);
   },
   onReady({ container }) {
-    const jobs = container.resolve(Jobs);
     // The payments plugin's confirmation completes the checkout of its order, in a job queued once the relay's transaction commits.
-    container.resolve(OutboxRelay).subscribe((event: DomainEvent, tx: Tx) => {
-      if (event.type !== PAYMENT_CONFIRMED_EVENT) return;
-      tx.afterCommit(() =>
-        TenantContext.run({ tenantId: event.tenantId }, () =>
-          jobs.add(CHECKOUT_PAYMENT_JOB, event.data, { jobId: `checkout-payment-${event.id}` }),
-        ).then(() => undefined),
-      );
-    });
+    container.resolve(OutboxRelay).queueOn(PAYMENT_CONFIRMED_EVENT, CHECKOUT_PAYMENT_JOB);
   },
   jobs: {
     [CHECKOUT_PAYMENT_JOB]: {

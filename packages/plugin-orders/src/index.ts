@@ -1,4 +1,4 @@
-import { definePlugin, OutboxRelay, TenantContext, Jobs, type DomainEvent, type Tx } from '@qhatu/core';
+import { definePlugin, OutboxRelay } from '@qhatu/core';
 import { Fulfillment } from './entities/fulfillment.js';
 import { LineItem } from './entities/line-item.js';
 import { Order } from './entities/order.js';
@@ -17,7 +17,7 @@ export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type Ord
 export { LineItem } from './entities/line-item.js';
 export { Fulfillment, FULFILLMENT_STATUSES, type FulfillmentStatus, type FulfillmentItem } from './entities/fulfillment.js';
 export { orderMachine } from './machines/order.js';
-export { Orders, FIRST_ORDER_NUMBER, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
+export { Orders, FIRST_ORDER_NUMBER, PaymentConfirmedData, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
 export { OrderReads, type OrderView, type OrderFilter } from './services/order-reads.js';
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
@@ -43,16 +43,8 @@ export default definePlugin({
     container.registerSingleton(Fulfillments);
   },
   onReady({ container }) {
-    const jobs = container.resolve(Jobs);
     // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.
-    container.resolve(OutboxRelay).subscribe((event: DomainEvent, tx: Tx) => {
-      if (event.type !== PAYMENT_CONFIRMED_EVENT) return;
-      tx.afterCommit(() =>
-        TenantContext.run({ tenantId: event.tenantId }, () =>
-          jobs.add(PAYMENT_CONFIRMED_JOB, event.data, { jobId: `orders-payment-${event.id}` }),
-        ).then(() => undefined),
-      );
-    });
+    container.resolve(OutboxRelay).queueOn(PAYMENT_CONFIRMED_EVENT, PAYMENT_CONFIRMED_JOB);
   },
   jobs: {
     [PAYMENT_CONFIRMED_JOB]: {

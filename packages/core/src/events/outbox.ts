@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { TenantContext } from '../context.js';
 import type { Database, Tx } from '../db/database.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { DomainEvent, EventBus } from './bus.js';
@@ -53,6 +54,22 @@ export class OutboxRelay {
 
   subscribe(subscriber: OutboxSubscriber): void {
     this.subscribers.push(subscriber);
+  }
+
+  /**
+   * Reacts to another plugin's event with a job of one's own: for each committed event of `type`,
+   * `job` is queued (once per event: its id names the job) with the event's data, in the event's
+   * tenant, after the relay's transaction commits. The job must be safe to run twice.
+   */
+  queueOn(type: string, job: string): void {
+    this.subscribe((event, tx) => {
+      if (event.type !== type) return;
+      tx.afterCommit(() =>
+        TenantContext.run({ tenantId: event.tenantId }, () => this.jobs.add(job, event.data, { jobId: `${job}-${event.id}` })).then(
+          () => undefined,
+        ),
+      );
+    });
   }
 
   /** Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`). */

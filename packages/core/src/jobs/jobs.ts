@@ -84,6 +84,8 @@ export class Jobs {
   async add(name: string, data: unknown, opts: { delayMs?: number; jobId?: string } = {}): Promise<string | undefined> {
     const def = this.handlers.get(name);
     if (!def) throw new Error(`Job "${name}" is not defined`);
+    // BullMQ keeps ':' for its own keys: a custom id with one is refused by the queue.
+    if (opts.jobId?.includes(':')) throw new Error(`Job id "${opts.jobId}" must not contain ':'`);
     const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data };
     const job = await this.getQueue().add(name, envelope, {
       attempts: def.attempts,

@@ -1,20 +1,12 @@
 import { LockMode } from '@mikro-orm/core';
 import { Database, LOGGER } from '@qhatu/core';
-import type { PaymentConfirmed } from '@qhatu/plugin-orders';
+import { PaymentConfirmedData, type PaymentConfirmed } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
-import { z } from 'zod';
 import { Checkout } from '../entities/checkout.js';
 import { checkoutMachine } from '../machines/checkout.js';
 
 export const CHECKOUT_PAYMENT_MISMATCH = 'checkout.checkout.payment_mismatch';
-
-const PaymentConfirmedData = z.object({
-  payment_id: z.string().min(1),
-  order_id: z.uuid(),
-  amount: z.number().int().min(0),
-  currency: z.string().length(3),
-});
 
 /**
  * Completion of a checkout by its payment: the job queued for `payments.payment.confirmed`.

@@ -39,7 +39,8 @@ export interface PaymentConfirmed {
   currency: string;
 }
 
-const PaymentConfirmedData = z.object({
+/** The data of `payments.payment.confirmed`, as the payments plugin publishes it. */
+export const PaymentConfirmedData = z.object({
   payment_id: z.string().min(1),
   order_id: z.uuid(),
   amount: z.number().int().min(0),
