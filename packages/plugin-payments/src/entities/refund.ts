@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const REFUND_STATUSES = ['pending', 'processing', 'refunded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'other'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+export const Refund = defineEntity({
+  name: 'PaymentRefund',
+  tableName: 'payments_refund',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    paymentId: p.uuid(),
+    amount: p.bigint('number'),
+    reason: p.string().$type<RefundReason>().nullable(),
+    status: p.string().$type<RefundStatus>(),
+    providerRefundId: p.string().nullable(),
+    failureReason: p.string().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Refund = InferEntity<typeof Refund>;

@@ -1,0 +1,111 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * The gateway plugin API. A gateway package implements `PaymentGateway` and registers it with
+ * `container.register(PAYMENT_GATEWAY, { useValue: gateway })`; the payments plugin finds every
+ * registered gateway with `resolveAll`. Adding a gateway is one new package and nothing else.
+ */
+export const PAYMENT_GATEWAY = 'qhatu.payments.gateway';
+
+/** A field the client sends with a payment, or a credential the tenant's admin stores. */
+export interface PaymentField {
+  name: string;
+  type: 'string' | 'integer';
+  /** Shown in GET /payments/gateways. */
+  description: string;
+  required: boolean;
+}
+
+export interface CredentialField {
+  name: string;
+  description: string;
+  required: boolean;
+  /** A secret is sealed at rest and never returned; a public one (a publishable key) is shown. */
+  secret: boolean;
+}
+
+/** What a gateway call runs with: the tenant's credentials and the operator's base URL. */
+export interface GatewayContext {
+  credentials: Record<string, string>;
+  baseUrl: string;
+  tenantId: string;
+}
+
+export type ChargeStatus = 'pending' | 'processing' | 'paid' | 'failed';
+export type RefundOutcome = 'processing' | 'refunded' | 'failed';
+
+export interface ChargeRequest {
+  paymentId: string;
+  orderId: string;
+  /** Minor units of `currency`; the adapter converts to its provider's format. */
+  amount: number;
+  currency: string;
+  /** The gateway's payment fields, validated against `paymentFields`. */
+  fields: Record<string, unknown>;
+}
+
+export interface ChargeResult {
+  status: ChargeStatus;
+  providerPaymentId: string | null;
+  /** The payment method as the provider names it (card, yape, ...). */
+  method?: string | null;
+  /** The provider's reason when `failed`. */
+  failureReason?: string | null;
+  /** What the client must do next (3-D Secure and the like), passed through as is. */
+  nextAction?: Record<string, unknown> | null;
+}
+
+export interface RefundRequest {
+  refundId: string;
+  providerPaymentId: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+}
+
+export interface RefundResult {
+  status: RefundOutcome;
+  providerRefundId: string | null;
+  failureReason?: string | null;
+}
+
+export interface InboundNotification {
+  rawBody: Buffer;
+  headers: IncomingHttpHeaders;
+  now: Date;
+}
+
+/** A verified notification as the gateway reads it. */
+export interface ParsedNotification {
+  /** The provider's event id: a second delivery of the same id changes nothing. */
+  eventId: string;
+  /** The provider's payment the event is about; null when it is about something else. */
+  providerPaymentId: string | null;
+  /** Set when the event is about a refund (its outcome arrives later than the refund call). */
+  providerRefundId?: string | null;
+}
+
+export interface PaymentGateway {
+  /** The `gateway` value of payments and the path of its notifications (`/webhooks/<id>/<tenant>`). */
+  readonly id: string;
+  readonly name: string;
+  /** ISO 4217 codes the gateway accepts, in capitals. */
+  readonly currencies: readonly string[];
+  readonly paymentFields: readonly PaymentField[];
+  readonly credentialFields: readonly CredentialField[];
+  /** The provider's production API; the operator overrides it with QHATU_GATEWAY_<ID>_BASE_URL. */
+  readonly defaultBaseUrl: string;
+
+  /** Creates and confirms the charge from the client's token. Throws only for programming errors. */
+  charge(ctx: GatewayContext, request: ChargeRequest): Promise<ChargeResult>;
+  /** Re-reads a payment from the provider (polling, and before a notification moves anything). */
+  status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
+  /** Refunds on the original gateway; `amount` is always given (full refunds are worked out by payments). */
+  refund(ctx: GatewayContext, request: RefundRequest): Promise<RefundResult>;
+  /** Re-reads a refund the provider left processing; gateways whose refunds settle at once may omit it. */
+  refundStatus?(ctx: GatewayContext, providerRefundId: string): Promise<RefundResult>;
+  /** Checks the notification's signature with the tenant's secret, in constant time. Reads nothing else. */
+  verifyNotification(ctx: GatewayContext, notification: InboundNotification): boolean;
+  /** Reads a notification already verified; null when it cannot be understood. */
+  parseNotification(notification: InboundNotification): ParsedNotification | null;
+}

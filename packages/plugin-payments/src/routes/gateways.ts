@@ -1,0 +1,34 @@
+import { ADMIN, dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { z } from 'zod';
+import { GatewayOut, GatewayParams, GatewaySettingUpdate } from '../schemas/gateway.js';
+import { GatewaySettings } from '../services/gateway-settings.js';
+import { Gateways } from '../services/gateways.js';
+import { gatewayOut } from './serialize.js';
+
+export async function gatewayRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const gateways = container.resolve(Gateways);
+  const settings = container.resolve(GatewaySettings);
+  const tags = ['Payments'];
+
+  r.get('/payments/gateways', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: 'The installed gateways, their fields and whether this store configured them', response: { 200: dataOf(z.array(GatewayOut)), ...errorResponses(400, 401, 403) } },
+  }, async () => {
+    const stored = await settings.list();
+    return { data: gateways.all().map((g) => gatewayOut(g, stored.get(g.id))) };
+  });
+
+  r.get('/payments/gateways/:id', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: "One gateway and this store's settings (secrets are never returned)", params: GatewayParams, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.get(req.params.id)) }));
+
+  r.put('/payments/gateways/:id', {
+    config: { auth: ADMIN },
+    schema: { tags, summary: "Set this store's credentials (sealed at rest) and switch the gateway on or off", params: GatewayParams, body: GatewaySettingUpdate, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.configure(req.params.id, req.body)) }));
+}

@@ -1,0 +1,44 @@
+import { ADMIN, dataOf, errorResponses, IdParams, STOREFRONT } from '@qhatu/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { DependencyContainer } from 'tsyringe';
+import { PaymentCreate, PaymentOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { Payments } from '../services/payments.js';
+import { Refunds } from '../services/refunds.js';
+import { paymentOut, refundOut } from './serialize.js';
+
+export async function paymentRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const payments = container.resolve(Payments);
+  const refunds = container.resolve(Refunds);
+  const tags = ['Payments'];
+
+  r.post('/payments', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary: 'Pay an order on a gateway; recorded (201) whatever the provider answers, its status tells the outcome',
+      body: PaymentCreate,
+      response: { 201: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 422) },
+    },
+  }, async (req, reply) => reply.code(201).send({ data: paymentOut(await payments.create(req.body)) }));
+
+  r.get('/payments/:id', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: 'Read a payment and its refunds (re-read from the provider while open: usable for polling)', params: IdParams, response: { 200: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => {
+    const { payment, refunds: list } = await payments.get(req.params.id);
+    return { data: paymentOut(payment, list) };
+  });
+
+  r.post('/payments/:id/refund', {
+    config: { auth: ADMIN },
+    schema: {
+      tags,
+      summary: 'Refund on the original gateway (0 = everything left); 409 when not refundable or above what is left',
+      params: IdParams,
+      body: RefundCreate,
+      response: { 201: dataOf(RefundOut), ...errorResponses(400, 401, 403, 404, 409, 422) },
+    },
+  }, async (req, reply) => reply.code(201).send({ data: refundOut(await refunds.create(req.params.id, req.body)) }));
+}

@@ -1,0 +1,54 @@
+import type { GatewaySetting } from '../entities/gateway-setting.js';
+import type { Payment } from '../entities/payment.js';
+import type { Refund } from '../entities/refund.js';
+import type { PaymentGateway } from '../gateway.js';
+
+const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
+
+export function refundOut(r: Refund) {
+  return {
+    id: r.id,
+    payment_id: r.paymentId,
+    amount: r.amount,
+    reason: r.reason ?? null,
+    status: r.status,
+    provider_refund_id: r.providerRefundId ?? null,
+    failure_reason: r.failureReason ?? null,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+export function paymentOut(p: Payment, refunds: Refund[] = []) {
+  return {
+    id: p.id,
+    order_id: p.orderId,
+    gateway: p.gateway,
+    amount: p.amount,
+    currency: p.currency,
+    status: p.status,
+    method: p.method ?? null,
+    provider_payment_id: p.providerPaymentId ?? null,
+    failure_reason: p.failureReason ?? null,
+    next_action: p.nextAction ?? null,
+    refunded_amount: p.refundedAmount,
+    captured_at: iso(p.capturedAt),
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+    refunds: refunds.map(refundOut),
+  };
+}
+
+/** A gateway as the store sees it: never a secret credential. */
+export function gatewayOut(g: PaymentGateway, setting: GatewaySetting | null | undefined) {
+  return {
+    id: g.id,
+    name: g.name,
+    currencies: [...g.currencies],
+    payment_fields: g.paymentFields.map(({ name, type, required, description }) => ({ name, type, required, description })),
+    credential_fields: g.credentialFields.map(({ name, required, secret, description }) => ({ name, required, secret, description })),
+    configured: Boolean(setting),
+    enabled: setting?.enabled ?? false,
+    public_credentials: setting?.publicCredentials ?? {},
+  };
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+const GatewayId = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be a gateway id, e.g. stripe');
+
+/** `/payments/gateways/:id`, as the contract names it: the id is the gateway's (stripe, culqi, ...). */
+export const GatewayParams = z.object({ id: GatewayId });
+
+export const GatewaySettingUpdate = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    credentials: z
+      .record(z.string().min(1).max(60), z.string().min(1).max(4096))
+      .optional()
+      .meta({ description: "The gateway's credential_fields; merged into the stored ones; secrets are never returned" }),
+  })
+  .meta({ id: 'PaymentGatewayUpdate' });
+
+export const GatewayOut = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    currencies: z.array(z.string()),
+    payment_fields: z.array(z.object({ name: z.string(), type: z.enum(['string', 'integer']), required: z.boolean(), description: z.string() })),
+    credential_fields: z.array(z.object({ name: z.string(), required: z.boolean(), secret: z.boolean(), description: z.string() })),
+    configured: z.boolean(),
+    enabled: z.boolean(),
+    public_credentials: z.record(z.string(), z.string()).meta({ description: 'The credentials that are not secret (a publishable key)' }),
+  })
+  .meta({ id: 'PaymentGateway' });
+
+export const NotificationParams = z.object({ gateway: GatewayId, tenant_id: z.string().max(64) });
+
+export const NotificationOut = z
+  .object({ received: z.boolean(), outcome: z.enum(['processed', 'duplicate', 'ignored']) })
+  .meta({ id: 'PaymentNotificationReceipt' });

@@ -1,0 +1,40 @@
+import type { Tx } from '@qhatu/core';
+import type { Payment } from '../entities/payment.js';
+import type { Refund } from '../entities/refund.js';
+
+export const PAYMENT_CONFIRMED = 'payments.payment.confirmed';
+export const PAYMENT_CAPTURED = 'payments.payment.captured';
+export const PAYMENT_FAILED = 'payments.payment.failed';
+export const PAYMENT_REFUNDED = 'payments.payment.refunded';
+export const REFUND_REFUNDED = 'payments.refund.refunded';
+export const REFUND_FAILED = 'payments.refund.failed';
+
+export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED];
+
+/** paid: the orders and checkout plugins listen to `confirmed`; `captured` is the specification's outbound event. */
+export function publishPaid(tx: Tx, p: Payment): void {
+  tx.publish(PAYMENT_CONFIRMED, { payment_id: p.id, order_id: p.orderId, amount: p.amount, currency: p.currency });
+  tx.publish(PAYMENT_CAPTURED, {
+    id: p.id,
+    order_id: p.orderId,
+    amount: p.amount,
+    currency: p.currency,
+    method: p.method ?? p.gateway,
+    status: p.status,
+    captured_at: (p.capturedAt ?? tx.now()).toISOString(),
+  });
+}
+
+export function publishFailed(tx: Tx, p: Payment): void {
+  tx.publish(PAYMENT_FAILED, { id: p.id, order_id: p.orderId, amount: p.amount, currency: p.currency, gateway: p.gateway, status: p.status, reason: p.failureReason });
+}
+
+export function publishRefund(tx: Tx, p: Payment, r: Refund): void {
+  const data = { id: r.id, payment_id: p.id, order_id: p.orderId, amount: r.amount, currency: p.currency, reason: r.reason, status: r.status };
+  if (r.status === 'failed') {
+    tx.publish(REFUND_FAILED, { ...data, failure_reason: r.failureReason });
+    return;
+  }
+  tx.publish(REFUND_REFUNDED, data);
+  tx.publish(PAYMENT_REFUNDED, { id: p.id, order_id: p.orderId, amount: p.amount, refunded_amount: p.refundedAmount, currency: p.currency, status: p.status });
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
+import { Order, orderMachine, Orders } from '@qhatu/plugin-orders';
+import type { Logger } from 'pino';
+import { inject, injectable } from 'tsyringe';
+import type { Payment } from '../entities/payment.js';
+import { Refund, type RefundReason } from '../entities/refund.js';
+import type { RefundResult } from '../gateway.js';
+import { paymentMachine, REFUNDABLE } from '../machines/payment.js';
+import { refundMachine } from '../machines/refund.js';
+import { publishRefund } from './events.js';
+import { GatewaySettings } from './gateway-settings.js';
+import { Gateways } from './gateways.js';
+import { lockPayment, unreachable } from './payments.js';
+
+export interface RefundInput {
+  /** Minor units; 0 refunds what is left. */
+  amount: number;
+  reason?: RefundReason;
+}
+
+/**
+ * Refunds on the payment's own gateway. The payment row is locked while a refund is recorded, and
+ * every refund not failed counts against the amount, so concurrent refunds can never exceed it.
+ */
+@injectable()
+export class Refunds {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(Gateways) private readonly gateways: Gateways,
+    @inject(GatewaySettings) private readonly settings: GatewaySettings,
+    @inject(Orders) private readonly orders: Orders,
+    @inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async create(paymentId: string, input: RefundInput): Promise<Refund> {
+    const { payment, refund, ctx, gateway } = await this.db.tenant(async (tx) => {
+      const payment = await lockPayment(tx, paymentId);
+      if (!REFUNDABLE.includes(payment.status)) {
+        throw AppError.conflict(`A ${payment.status} payment cannot be refunded`, 'PAYMENT_NOT_REFUNDABLE', [
+          { path: 'params.id', message: `refundable only when ${REFUNDABLE.join(' or ')}`, status: payment.status },
+        ]);
+      }
+      const open = await tx.em.find(Refund, { paymentId, status: { $ne: 'failed' } });
+      const refundable = payment.amount - open.reduce((sum, r) => sum + r.amount, 0);
+      const amount = input.amount === 0 ? refundable : input.amount;
+      if (amount <= 0 || amount > refundable) {
+        throw AppError.conflict('The refunds would exceed the amount of the payment', 'REFUND_EXCEEDS_AMOUNT', [
+          { path: 'body.amount', message: `at most ${refundable} can still be refunded`, refundable, amount: payment.amount },
+        ]);
+      }
+      const gateway = this.gateways.get(payment.gateway);
+      const ctx = await this.settings.context(tx, gateway, { forNewPayments: false });
+      const at = tx.now();
+      const refund = tx.em.create(Refund, {
+        id: randomUUID(), tenantId: tx.tenantId, paymentId, amount, reason: input.reason ?? null, status: 'pending',
+        providerRefundId: null, failureReason: null, createdAt: at, updatedAt: at,
+      });
+      return { payment, refund, ctx, gateway };
+    });
+    let result: RefundResult;
+    try {
+      result = await gateway.refund(ctx, { refundId: refund.id, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
+    } catch (error) {
+      this.logger.warn({ err: error, gateway: gateway.id, refundId: refund.id }, 'refund gateway call failed');
+      result = { status: 'failed', providerRefundId: null, failureReason: unreachable(error) };
+    }
+    return this.db.tenant(async (tx) => {
+      const locked = await lockPayment(tx, paymentId);
+      const stored = (await tx.em.findOne(Refund, { id: refund.id }, { refresh: true }))!;
+      return this.apply(tx, locked, stored, result);
+    });
+  }
+
+  /** Moves a refund by the provider's answer; a refunded one adds to the payment's refunded amount. */
+  async apply(tx: Tx, payment: Payment, refund: Refund, result: RefundResult): Promise<Refund> {
+    if (result.providerRefundId && !refund.providerRefundId) refund.providerRefundId = result.providerRefundId;
+    if (refund.status === 'refunded' || refund.status === 'failed') return refund;
+    refund.updatedAt = tx.now();
+    if (result.status === 'failed') {
+      refund.failureReason = result.failureReason ?? 'The payment provider refused the refund';
+      await refundMachine.apply(tx, refund, 'fail');
+      publishRefund(tx, payment, refund);
+      return refund;
+    }
+    if (refund.status === 'pending') await refundMachine.apply(tx, refund, 'process');
+    if (result.status !== 'refunded') return refund;
+    await refundMachine.apply(tx, refund, 'succeed');
+    payment.refundedAmount += refund.amount;
+    payment.updatedAt = tx.now();
+    const full = payment.refundedAmount >= payment.amount;
+    await paymentMachine.apply(tx, payment, full ? 'refund_fully' : 'refund_partially');
+    if (full) await this.refundOrder(tx, payment);
+    publishRefund(tx, payment, refund);
+    return refund;
+  }
+
+  /** A fully refunded payment refunds its order, where the order's lifecycle allows it. */
+  private async refundOrder(tx: Tx, payment: Payment): Promise<void> {
+    const order = await tx.em.findOne(Order, { id: payment.orderId });
+    if (order && orderMachine.can(order, 'refund')) await this.orders.markRefunded(tx, order.id, `payment ${payment.id} refunded`);
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions } from 'fastify';
+import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import catalog from '@qhatu/plugin-catalog';
+import customers from '@qhatu/plugin-customers';
+import inventory from '@qhatu/plugin-inventory';
+import media from '@qhatu/plugin-media';
+import orders from '@qhatu/plugin-orders';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import payments from '../src/index.js';
+import { AcmeDouble, acmeGateway, acmePlugin } from './fixtures/acme.js';
+
+const BASE = [media, catalog, customers, inventory, orders, payments];
+const PAYMENTS = '/api/v1/payments';
+const GATEWAYS = '/api/v1/payments/gateways';
+
+type Method = 'GET' | 'POST' | 'PUT';
+const caller = (t: TestApp, tenant: TestTenant, token?: string) => (method: Method, url: string, payload?: unknown) =>
+  t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
+
+async function createOrder(api: ReturnType<typeof caller>) {
+  const product = await api('POST', '/api/v1/catalog/products', { title: 'Chullo', variants: [{ title: 'Red', sku: `SKU-${randomUUID().slice(0, 8)}`, price: 3000 }] });
+  const res = await api('POST', '/api/v1/orders', {
+    customer_email: 'rosa@example.com', line_items: [{ variant_id: product.json().data.variants[0].id, quantity: 1 }],
+    shipping_address: { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', country_code: 'PE', zip: '08002' },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data as { id: string; total: number; currency: string };
+}
+
+describe('without any gateway package', () => {
+  let t: TestApp;
+  let shop: TestTenant;
+  beforeAll(async () => {
+    t = await createTestApp({ plugins: BASE });
+    shop = await t.createTenant({ currency: 'PEN' });
+  });
+  afterAll(async () => t?.close());
+
+  it('lists no gateway and refuses payments with a precise error', async () => {
+    const api = caller(t, shop);
+    expect((await api('GET', GATEWAYS)).json()).toEqual({ data: [] });
+    const order = await createOrder(api);
+    const res = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'stripe', amount: order.total, currency: 'PEN' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details).toEqual([{ path: 'body.gateway', message: 'no gateway is installed' }]);
+    expect((await api('GET', `${GATEWAYS}/stripe`)).statusCode).toBe(404);
+  });
+
+  it('refuses a gateway registered twice at start', async () => {
+    const twice = { ...acmePlugin, name: 'gateway-acme-again' };
+    await expect(createTestApp({ plugins: [...BASE, acmePlugin, twice] })).rejects.toThrow(/registered twice/);
+  });
+});
+
+describe('a gateway from another package (the plugin API)', () => {
+  let double: AcmeDouble;
+  let t: TestApp;
+  let shop: TestTenant;
+  let other: TestTenant;
+  const signingKey = 'acme-signing-key-123';
+  beforeAll(async () => {
+    double = await new AcmeDouble('acme_live_key').start();
+    t = await createTestApp({ plugins: [...BASE, acmePlugin], env: { QHATU_GATEWAY_ACME_BASE_URL: double.url } });
+    shop = await t.createTenant({ currency: 'PEN' });
+    other = await t.createTenant({ currency: 'PEN' });
+    const res = await caller(t, shop)('PUT', `${GATEWAYS}/acme`, { credentials: { api_key: 'acme_live_key', signing_key: signingKey } });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await double?.close();
+  });
+
+  it('is listed with its fields, and configured per store', async () => {
+    const [listed] = (await caller(t, shop, shop.storefrontToken)('GET', GATEWAYS)).json().data;
+    expect(listed).toEqual({
+      id: 'acme', name: 'Acme Pay', currencies: ['PEN', 'USD'], configured: true, enabled: true, public_credentials: {},
+      payment_fields: acmeGateway.paymentFields, credential_fields: acmeGateway.credentialFields.map(({ name, required, secret, description }) => ({ name, required, secret, description })),
+    });
+    expect((await caller(t, other)('GET', GATEWAYS)).json().data[0]).toMatchObject({ configured: false, enabled: false });
+  });
+
+  it('validates its integer field and its currencies, each named', async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const res = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'EUR', acme_token: 'tok_ok', installments: 'three' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.map((d: { path: string }) => d.path)).toEqual(['body.currency', 'body.installments']);
+    const none = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', installments: 0 });
+    expect(none.json().error.details).toEqual([
+      expect.objectContaining({ path: 'body.acme_token', message: 'is required by Acme Pay' }),
+      expect.objectContaining({ path: 'body.installments' }),
+    ]);
+  });
+
+  it('charges at the operator’s base URL with the store’s key, then refunds there', async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const res = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 3 });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data).toMatchObject({ status: 'paid', method: 'acme', amount: 3000 });
+    expect(double.requests.at(-1)).toMatchObject({ method: 'POST', url: '/charges', authorization: 'Bearer acme_live_key', body: { amount: 3000, currency: 'PEN', token: 'tok_ok', installments: 3 } });
+    const refund = await api('POST', `${PAYMENTS}/${res.json().data.id}/refund`, { amount: 1000, reason: 'duplicate' });
+    expect(refund.statusCode).toBe(201);
+    expect(refund.json().data).toMatchObject({ status: 'refunded', amount: 1000, reason: 'duplicate' });
+    expect(double.requests.at(-1)).toMatchObject({ url: '/refunds', body: { charge: res.json().data.provider_payment_id, amount: 1000 } });
+  });
+
+  it('takes its signed notifications at /webhooks/acme/<store>; the raw body reaches the gateway', async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const payment = (await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_review', installments: 1 })).json().data;
+    expect(payment.status).toBe('processing');
+    double.charges.get(payment.provider_payment_id)!.status = 'paid';
+    // Spacing kept on purpose: a re-serialized body would not match the signature.
+    const body = `{ "event_id": "ev_1",  "charge_id": "${payment.provider_payment_id}" }`;
+    const post = (headers: Record<string, string>, tenant = shop.id) =>
+      t.request({ method: 'POST', url: `/webhooks/acme/${tenant}`, headers: { 'content-type': 'application/json', ...headers }, payload: body });
+    expect((await post({})).statusCode).toBe(401);
+    expect((await post({ 'x-acme-signature': double.sign(body, 'wrong') })).statusCode).toBe(401);
+    expect((await post({ 'x-acme-signature': double.sign(body, signingKey) }, other.id)).statusCode).toBe(404);
+    const ok = await post({ 'x-acme-signature': double.sign(body, signingKey) });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data.outcome).toBe('processed');
+    expect((await post({ 'x-acme-signature': double.sign(body, signingKey) })).json().data.outcome).toBe('duplicate');
+    const [row] = await t.app.orm.em.getConnection().execute(`select status from payments_payment where id = ?`, [payment.id]);
+    expect(row.status).toBe('paid');
+  });
+
+  it('documents its routes in /openapi.json, the notification route included', async () => {
+    const res = await t.request({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths);
+    expect(paths).toEqual(expect.arrayContaining(['/api/v1/payments', '/api/v1/payments/{id}', '/api/v1/payments/{id}/refund', '/api/v1/payments/gateways', '/api/v1/payments/gateways/{id}', '/webhooks/{gateway}/{tenant_id}']));
+  });
+
+  it('a declined charge is recorded failed with the reason; JSON routes outside /webhooks still parse JSON', async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const res = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_no', installments: 1 });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: 'insufficient funds' });
+  });
+});
