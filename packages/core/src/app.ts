@@ -1,42 +1,27 @@
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
 import { runMigrations } from 'bullmq';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { FastifyInstance } from 'fastify';
 import { Secrets } from './auth/secrets.js';
 import { AccessTokens } from './auth/tokens.js';
 import { loadConfig, type QhatuConfig } from './config.js';
-import { TenantContext } from './context.js';
 import { corePlugin } from './core-plugin.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrations.js';
+import { buildHttp } from './http/server.js';
 import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
 import { OutboxRelay } from './events/outbox.js';
-import { hostGraphQL } from './graphql/hosting.js';
 import { Housekeeping } from './housekeeping.js';
-import { authorize } from './http/auth.js';
-import { installErrorHandling } from './http/errors.js';
-import { installIdempotency } from './http/idempotency.js';
-import { installRateLimits } from './http/rate-limits.js';
-import './http/route-config.js';
 import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
 import { orderPlugins, type QhatuPlugin } from './plugin.js';
-import { tenantRoutes } from './tenancy/routes.js';
 import { Tenants } from './tenancy/tenants.js';
 import { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 
@@ -186,110 +171,4 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
     throw error;
   }
-}
-
-/** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
-function graphqlOpenApi(method: string | string[]) {
-  const tags = ['GraphQL'];
-  if (String(method).includes('GET')) {
-    return {
-      tags,
-      summary: 'The GraphQL playground (without `query`), or a query in the query string',
-      querystring: { type: 'object', properties: { query: { type: 'string' }, variables: { type: 'string' }, operationName: { type: 'string' } } },
-    };
-  }
-  return {
-    tags,
-    summary: 'Run GraphQL queries and mutations (Bearer token and X-Tenant-ID required)',
-    body: {
-      type: 'object',
-      required: ['query'],
-      properties: { query: { type: 'string' }, variables: { type: 'object' }, operationName: { type: 'string' } },
-    },
-  };
-}
-
-async function buildHttp(
-  config: QhatuConfig,
-  logger: Logger,
-  plugins: QhatuPlugin[],
-  container: DependencyContainer,
-): Promise<FastifyInstance> {
-  const http: FastifyInstance = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-    },
-    bodyLimit: 1024 * 1024,
-    trustProxy: true,
-  });
-  const tokens = container.resolve(AccessTokens);
-  const db = container.resolve(Database);
-  const jobs = container.resolve(Jobs);
-
-  // Each request runs in its own context; auth fills in the tenant and the caller.
-  http.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    TenantContext.run({ requestId: request.id }, done);
-  });
-  installErrorHandling(http);
-
-  await http.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Qhatu commerce API',
-        version: '1.0.0',
-        description: 'Multi-tenant headless commerce. Tenant routes take `Authorization: Bearer <token>` and `X-Tenant-ID`.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          tenant: { type: 'apiKey', in: 'header', name: 'X-Tenant-ID' },
-        },
-      },
-    },
-    transform: (doc) => {
-      if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
-      if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
-      return jsonSchemaTransform(doc);
-    },
-    transformObject: jsonSchemaTransformObject,
-  });
-  await http.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
-  http.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
-
-  http.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  http.get('/health/ready', { schema: { hide: true } }, async (_req, reply) => {
-    const checks: Record<string, string> = {};
-    await db.query('select 1').then(() => (checks.database = 'ok'), () => (checks.database = 'down'));
-    await jobs.ping().then(() => (checks.queue = 'ok'), () => (checks.queue = 'down'));
-    const ready = Object.values(checks).every((c) => c === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
-  });
-
-  // The REST API: zod validation and serialization, auth by each route's rule, idempotent POSTs.
-  await http.register(async (api) => {
-    api.setValidatorCompiler(validatorCompiler);
-    api.setSerializerCompiler(serializerCompiler);
-    api.addHook('onRoute', (route) => {
-      if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
-    });
-    api.addHook('onRequest', async (request) => {
-      await authorize(request, request.routeOptions.config.auth!, tokens);
-    });
-    await installRateLimits(api, config);
-    installIdempotency(api, db, container.resolve(Secrets));
-    await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
-    for (const plugin of plugins) {
-      if (!plugin.routes) continue;
-      await api.register(async (scope) => plugin.routes!(scope, { container }), { prefix: plugin.prefix ?? '/api/v1' });
-    }
-  });
-
-  await hostGraphQL(http, plugins, container, tokens);
-  await http.ready();
-  return http;
 }
