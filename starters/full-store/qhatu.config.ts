@@ -6,6 +6,7 @@ import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
+import culqi from '@qhatu/plugin-gateway-culqi';
 import stripe from '@qhatu/plugin-gateway-stripe';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
@@ -13,5 +14,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, webhooks],
 });

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import type {
+  ChargeRequest,
+  ChargeResult,
+  GatewayContext,
+  InboundNotification,
+  ParsedNotification,
+  PaymentGateway,
+  RefundRequest,
+  RefundResult,
+} from '@qhatu/plugin-payments';
+import { verifyBasicAuth } from './basic-auth.js';
+
+/** Culqi charges in soles and dollars only; both have two decimals, so minor units are céntimos as is. */
+export const CULQI_CURRENCIES = ['PEN', 'USD'] as const;
+
+/** Qhatu's refund reasons in Culqi's words; Culqi requires one, `other` and none become the buyer's request. */
+export const CULQI_REFUND_REASONS: Record<string, string> = {
+  duplicate: 'duplicado',
+  fraudulent: 'fraudulento',
+  requested_by_customer: 'solicitud_comprador',
+};
+
+interface CulqiOutcome {
+  type?: string | null;
+  code?: string | null;
+  merchant_message?: string | null;
+  user_message?: string | null;
+}
+
+interface CulqiCharge {
+  object: 'charge';
+  id: string;
+  outcome?: CulqiOutcome | null;
+  source?: { object?: string; type?: string } | null;
+}
+
+/** Culqi's error object (card_error, invalid_request_error, authentication_error, parameter_error). */
+interface CulqiError {
+  object?: string;
+  type?: string;
+  charge_id?: string;
+  code?: string;
+  decline_code?: string;
+  merchant_message?: string;
+  user_message?: string;
+  /** Culqi asks for 3-D Secure with action_code REVIEW on a 200 answer. */
+  action_code?: string;
+}
+
+interface CulqiRefund {
+  object: 'refund';
+  id: string;
+  charge_id?: string;
+}
+
+const TIMEOUT_MS = 20_000;
+
+async function call<T>(ctx: GatewayContext, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ ok: boolean; status: number; json: T & CulqiError }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${ctx.credentials.secret_key}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${ctx.baseUrl}${path}`, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const text = await res.text();
+  let json: T & CulqiError;
+  try {
+    json = JSON.parse(text) as T & CulqiError;
+  } catch {
+    throw new Error(`Culqi answered ${res.status} without JSON`);
+  }
+  if (json === null || typeof json !== 'object') throw new Error(`Culqi answered ${res.status} without an object`);
+  return { ok: res.ok, status: res.status, json };
+}
+
+function errorMessage(status: number, e: CulqiError): string {
+  return [e.merchant_message ?? e.user_message ?? `Culqi answered ${status}`, e.decline_code ?? e.code].filter(Boolean).join(' — ');
+}
+
+/**
+ * A Culqi charge as a charge result. `outcome.type == "venta_exitosa"` is a sale (paid); a charge
+ * without any outcome verdict yet is processing (re-read on notification or polling); any other
+ * verdict is failed with Culqi's merchant message.
+ */
+export function chargeResult(charge: CulqiCharge): ChargeResult {
+  const base = { providerPaymentId: charge.id, method: charge.source?.type ?? 'card' };
+  const outcome = charge.outcome ?? null;
+  if (outcome?.type === 'venta_exitosa') return { ...base, status: 'paid' };
+  if (!outcome?.type) return { ...base, status: 'processing' };
+  return { ...base, status: 'failed', failureReason: errorMessage(200, { ...outcome, code: outcome.code ?? outcome.type } as CulqiError) };
+}
+
+/** Gateway 2: Culqi charges from a Culqi.js token, refunds, and Basic-auth webhooks, over plain fetch. */
+export const culqiGateway: PaymentGateway = {
+  id: 'culqi',
+  name: 'Culqi',
+  currencies: CULQI_CURRENCIES,
+  paymentFields: [
+    { name: 'token_id', type: 'string', required: true, description: 'The tkn_… token from Culqi.js / Culqi Checkout (sent to Culqi as source_id)' },
+    { name: 'email', type: 'string', required: true, description: "The buyer's email, as Culqi requires for every charge" },
+  ],
+  credentialFields: [
+    { name: 'secret_key', required: true, secret: true, description: 'sk_live_… or sk_test_… (the private key from CulqiPanel)' },
+    { name: 'webhook_username', required: true, secret: true, description: 'The Basic auth username set on the webhook in CulqiPanel' },
+    { name: 'webhook_password', required: true, secret: true, description: 'The Basic auth password set on the webhook in CulqiPanel' },
+    { name: 'public_key', required: false, secret: false, description: 'pk_… for Culqi.js / Culqi Checkout in the storefront' },
+  ],
+  defaultBaseUrl: 'https://api.culqi.com',
+
+  async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
+    const res = await call<CulqiCharge>(ctx, 'POST', '/v2/charges', {
+      amount: req.amount,
+      currency_code: req.currency,
+      email: String(req.fields.email),
+      source_id: String(req.fields.token_id),
+      capture: true,
+      description: `Qhatu order ${req.orderId}`.slice(0, 80),
+      metadata: { qhatu_payment_id: req.paymentId, order_id: req.orderId, tenant_id: ctx.tenantId },
+    });
+    if (!res.ok) return { status: 'failed', providerPaymentId: res.json.charge_id ?? null, failureReason: errorMessage(res.status, res.json) };
+    if (res.json.action_code === 'REVIEW') {
+      // 3-D Secure: Culqi wants the charge repeated with authentication_3DS, which no Qhatu field carries.
+      return { status: 'failed', providerPaymentId: null, failureReason: `Culqi requires 3-D Secure authentication (action_code REVIEW), which this store's checkout does not support: ${res.json.user_message ?? 'no message'}` };
+    }
+    if (res.json.object !== 'charge' || typeof res.json.id !== 'string') throw new Error(`Culqi answered ${res.status} without a charge`);
+    return chargeResult(res.json);
+  },
+
+  async status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
+    const res = await call<CulqiCharge>(ctx, 'GET', `/v2/charges/${encodeURIComponent(providerPaymentId)}`);
+    if (!res.ok || res.json.object !== 'charge') throw new Error(`Culqi answered ${res.status}: ${errorMessage(res.status, res.json)}`);
+    return chargeResult(res.json);
+  },
+
+  async refund(ctx: GatewayContext, req: RefundRequest): Promise<RefundResult> {
+    const res = await call<CulqiRefund>(ctx, 'POST', '/v2/refunds', {
+      amount: req.amount,
+      charge_id: req.providerPaymentId,
+      reason: (req.reason && CULQI_REFUND_REASONS[req.reason]) || 'solicitud_comprador',
+    });
+    if (!res.ok || res.json.object !== 'refund') return { status: 'failed', providerRefundId: null, failureReason: errorMessage(res.status, res.json) };
+    // Culqi's refund object carries no pending state: a created refund is a refund.
+    return { status: 'refunded', providerRefundId: res.json.id };
+  },
+
+  verifyNotification(ctx: GatewayContext, n: InboundNotification): boolean {
+    const header = n.headers.authorization;
+    return verifyBasicAuth(header, ctx.credentials.webhook_username ?? '', ctx.credentials.webhook_password ?? '');
+  },
+
+  parseNotification(n: InboundNotification): ParsedNotification | null {
+    let event: { object?: unknown; id?: unknown; type?: unknown; data?: unknown };
+    try {
+      event = JSON.parse(n.rawBody.toString('utf8'));
+    } catch {
+      return null;
+    }
+    if (!event || typeof event !== 'object' || event.object !== 'event' || typeof event.type !== 'string') return null;
+    // Culqi sends `data` as a JSON-encoded string; an object is taken as well.
+    let data: unknown = event.data;
+    if (typeof data === 'string') {
+      try {
+        data = JSON.parse(data);
+      } catch {
+        return null;
+      }
+    }
+    // Without an event id, the body itself is the identity: the same delivery twice is one event.
+    const eventId = typeof event.id === 'string' && event.id ? event.id : `sha256:${createHash('sha256').update(n.rawBody).digest('hex')}`;
+    const object = data && typeof data === 'object' ? (data as { object?: unknown; id?: unknown; charge_id?: unknown }) : {};
+    if (object.object === 'charge' && typeof object.id === 'string') return { eventId, providerPaymentId: object.id };
+    // A refund settles when it is created (no refundStatus): its event re-reads the charge it belongs to.
+    if (object.object === 'refund' && typeof object.charge_id === 'string') return { eventId, providerPaymentId: object.charge_id };
+    return { eventId, providerPaymentId: null };
+  },
+};
