@@ -7,6 +7,7 @@ import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
 import culqi from '@qhatu/plugin-gateway-culqi';
+import mercadopago from '@qhatu/plugin-gateway-mercadopago';
 import stripe from '@qhatu/plugin-gateway-stripe';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
@@ -14,5 +15,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, webhooks],
 });

@@ -72,6 +72,8 @@ export interface RefundResult {
 export interface InboundNotification {
   rawBody: Buffer;
   headers: IncomingHttpHeaders;
+  /** The notification URL's query string (some providers sign a value that travels there). */
+  query: URLSearchParams;
   now: Date;
 }
 

@@ -25,7 +25,8 @@ export async function notificationRoutes(app: FastifyInstance, container: Depend
     },
   }, async (req) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const outcome = await notifications.receive(req.params.gateway, req.params.tenant_id, raw, req.headers);
+    const query = new URLSearchParams(req.url.split('?')[1] ?? '');
+    const outcome = await notifications.receive(req.params.gateway, req.params.tenant_id, raw, req.headers, query);
     return { data: { received: true, outcome } };
   });
 }

@@ -31,7 +31,7 @@ export class Notifications {
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async receive(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders): Promise<NotificationOutcome> {
+  async receive(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query = new URLSearchParams()): Promise<NotificationOutcome> {
     const gateway = this.gateways.get(gatewayId);
     if (!UUID.test(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
     const tenant = tenantId.toLowerCase();
@@ -40,7 +40,7 @@ export class Notifications {
       if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') throw new AppError(404, 'NOT_FOUND', 'No such notification endpoint');
       throw error;
     });
-    const inbound: InboundNotification = { rawBody, headers, now: this.clock.now() };
+    const inbound: InboundNotification = { rawBody, headers, query, now: this.clock.now() };
     if (!gateway.verifyNotification(ctx, inbound)) throw new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} signature is missing or does not match`);
     const parsed = gateway.parseNotification(inbound);
     if (!parsed) throw AppError.validation(`Not a ${gateway.name} notification this store understands`);
