@@ -1,69 +1,40 @@
-import { randomUUID } from 'node:crypto';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import catalog from '@qhatu/plugin-catalog';
-import checkout from '@qhatu/plugin-checkout';
-import customers from '@qhatu/plugin-customers';
-import discounts from '@qhatu/plugin-discounts';
-import inventory from '@qhatu/plugin-inventory';
-import media from '@qhatu/plugin-media';
-import orders from '@qhatu/plugin-orders';
-import payments from '@qhatu/plugin-payments';
+import { fullStore, ok, type FullStore } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
 import { StripeDouble } from './fixtures/stripe-double.js';
-import { caller, configure, newAccount, notify, outbox, PAYMENTS, stripeApp, until, type Caller, type StripeAccount } from './helpers.js';
+import { configure, newAccount, notify, outbox, PAYMENTS, until, type Caller, type StripeAccount } from './helpers.js';
 
 // cart → checkout → order → payment on Stripe → signed notification → order paid (stock reserved)
 // → checkout completed → refund → order refunded; workers run the event jobs, as in production.
 let double: StripeDouble;
+let account: StripeAccount;
+let s: FullStore;
 let t: TestApp;
 let shop: TestTenant;
 let admin: Caller;
 let store: Caller;
-let account: StripeAccount;
 let warehouse: string;
 beforeAll(async () => {
   account = newAccount();
   double = await new StripeDouble(new Set([account.secret_key])).start();
-  t = await stripeApp(double.url, { workers: true, plugins: [media, catalog, customers, inventory, discounts, orders, checkout, payments, stripe] });
-  shop = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
-  await configure(admin, account);
-  // The store's first warehouse is its default: where the order's stock is reserved.
-  const res = await admin('POST', '/api/v1/inventory/warehouses', { name: 'Cusco', code: 'WH-CUSCO' });
-  expect(res.statusCode, res.body).toBe(201);
-  warehouse = res.json().data.id;
+  s = await fullStore(stripe, 'QHATU_GATEWAY_STRIPE_BASE_URL', double.url, (a) => configure(a, account));
+  ({ t, shop, admin, store, warehouse } = s);
 });
 afterAll(async () => {
   await t?.close();
   await double?.close();
 });
 
-const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'PE', zip: '08000', phone: '+51987654321' };
-
-async function ok(res: { statusCode: number; body: string; json(): any }, status: number) {
-  expect(res.statusCode, res.body).toBe(status);
-  return res.json().data;
-}
-
 /** A checkout awaiting payment for 2 units of a product with 5 in stock; and its variant. */
 async function awaitingPayment() {
-  const product = await ok(await admin('POST', '/api/v1/catalog/products', { title: 'Alpaca scarf', variants: [{ title: 'Grey', sku: `SKU-${randomUUID().slice(0, 8)}`, price: 4000 }] }), 201);
-  const variant = product.variants[0].id as string;
-  await ok(await admin('POST', `/api/v1/inventory/warehouses/${warehouse}/stock/adjust`, { variant_id: variant, delta: 5, reason: 'received' }), 200);
-  const cart = await ok(await store('POST', '/api/v1/checkout/carts', {}), 201);
-  await ok(await store('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variant, quantity: 2 }), 201);
-  const made = await ok(await store('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: 'rosa@example.com' }), 201);
-  const c = await ok(await store('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, { shipping_address: ADDRESS, billing_address: ADDRESS, shipping_rate: { carrier: 'Olva', service: 'Express', price: 1500 } }), 200);
-  expect(c).toMatchObject({ status: 'payment_pending', order_id: expect.any(String), total: 9500, currency: 'PEN' });
-  return { checkout: c as { id: string; order_id: string; total: number; currency: string }, variant };
+  const placed = await s.awaitingPayment();
+  expect(placed.checkout).toMatchObject({ status: 'payment_pending', order_id: expect.any(String), total: 9500, currency: 'PEN' });
+  return placed;
 }
-
-const orderStatus = async (id: string) => (await admin('GET', `/api/v1/orders/${id}`)).json().data.status as string;
-const checkoutStatus = async (id: string) => (await store('GET', `/api/v1/checkout/checkouts/${id}`)).json().data.status as string;
-const level = async (warehouse: string, variant: string) =>
-  (await admin('GET', `/api/v1/inventory/warehouses/${warehouse}/stock?filter[variant_id]=${variant}`)).json();
+const orderStatus = (id: string) => s.orderStatus(id);
+const checkoutStatus = (id: string) => s.checkoutStatus(id);
+const level = (warehouseId: string, variant: string) => s.level(warehouseId, variant);
 
 describe('the whole path on Stripe', () => {
   it('cart → checkout → payment → notification → order paid → checkout completed → refund → order refunded', async () => {

@@ -67,3 +67,56 @@ export async function until(check: () => Promise<boolean>, ms = 20_000): Promise
   }
   throw new Error('timed out waiting');
 }
+
+const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'PE', zip: '08000', phone: '+51987654321' };
+
+/** A 2xx answer's `data`, or a failed expectation naming the body. */
+export async function ok(res: { statusCode: number; body: string; json(): any }, status: number) {
+  if (res.statusCode !== status) throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body}`);
+  return res.json().data;
+}
+
+/**
+ * The whole store around a gateway (catalog to checkout, payments, workers on), one store in PEN
+ * with its gateway configured and a default warehouse: the setting of every gateway's full-path test.
+ */
+export async function fullStore(gateway: QhatuPlugin, baseUrlVariable: string, baseUrl: string, configure: (admin: Caller) => Promise<void>) {
+  const [checkout, discounts] = await Promise.all([import('@qhatu/plugin-checkout'), import('@qhatu/plugin-discounts')]);
+  const t = await gatewayApp(gateway, baseUrlVariable, baseUrl, {
+    workers: true,
+    plugins: [media, catalog, customers, inventory, discounts.default, orders, checkout.default, payments, gateway],
+  });
+  const shop = await t.createTenant({ currency: 'PEN' });
+  const admin = caller(t, shop);
+  const store = caller(t, shop, shop.storefrontToken);
+  await configure(admin);
+  // The store's first warehouse is its default: where the order's stock is reserved.
+  const warehouse: string = (await ok(await admin('POST', '/api/v1/inventory/warehouses', { name: 'Cusco', code: 'WH-CUSCO' }), 201)).id;
+
+  /** A checkout awaiting payment for 2 units of a product with 5 in stock; and its variant. */
+  async function awaitingPayment() {
+    const product = await ok(await admin('POST', '/api/v1/catalog/products', { title: 'Alpaca scarf', variants: [{ title: 'Grey', sku: `SKU-${randomUUID().slice(0, 8)}`, price: 4000 }] }), 201);
+    const variant = product.variants[0].id as string;
+    await ok(await admin('POST', `/api/v1/inventory/warehouses/${warehouse}/stock/adjust`, { variant_id: variant, delta: 5, reason: 'received' }), 200);
+    const cart = await ok(await store('POST', '/api/v1/checkout/carts', {}), 201);
+    await ok(await store('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variant, quantity: 2 }), 201);
+    const made = await ok(await store('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: 'rosa@example.com' }), 201);
+    const shipping = { shipping_address: ADDRESS, billing_address: ADDRESS, shipping_rate: { carrier: 'Olva', service: 'Express', price: 1500 } };
+    const c = await ok(await store('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, shipping), 200);
+    return { checkout: c as { id: string; status: string; order_id: string; total: number; currency: string }, variant };
+  }
+
+  return {
+    t,
+    shop,
+    admin,
+    store,
+    warehouse,
+    awaitingPayment,
+    orderStatus: async (id: string) => (await admin('GET', `/api/v1/orders/${id}`)).json().data.status as string,
+    checkoutStatus: async (id: string) => (await store('GET', `/api/v1/checkout/checkouts/${id}`)).json().data.status as string,
+    level: async (warehouseId: string, variant: string) =>
+      (await admin('GET', `/api/v1/inventory/warehouses/${warehouseId}/stock?filter[variant_id]=${variant}`)).json(),
+  };
+}
+export type FullStore = Awaited<ReturnType<typeof fullStore>>;
