@@ -42,6 +42,60 @@ export interface ChargeRequest {
   currency: string;
   /** The gateway's payment fields, validated against `paymentFields`. */
   fields: Record<string, unknown>;
+  /** The payment session this payment pays (see `sessionField`), or null. */
+  session: StoredSession | null;
+}
+
+/**
+ * A payment session: the server-side step some providers need before the browser can pay
+ * (Niubiz's session key, Izipay's form token, a PayPal order, Pay-me's nonce). The client opens
+ * one with `POST /api/v1/payments/sessions`, pays in the provider's browser form with `client`,
+ * then pays the order with `POST /api/v1/payments` (or the provider's form posts back to
+ * `callbackUrl`, see `parseCallback`).
+ */
+export interface SessionRequest {
+  /** Qhatu's id of the session. */
+  sessionId: string;
+  orderId: string;
+  /** Minor units of `currency`: the order's total. */
+  amount: number;
+  currency: string;
+  customerEmail: string | null;
+  /** The shopper's address as the storefront reports it (antifraud data), when known. */
+  clientIp: string | null;
+  /**
+   * The store's notification address for this session:
+   * `<public url>/webhooks/<gateway>/<tenant id>?session=<session id>`.
+   */
+  callbackUrl: string;
+}
+
+export interface SessionResult {
+  /** The provider's reference of the session (a session key, a form token, an order id, a nonce). */
+  reference: string;
+  /** What the browser needs to open the provider's form; returned to the client as is, never a secret. */
+  client: Record<string, unknown>;
+  /** Kept on the server and handed back to `charge` (a purchase number and the like). */
+  data?: Record<string, unknown>;
+  /** When the provider forgets the session; null when it does not say. */
+  expiresAt?: Date | null;
+}
+
+/** A session as `charge` receives it. */
+export interface StoredSession {
+  id: string;
+  reference: string;
+  data: Record<string, unknown>;
+  amount: number;
+  currency: string;
+}
+
+/** What `parseCallback` reads from a provider's browser form post. */
+export interface ParsedCallback {
+  /** Qhatu's id of the session the post is for (from the callback URL's `session` parameter). */
+  sessionId: string;
+  /** Payment fields for `charge` (e.g. `transaction_token`); the session's own field is added. */
+  fields: Record<string, unknown>;
 }
 
 export interface ChargeResult {
@@ -106,8 +160,24 @@ export interface PaymentGateway {
   refund(ctx: GatewayContext, request: RefundRequest): Promise<RefundResult>;
   /** Re-reads a refund the provider left processing; gateways whose refunds settle at once may omit it. */
   refundStatus?(ctx: GatewayContext, providerRefundId: string): Promise<RefundResult>;
+  /**
+   * The payment field that names a session (`session_key`, `paypal_order_id`). When a payment
+   * names one, it must be a session of this store for the same order, amount and currency that
+   * no other payment used; with `sessionRequired` a payment without one is refused.
+   */
+  readonly sessionField?: string;
+  readonly sessionRequired?: boolean;
+  /** Opens a payment session on the provider; gateways whose browser tokenises alone omit it. */
+  createSession?(ctx: GatewayContext, request: SessionRequest): Promise<SessionResult>;
+  /**
+   * For providers whose browser form posts the outcome back instead of signing a notification
+   * (Niubiz): reads the post; the charge then made with it on the provider is the proof, so
+   * nothing is trusted from the post itself. Null when the post cannot be understood.
+   */
+  parseCallback?(notification: InboundNotification): ParsedCallback | null;
+
   /** Checks the notification's signature with the tenant's secret, in constant time. Reads nothing else. */
-  verifyNotification(ctx: GatewayContext, notification: InboundNotification): boolean;
+  verifyNotification(ctx: GatewayContext, notification: InboundNotification): boolean | Promise<boolean>;
   /** Reads a notification already verified; null when it cannot be understood. */
   parseNotification(notification: InboundNotification): ParsedNotification | null;
 }

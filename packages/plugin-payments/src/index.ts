@@ -1,13 +1,15 @@
-import { CONFIG, definePlugin, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, type QhatuConfig } from '@qhatu/core';
 import { instanceCachingFactory } from 'tsyringe';
 import { GatewaySetting } from './entities/gateway-setting.js';
 import { Notification } from './entities/notification.js';
 import { Payment } from './entities/payment.js';
 import { Refund } from './entities/refund.js';
+import { PaymentSession } from './entities/session.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './gateway.js';
 import { paymentMachine } from './machines/payment.js';
 import { refundMachine } from './machines/refund.js';
 import { paymentsMigration } from './migrations/0001_payments.js';
+import { sessionsMigration } from './migrations/0002_sessions.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -17,9 +19,12 @@ import { Gateways } from './services/gateways.js';
 import { Notifications } from './services/notifications.js';
 import { Payments } from './services/payments.js';
 import { Refunds } from './services/refunds.js';
+import { Sessions } from './services/sessions.js';
+import { PaymentSweep, SWEEP_JOB } from './services/sweep.js';
 
 export * from './gateway.js';
 export { Payment, PAYMENT_STATUSES, type PaymentStatus } from './entities/payment.js';
+export { PaymentSession } from './entities/session.js';
 export { Refund, REFUND_STATUSES, REFUND_REASONS, type RefundStatus, type RefundReason } from './entities/refund.js';
 export { paymentMachine } from './machines/payment.js';
 export { refundMachine } from './machines/refund.js';
@@ -27,15 +32,17 @@ export { Gateways } from './services/gateways.js';
 export { GatewaySettings } from './services/gateway-settings.js';
 export { Payments, type PaymentInput } from './services/payments.js';
 export { Refunds, type RefundInput } from './services/refunds.js';
-export { Notifications, type NotificationOutcome } from './services/notifications.js';
+export { Notifications, type NotificationOutcome, type CallbackOutcome } from './services/notifications.js';
+export { Sessions, type SessionInput } from './services/sessions.js';
+export { PaymentSweep, SWEEP_JOB as PAYMENT_SWEEP_JOB, type PaymentSweepResult } from './services/sweep.js';
 export * from './services/events.js';
 
 /** Payments: the gateway plugin API, payments and refunds on any installed gateway, inbound notifications. */
 export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
-  entities: [GatewaySetting, Payment, Refund, Notification],
-  migrations: [paymentsMigration],
+  entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
+  migrations: [paymentsMigration, sessionsMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
   register(container) {
@@ -46,9 +53,31 @@ export default definePlugin({
       ),
     });
     container.registerSingleton(GatewaySettings);
+    container.registerSingleton(Sessions);
     container.registerSingleton(Payments);
     container.registerSingleton(Refunds);
     container.registerSingleton(Notifications);
+    container.registerSingleton(PaymentSweep);
+  },
+  jobs: {
+    // Payments and refunds left open by their provider, every store in one run.
+    [SWEEP_JOB]: {
+      handler: (_data: unknown, { container, log }) =>
+        container.resolve(PaymentSweep).run((err, row) => log.warn({ err, tenantId: row.tenant_id, id: row.id }, 'payment sweep could not re-read a row')),
+      attempts: 1,
+    },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const { everyMs } = container.resolve(PaymentSweep).settings;
+    // One queued sweep per interval slot, however many worker processes queue it.
+    const queue = () =>
+      void jobs.add(SWEEP_JOB, {}, { jobId: `${SWEEP_JOB}-${Math.floor(Date.now() / everyMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the payment sweep'));
+    const timer = setInterval(queue, everyMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
   },
   // Two mounts: the API under /api/v1, the providers' notifications under /webhooks.
   prefix: '',

@@ -78,15 +78,22 @@ export async function ok(res: { statusCode: number; body: string; json(): any },
 
 /**
  * The whole store around a gateway (catalog to checkout, payments, workers on), one store in PEN
- * with its gateway configured and a default warehouse: the setting of every gateway's full-path test.
+ * (or `options.currency`) with its gateway configured and a default warehouse: the setting of every
+ * gateway's full-path test.
  */
-export async function fullStore(gateway: QhatuPlugin, baseUrlVariable: string, baseUrl: string, configure: (admin: Caller) => Promise<void>) {
+export async function fullStore(
+  gateway: QhatuPlugin,
+  baseUrlVariable: string,
+  baseUrl: string,
+  configure: (admin: Caller) => Promise<void>,
+  options: { currency?: string } = {},
+) {
   const [checkout, discounts] = await Promise.all([import('@qhatu/plugin-checkout'), import('@qhatu/plugin-discounts')]);
   const t = await gatewayApp(gateway, baseUrlVariable, baseUrl, {
     workers: true,
     plugins: [media, catalog, customers, inventory, discounts.default, orders, checkout.default, payments, gateway],
   });
-  const shop = await t.createTenant({ currency: 'PEN' });
+  const shop = await t.createTenant({ currency: options.currency ?? 'PEN' });
   const admin = caller(t, shop);
   const store = caller(t, shop, shop.storefrontToken);
   await configure(admin);

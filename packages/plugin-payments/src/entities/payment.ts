@@ -18,6 +18,8 @@ export const Payment = defineEntity({
     method: p.string().nullable(),
     failureReason: p.string().nullable(),
     nextAction: p.json<Record<string, unknown>>().nullable(),
+    /** The payment session it paid, for gateways that open one. */
+    sessionId: p.uuid().nullable(),
     /** Sum of the refunds the provider confirmed. */
     refundedAmount: p.bigint('number'),
     capturedAt: p.datetime().nullable(),

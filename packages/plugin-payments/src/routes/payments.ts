@@ -2,16 +2,33 @@ import { ADMIN, dataOf, errorResponses, IdParams, STOREFRONT } from '@qhatu/core
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { PaymentCreate, PaymentOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { PaymentCreate, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
 import { Payments } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
-import { paymentOut, refundOut } from './serialize.js';
+import { Sessions } from '../services/sessions.js';
+import { paymentOut, refundOut, sessionOut } from './serialize.js';
 
 export async function paymentRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const payments = container.resolve(Payments);
   const refunds = container.resolve(Refunds);
+  const sessions = container.resolve(Sessions);
   const tags = ['Payments'];
+
+  r.post('/payments/sessions', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary: "Open a payment session for an order's total: what a provider's browser form needs before it can pay (Niubiz, Izipay, PayPal, Pay-me)",
+      body: PaymentSessionCreate,
+      response: { 201: dataOf(PaymentSessionOut), ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+    },
+  }, async (req, reply) => reply.code(201).send({ data: sessionOut(await sessions.open(req.body)) }));
+
+  r.get('/payments/sessions/:id', {
+    config: { auth: STOREFRONT },
+    schema: { tags, summary: 'Read a payment session (and the payment that used it)', params: IdParams, response: { 200: dataOf(PaymentSessionOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: sessionOut(await sessions.get(req.params.id)) }));
 
   r.post('/payments', {
     config: { auth: STOREFRONT },

@@ -1,6 +1,7 @@
 import type { GatewaySetting } from '../entities/gateway-setting.js';
 import type { Payment } from '../entities/payment.js';
 import type { Refund } from '../entities/refund.js';
+import type { PaymentSession } from '../entities/session.js';
 import type { PaymentGateway } from '../gateway.js';
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
@@ -50,5 +51,22 @@ export function gatewayOut(g: PaymentGateway, setting: GatewaySetting | null | u
     configured: Boolean(setting),
     enabled: setting?.enabled ?? false,
     public_credentials: setting?.publicCredentials ?? {},
+    session: g.createSession ? { field: g.sessionField ?? null, required: Boolean(g.sessionRequired) } : null,
+  };
+}
+
+export function sessionOut(s: PaymentSession) {
+  return {
+    id: s.id,
+    gateway: s.gateway,
+    order_id: s.orderId,
+    amount: s.amount,
+    currency: s.currency.trim(),
+    reference: s.reference,
+    client: s.client,
+    return_url: s.returnUrl ?? null,
+    payment_id: s.paymentId ?? null,
+    expires_at: iso(s.expiresAt),
+    created_at: s.createdAt.toISOString(),
   };
 }

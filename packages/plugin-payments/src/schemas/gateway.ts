@@ -25,11 +25,20 @@ export const GatewayOut = z
     configured: z.boolean(),
     enabled: z.boolean(),
     public_credentials: z.record(z.string(), z.string()).meta({ description: 'The credentials that are not secret (a publishable key)' }),
+    session: z
+      .object({ field: z.string().nullable(), required: z.boolean() })
+      .nullable()
+      .meta({ description: 'Set when the gateway opens payment sessions (POST /api/v1/payments/sessions): the payment field naming one, and whether a payment needs one' }),
   })
   .meta({ id: 'PaymentGateway' });
 
 export const NotificationParams = z.object({ gateway: GatewayId, tenant_id: z.string().max(64) });
 
 export const NotificationOut = z
-  .object({ received: z.boolean(), outcome: z.enum(['processed', 'duplicate', 'ignored']) })
+  .object({
+    received: z.boolean(),
+    outcome: z.enum(['processed', 'duplicate', 'ignored']),
+    payment_id: z.uuid().optional().meta({ description: "A provider form's post back: the payment it made" }),
+    status: z.string().optional(),
+  })
   .meta({ id: 'PaymentNotificationReceipt' });

@@ -52,3 +52,32 @@ export const PaymentOut = z
     refunds: z.array(RefundOut),
   })
   .meta({ id: 'Payment' });
+
+export const PaymentSessionCreate = z
+  .strictObject({
+    order_id: Uuid,
+    gateway: z.string().min(1).max(40).meta({ example: 'niubiz' }),
+    client_ip: z.union([z.ipv4(), z.ipv6()]).optional().meta({ description: "The shopper's IP address, for the provider's antifraud checks" }),
+    return_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(2000)
+      .optional()
+      .meta({ description: "Where the shopper's browser goes after a provider form that posts back to Qhatu (Niubiz), with payment_id and status added" }),
+  })
+  .meta({ id: 'PaymentSessionCreate' });
+
+export const PaymentSessionOut = z
+  .object({
+    id: z.uuid(),
+    gateway: z.string(),
+    order_id: z.uuid(),
+    amount: Money,
+    currency: z.string(),
+    reference: z.string().meta({ description: "The provider's reference: the value of the gateway's session field in POST /api/v1/payments" }),
+    client: z.record(z.string(), z.unknown()).meta({ description: "What the provider's browser form needs (never a secret)" }),
+    return_url: z.string().nullable(),
+    payment_id: z.uuid().nullable().meta({ description: 'The payment that used the session; a session pays once' }),
+    expires_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'PaymentSession' });

@@ -30,6 +30,16 @@ export class Gateways {
     return gateway;
   }
 
+  /** The gateway a request names, or a 400 naming the installed ones. */
+  installed(id: string): PaymentGateway {
+    const gateway = this.byId.get(id);
+    if (gateway) return gateway;
+    const installed = this.all().map((g) => g.id);
+    throw AppError.validation(`No payment gateway "${id}" is installed`, [
+      { path: 'body.gateway', message: installed.length ? `must be one of: ${installed.join(', ')}` : 'no gateway is installed' },
+    ]);
+  }
+
   /** Operator configuration only (QHATU_GATEWAY_<ID>_BASE_URL), never a tenant setting. */
   baseUrl(gateway: PaymentGateway): string {
     const key = `QHATU_GATEWAY_${gateway.id.toUpperCase().replace(/-/g, '_')}_BASE_URL`;
@@ -41,13 +51,7 @@ export class Gateways {
    * named in the details. Returns the gateway's fields.
    */
   checkPayment(input: { gateway: string; currency: string } & Record<string, unknown>): { gateway: PaymentGateway; fields: Record<string, unknown> } {
-    const gateway = this.byId.get(input.gateway);
-    if (!gateway) {
-      const installed = this.all().map((g) => g.id);
-      throw AppError.validation(`No payment gateway "${input.gateway}" is installed`, [
-        { path: 'body.gateway', message: installed.length ? `must be one of: ${installed.join(', ')}` : 'no gateway is installed' },
-      ]);
-    }
+    const gateway = this.installed(input.gateway);
     const details = [];
     if (!gateway.currencies.includes(input.currency)) {
       details.push({ path: 'body.currency', message: `${gateway.name} does not take ${input.currency}` });

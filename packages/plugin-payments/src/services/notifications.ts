@@ -1,16 +1,25 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, CLOCK, Database, LOGGER, type Clock } from '@qhatu/core';
+import { AppError, CLOCK, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
 import { Refund } from '../entities/refund.js';
 import type { ChargeResult, GatewayContext, InboundNotification, ParsedNotification, PaymentGateway, RefundResult } from '../gateway.js';
+import { PaymentSession } from '../entities/session.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { lockPayment, Payments } from './payments.js';
 import { Refunds } from './refunds.js';
 
 export type NotificationOutcome = 'processed' | 'duplicate' | 'ignored';
+
+/** What a provider's browser-form post led to (see `PaymentGateway.parseCallback`). */
+export interface CallbackOutcome {
+  outcome: NotificationOutcome;
+  payment: Payment;
+  /** Where the shopper's browser goes next: the session's return_url, with the payment named. */
+  redirect: string | null;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -32,16 +41,9 @@ export class Notifications {
   ) {}
 
   async receive(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query = new URLSearchParams()): Promise<NotificationOutcome> {
-    const gateway = this.gateways.get(gatewayId);
-    if (!UUID.test(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
-    const tenant = tenantId.toLowerCase();
-    const ctx = await this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }), tenant).catch((error: unknown) => {
-      // An unknown store and a store without this gateway look the same from outside.
-      if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') throw new AppError(404, 'NOT_FOUND', 'No such notification endpoint');
-      throw error;
-    });
+    const { gateway, tenant, ctx } = await this.endpoint(gatewayId, tenantId);
     const inbound: InboundNotification = { rawBody, headers, query, now: this.clock.now() };
-    if (!gateway.verifyNotification(ctx, inbound)) throw new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} signature is missing or does not match`);
+    if (!(await gateway.verifyNotification(ctx, inbound))) throw new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} signature is missing or does not match`);
     const parsed = gateway.parseNotification(inbound);
     if (!parsed) throw AppError.validation(`Not a ${gateway.name} notification this store understands`);
     if (parsed.providerRefundId && gateway.refundStatus) return this.refundNotification(gateway, ctx, tenant, parsed as ParsedNotification & { providerRefundId: string });
@@ -62,6 +64,74 @@ export class Notifications {
       await this.payments.applyCharge(tx, await lockPayment(tx, known.id), state);
       return 'processed';
     }, tenant);
+  }
+
+  /** True when the gateway's notifications are its browser form's posts (Niubiz). */
+  isCallback(gatewayId: string): boolean {
+    return Boolean(this.gateways.find(gatewayId)?.parseCallback);
+  }
+
+  /**
+   * A provider's browser form posting the outcome back to the session's address: nothing in the
+   * post is trusted; the payment it leads to is charged on the provider, which is the proof. A
+   * second post for a session already used changes nothing and answers with that payment.
+   */
+  async callback(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query: URLSearchParams): Promise<CallbackOutcome> {
+    const { gateway, tenant } = await this.endpoint(gatewayId, tenantId);
+    const parsed = gateway.parseCallback!({ rawBody, headers, query, now: this.clock.now() });
+    if (!parsed) throw AppError.validation(`Not a ${gateway.name} form post this store understands`);
+    if (!UUID.test(parsed.sessionId)) throw AppError.validation('The callback address must name the payment session', [{ path: 'query.session', message: 'must be a UUID' }]);
+    const session = await this.db.tenant(({ em }) => em.findOne(PaymentSession, { id: parsed.sessionId, gateway: gateway.id }), tenant);
+    if (!session) throw AppError.notFound('Payment session', 'PAYMENT_SESSION_NOT_FOUND');
+    const redirect = (payment: Payment) => {
+      if (!session.returnUrl) return null;
+      const url = new URL(session.returnUrl);
+      url.searchParams.set('payment_id', payment.id);
+      url.searchParams.set('status', payment.status);
+      return url.toString();
+    };
+    const used = async () => {
+      const payment = await this.db.tenant(({ em }) => em.findOne(Payment, { sessionId: session.id }), tenant);
+      return payment ? { outcome: 'duplicate' as const, payment, redirect: redirect(payment) } : null;
+    };
+    if (session.paymentId) {
+      const done = await used();
+      if (done) return done;
+    }
+    const scope = { ...TenantContext.current(), tenantId: tenant };
+    try {
+      const payment = await TenantContext.run(scope, () =>
+        this.payments.create({
+          ...parsed.fields,
+          order_id: session.orderId,
+          gateway: gateway.id,
+          amount: session.amount,
+          currency: session.currency.trim(),
+          ...(gateway.sessionField ? { [gateway.sessionField]: session.reference } : {}),
+        }),
+      );
+      return { outcome: 'processed', payment, redirect: redirect(payment) };
+    } catch (error) {
+      // Two posts at once: the second finds the session taken by the first.
+      if (error instanceof AppError && error.code === 'PAYMENT_SESSION_USED') {
+        const done = await used();
+        if (done) return done;
+      }
+      throw error;
+    }
+  }
+
+  /** The gateway and the store a notification address names, with the store's credentials. */
+  private async endpoint(gatewayId: string, tenantId: string) {
+    const gateway = this.gateways.get(gatewayId);
+    if (!UUID.test(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
+    const tenant = tenantId.toLowerCase();
+    const ctx = await this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }), tenant).catch((error: unknown) => {
+      // An unknown store and a store without this gateway look the same from outside.
+      if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') throw new AppError(404, 'NOT_FOUND', 'No such notification endpoint');
+      throw error;
+    });
+    return { gateway, tenant, ctx };
   }
 
   /** A refund's outcome: the refund re-read from the provider, then moved with the event id recorded. */

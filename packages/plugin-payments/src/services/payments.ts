@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
 import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
@@ -9,8 +8,11 @@ import { Refund } from '../entities/refund.js';
 import type { ChargeResult } from '../gateway.js';
 import { paymentMachine } from '../machines/payment.js';
 import { publishFailed, publishPaid } from './events.js';
+import { lockPayment, unreachable } from './locks.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
+import { Refunds } from './refunds.js';
+import { Sessions } from './sessions.js';
 
 export interface PaymentInput extends Record<string, unknown> {
   order_id: string;
@@ -21,16 +23,7 @@ export interface PaymentInput extends Record<string, unknown> {
 
 const FINAL = new Set(['paid', 'failed', 'partially_refunded', 'refunded']);
 
-export async function lockPayment(tx: Tx, id: string): Promise<Payment> {
-  const payment = await tx.em.findOne(Payment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
-  return payment;
-}
-
-/** The reason a gateway call threw, for the payment's failure_reason. */
-export function unreachable(error: unknown): string {
-  return `The payment provider could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-}
+export { lockPayment, unreachable } from './locks.js';
 
 /** Payments: recorded first, then charged on the gateway outside any transaction, then moved by the answer. */
 @injectable()
@@ -39,27 +32,31 @@ export class Payments {
     @inject(Database) private readonly db: Database,
     @inject(Gateways) private readonly gateways: Gateways,
     @inject(GatewaySettings) private readonly settings: GatewaySettings,
+    @inject(Sessions) private readonly sessions: Sessions,
+    @inject(Refunds) private readonly refunds: Refunds,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Always records the payment once the gateway is configured: `failed` with the reason when the provider refuses or is unreachable. */
   async create(input: PaymentInput): Promise<Payment> {
     const { gateway, fields } = this.gateways.checkPayment(input);
-    const { payment, ctx } = await this.db.tenant(async (tx) => {
+    const { payment, ctx, session } = await this.db.tenant(async (tx) => {
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: true });
       const order = await tx.em.findOne(Order, { id: input.order_id });
       if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
       const at = tx.now();
       const payment = tx.em.create(Payment, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, amount: input.amount, currency: input.currency,
-        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, refundedAmount: 0,
+        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, sessionId: null, refundedAmount: 0,
         capturedAt: null, createdAt: at, updatedAt: at,
       });
-      return { payment, ctx };
+      const session = await this.sessions.claim(tx, gateway, payment, fields);
+      payment.sessionId = session?.id ?? null;
+      return { payment, ctx, session };
     });
     let result: ChargeResult;
     try {
-      result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields });
+      result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session });
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
@@ -67,15 +64,25 @@ export class Payments {
     return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, payment.id), result));
   }
 
-  /** The payment with its refunds; one still open is re-read from the provider first (polling). */
+  /** The payment with its refunds; a payment or refund still open is re-read from the provider first (polling). */
   async get(id: string): Promise<{ payment: Payment; refunds: Refund[] }> {
-    const payment = await this.db.tenant(({ em }) => em.findOne(Payment, { id }));
+    const { payment, open } = await this.db.tenant(async ({ em }) => ({
+      payment: await em.findOne(Payment, { id }),
+      open: await em.find(Refund, { paymentId: id, status: { $in: ['pending', 'processing'] }, providerRefundId: { $ne: null } }),
+    }));
     if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
     if (!FINAL.has(payment.status) && payment.providerPaymentId) await this.poll(payment);
+    for (const refund of open) await this.refunds.refresh(refund.id);
     return this.db.tenant(async ({ em }) => ({
       payment: (await em.findOne(Payment, { id }))!,
       refunds: await em.find(Refund, { paymentId: id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
     }));
+  }
+
+  /** Re-reads an open payment from its provider (the sweep); a final one is left alone. */
+  async refresh(id: string): Promise<void> {
+    const payment = await this.db.tenant(({ em }) => em.findOne(Payment, { id }));
+    if (payment && !FINAL.has(payment.status) && payment.providerPaymentId) await this.poll(payment);
   }
 
   private async poll(payment: Payment): Promise<void> {

@@ -3,7 +3,7 @@ import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
 import { Order, orderMachine, Orders } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
-import type { Payment } from '../entities/payment.js';
+import { Payment } from '../entities/payment.js';
 import { Refund, type RefundReason } from '../entities/refund.js';
 import type { RefundResult } from '../gateway.js';
 import { paymentMachine, REFUNDABLE } from '../machines/payment.js';
@@ -11,7 +11,7 @@ import { refundMachine } from '../machines/refund.js';
 import { publishRefund } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
-import { lockPayment, unreachable } from './payments.js';
+import { lockPayment, unreachable } from './locks.js';
 
 export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
@@ -70,6 +70,31 @@ export class Refunds {
       const stored = (await tx.em.findOne(Refund, { id: refund.id }, { refresh: true }))!;
       return this.apply(tx, locked, stored, result);
     });
+  }
+
+  /** Re-reads a refund the provider left open (polling and the sweep); best effort, like payments'. */
+  async refresh(refundId: string): Promise<void> {
+    const found = await this.db.tenant(async ({ em }) => {
+      const refund = await em.findOne(Refund, { id: refundId });
+      const payment = refund && (await em.findOne(Payment, { id: refund.paymentId }));
+      return refund && payment ? { refund, payment } : null;
+    });
+    if (!found || !found.refund.providerRefundId || (found.refund.status !== 'pending' && found.refund.status !== 'processing')) return;
+    const gateway = this.gateways.find(found.payment.gateway);
+    if (!gateway?.refundStatus) return;
+    try {
+      const ctx = await this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }));
+      const result = await gateway.refundStatus(ctx, found.refund.providerRefundId);
+      await this.db.tenant(async (tx) => {
+        const payment = await lockPayment(tx, found.payment.id);
+        const refund = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
+        await this.apply(tx, payment, refund, result);
+        // Still open: to the back of the sweep's queue.
+        if (refund.status === 'processing' || refund.status === 'pending') refund.updatedAt = tx.now();
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, refundId }, 'refund status not re-read from the provider');
+    }
   }
 
   /** Moves a refund by the provider's answer; a refunded one adds to the payment's refunded amount. */

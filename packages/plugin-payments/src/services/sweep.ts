@@ -1,0 +1,78 @@
+import { CONFIG, Database, TenantContext, type QhatuConfig } from '@qhatu/core';
+import { inject, injectable } from 'tsyringe';
+import { z } from 'zod';
+import { Payments } from './payments.js';
+import { Refunds } from './refunds.js';
+
+export const SWEEP_JOB = 'payments.sweep';
+
+const Env = z.object({
+  /** A payment or refund untouched this long while open is re-read from its provider. */
+  QHATU_PAYMENTS_SWEEP_AFTER_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(120),
+  /** How often a worker process queues the sweep. */
+  QHATU_PAYMENTS_SWEEP_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(300),
+});
+
+export interface SweepSettings {
+  afterMs: number;
+  everyMs: number;
+}
+
+export function sweepSettings(config: QhatuConfig): SweepSettings {
+  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  return { afterMs: env.QHATU_PAYMENTS_SWEEP_AFTER_SECONDS * 1000, everyMs: env.QHATU_PAYMENTS_SWEEP_SECONDS * 1000 };
+}
+
+export interface PaymentSweepResult {
+  payments: number;
+  refunds: number;
+}
+
+/** At most this many of each per run, oldest first: a run stays short, the next one goes on. */
+const BATCH = 200;
+
+/**
+ * Payments and refunds a provider left `pending` or `processing` and no notification settled
+ * (a provider without notifications, one that never arrived): re-read from the provider, every
+ * store in one run, each row in its own store's transaction.
+ */
+@injectable()
+export class PaymentSweep {
+  readonly settings: SweepSettings;
+
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(Payments) private readonly payments: Payments,
+    @inject(Refunds) private readonly refunds: Refunds,
+    @inject(CONFIG) config: QhatuConfig,
+  ) {
+    this.settings = sweepSettings(config);
+  }
+
+  async run(log?: (error: unknown, row: { tenant_id: string; id: string }) => void): Promise<PaymentSweepResult> {
+    const cutoff = new Date(Date.now() - this.settings.afterMs);
+    const open = (a: string) => `${a}.status IN ('pending', 'processing') AND ${a}.updated_at < ?`;
+    const payments = await this.db.query<{ tenant_id: string; id: string }>(
+      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
+        WHERE ${open('p')} AND p.provider_payment_id IS NOT NULL AND t.status IN ('active', 'trial') ORDER BY p.updated_at LIMIT ${BATCH}`,
+      [cutoff],
+    );
+    const refunds = await this.db.query<{ tenant_id: string; id: string }>(
+      `SELECT r.tenant_id, r.id FROM payments_refund r JOIN core_tenant t ON t.id = r.tenant_id
+        WHERE ${open('r')} AND r.provider_refund_id IS NOT NULL AND t.status IN ('active', 'trial') ORDER BY r.updated_at LIMIT ${BATCH}`,
+      [cutoff],
+    );
+    const each = async (rows: Array<{ tenant_id: string; id: string }>, work: (id: string) => Promise<void>) => {
+      for (const row of rows) {
+        try {
+          await TenantContext.run({ tenantId: row.tenant_id }, () => work(row.id));
+        } catch (error) {
+          log?.(error, row);
+        }
+      }
+    };
+    await each(payments, (id) => this.payments.refresh(id));
+    await each(refunds, (id) => this.refunds.refresh(id));
+    return { payments: payments.length, refunds: refunds.length };
+  }
+}
