@@ -102,8 +102,8 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
       { signature: good.signature, requestId: 'another-request' },
       { signature: good.signature },
       { signature: good.signature.replace(/ts=\d+/, `ts=${now + 1}`), requestId: good.requestId },
-      { signature: sig(account.webhook_secret, payment.provider_payment_id, good.requestId, now - 301), requestId: good.requestId },
-      { signature: sig(account.webhook_secret, payment.provider_payment_id, good.requestId, now + 301), requestId: good.requestId },
+      { signature: sig(account.webhook_secret, payment.provider_payment_id, good.requestId, now - 330), requestId: good.requestId },
+      { signature: sig(account.webhook_secret, payment.provider_payment_id, good.requestId, now + 330), requestId: good.requestId },
       { signature: sig(account.access_token, payment.provider_payment_id, good.requestId, now), requestId: good.requestId },
     ];
     for (const attempt of attempts) {

@@ -12,7 +12,7 @@ import { lockPayment, unreachable } from './locks.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { Refunds } from './refunds.js';
-import { Sessions } from './sessions.js';
+import { PAYABLE, Sessions } from './sessions.js';
 
 export interface PaymentInput extends Record<string, unknown> {
   order_id: string;
@@ -44,6 +44,11 @@ export class Payments {
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: true });
       const order = await tx.em.findOne(Order, { id: input.order_id });
       if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
+      if (!PAYABLE.has(order.status)) throw AppError.conflict(`The order is ${order.status}: there is nothing to pay`, 'ORDER_NOT_PAYABLE', [{ path: 'body.order_id', message: `status is ${order.status}` }]);
+      const details = [];
+      if (input.currency !== order.currency) details.push({ path: 'body.currency', message: `must be the order's currency, ${order.currency}` });
+      if (input.amount > order.total) details.push({ path: 'body.amount', message: `must not exceed the order's total, ${order.total}` });
+      if (details.length) throw AppError.validation('The payment does not match the order', details);
       const at = tx.now();
       const payment = tx.em.create(Payment, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, amount: input.amount, currency: input.currency,

@@ -17,7 +17,7 @@ export interface SessionInput {
 }
 
 /** Orders a shopper can still pay: not yet paid, and not given up. */
-const PAYABLE = new Set(['pending', 'confirmed']);
+export const PAYABLE = new Set(['pending', 'confirmed']);
 
 /**
  * Payment sessions: the server-side step some providers need before their browser form can pay
