@@ -1,0 +1,66 @@
+import type { QhatuPlugin } from '@qhatu/core';
+import type { TestApp } from '@qhatu/core/testing';
+import { gatewayApp, GATEWAYS, ok, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
+import payme from '../src/index.js';
+import { CARDS, type FlexClient, type PaymeDouble } from './fixtures/payme-double.js';
+
+export { caller, createOrder, GATEWAYS, MISSING, ok, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
+
+export const SESSIONS = '/api/v1/payments/sessions';
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_PAYME_BASE_URL';
+
+/** The app with Pay-me pointed at the double (operator configuration, as in production). */
+export function paymeApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
+  return gatewayApp(payme, BASE_URL_VARIABLE, baseUrl, options);
+}
+
+export interface PaymeAccount {
+  client_id: string;
+  client_secret: string;
+  merchant_code: string;
+  alignet_public_key: string;
+}
+
+/** A merchant the double knows, with Alignet's notification key as the store configures it. */
+export function newAccount(double: PaymeDouble): PaymeAccount {
+  return { ...double.newMerchant(), alignet_public_key: double.publicKeyPem };
+}
+
+export async function configure(admin: Caller, account: PaymeAccount): Promise<void> {
+  const res = await admin('PUT', `${GATEWAYS}/payme`, { enabled: true, credentials: account });
+  if (res.statusCode !== 200) throw new Error(`payme not configured: ${res.body}`);
+}
+
+export interface Session {
+  id: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  client: FlexClient;
+}
+
+export async function openSession(api: Caller, orderId: string): Promise<Session> {
+  return ok(await api('POST', SESSIONS, { order_id: orderId, gateway: 'payme' }), 201);
+}
+
+/** POST /payments naming the Flex charge and the session it was made in. */
+export function pay(api: Caller, order: { id: string; total: number; currency: string }, session: Session, chargeId: string) {
+  return api('POST', PAYMENTS, { order_id: order.id, gateway: 'payme', amount: order.total, currency: order.currency, charge_id: chargeId, merchant_operation_number: session.reference });
+}
+
+/** The shopper's whole checkout on Pay-me: session, Flex charge with `pan`, then POST /payments. */
+export async function checkout(double: PaymeDouble, api: Caller, order: { id: string; total: number; currency: string }, pan: string = CARDS.APPROVED) {
+  const session = await openSession(api, order.id);
+  const { chargeId } = await double.pay(session.client, pan);
+  const res = await pay(api, order, session, chargeId);
+  return { session, chargeId, res };
+}
+
+/** Posts a notification as Pay-me does: the JSON body and its `signature` header. */
+export function notify(t: TestApp, tenantId: string, n: { body: string; signature?: string }) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (n.signature !== undefined) headers.signature = n.signature;
+  return t.request({ method: 'POST', url: `/webhooks/payme/${tenantId}`, headers, payload: n.body });
+}
+
+export { CARDS };
