@@ -94,6 +94,24 @@ describe('a gateway from another package (the plugin API)', () => {
     ]);
   });
 
+  it("refuses a payment that does not match the order, or an order with nothing left to pay", async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const charges = double.requests.length;
+    const usd = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'USD', acme_token: 'tok_ok', installments: 1 });
+    expect(usd.statusCode).toBe(400);
+    expect(usd.json().error.details).toEqual([{ path: 'body.currency', message: "must be the order's currency, PEN" }]);
+    const more = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total + 1, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
+    expect(more.statusCode).toBe(400);
+    expect(more.json().error.details).toEqual([{ path: 'body.amount', message: `must not exceed the order's total, ${order.total}` }]);
+    expect((await api('POST', `/api/v1/orders/${order.id}/cancel`, {})).statusCode).toBe(200);
+    const cancelled = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
+    expect(cancelled.statusCode).toBe(409);
+    expect(cancelled.json().error.code).toBe('ORDER_NOT_PAYABLE');
+    // Nothing reached the provider.
+    expect(double.requests.length).toBe(charges);
+  });
+
   it('charges at the operator’s base URL with the store’s key, then refunds there', async () => {
     const api = caller(t, shop);
     const order = await createOrder(api);
