@@ -14,6 +14,8 @@ export interface PaymentField {
   /** Shown in GET /payments/gateways. */
   description: string;
   required: boolean;
+  /** The longest string accepted (500 unless said; a provider's signed answer can be longer). */
+  maxLength?: number;
 }
 
 export interface CredentialField {

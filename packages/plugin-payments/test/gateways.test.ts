@@ -112,6 +112,20 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(double.requests.length).toBe(charges);
   });
 
+  it("never lets one provider payment pay two payments, even at once", async () => {
+    const api = caller(t, shop);
+    const [a, b, c] = [await createOrder(api), await createOrder(api), await createOrder(api)];
+    const pay = (order: { id: string; total: number }) =>
+      api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_same_xyz', installments: 1 });
+    const first = await pay(a);
+    expect(first.json().data).toMatchObject({ status: 'paid', provider_payment_id: 'ch_xyz' });
+    const [second, third] = await Promise.all([pay(b), pay(c)]);
+    for (const res of [second, third]) {
+      expect(res.statusCode).toBe(201);
+      expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: "Acme Pay's payment ch_xyz already pays another payment of this store" });
+    }
+  });
+
   it('charges at the operator’s base URL with the store’s key, then refunds there', async () => {
     const api = caller(t, shop);
     const order = await createOrder(api);

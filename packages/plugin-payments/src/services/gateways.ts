@@ -58,7 +58,7 @@ export class Gateways {
     }
     const shape: Record<string, ZodType> = {};
     for (const f of gateway.paymentFields) {
-      const base = f.type === 'integer' ? z.number().int().min(1) : z.string().min(1).max(500);
+      const base = f.type === 'integer' ? z.number().int().min(1) : z.string().min(1).max(f.maxLength ?? 500);
       shape[f.name] = f.required ? base : base.optional();
     }
     const parsed = z.object(shape).safeParse(input);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
 import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
@@ -66,7 +67,24 @@ export class Payments {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
     }
-    return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, payment.id), result));
+    const taken = (id: string): ChargeResult => ({
+      status: 'failed',
+      providerPaymentId: null,
+      failureReason: `${gateway.name}'s payment ${id} already pays another payment of this store`,
+    });
+    try {
+      return await this.db.tenant(async (tx) => {
+        // A provider's payment pays one Qhatu payment: a token or transaction brought twice fails the second.
+        const other = result.providerPaymentId
+          ? await tx.em.findOne(Payment, { gateway: gateway.id, providerPaymentId: result.providerPaymentId, id: { $ne: payment.id } })
+          : null;
+        return this.applyCharge(tx, await lockPayment(tx, payment.id), other ? taken(result.providerPaymentId!) : result);
+      });
+    } catch (error) {
+      // Two payments naming the same provider payment at once: the unique index stops the second.
+      if (!(error instanceof UniqueConstraintViolationException) || !result.providerPaymentId) throw error;
+      return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, payment.id), taken(result.providerPaymentId!)));
+    }
   }
 
   /** The payment with its refunds; a payment or refund still open is re-read from the provider first (polling). */
