@@ -7,7 +7,11 @@ import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
 import culqi from '@qhatu/plugin-gateway-culqi';
+import izipay from '@qhatu/plugin-gateway-izipay';
 import mercadopago from '@qhatu/plugin-gateway-mercadopago';
+import niubiz from '@qhatu/plugin-gateway-niubiz';
+import payme from '@qhatu/plugin-gateway-payme';
+import paypal from '@qhatu/plugin-gateway-paypal';
 import stripe from '@qhatu/plugin-gateway-stripe';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
@@ -15,5 +19,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks],
 });
