@@ -1,7 +1,7 @@
 import { Database } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, caller, CHECKOUTS, checkoutApp, createCheckout, RATE, type Caller } from './helpers.js';
+import { addItem, ADDRESS, caller, CARTS, CHECKOUTS, checkoutApp, createCart, createCheckout, createCoupon, createProduct, customerToken, RATE, type Caller } from './helpers.js';
 
 // The payments plugin (stood in for by `paymentsAnnouncer`) publishes payments.payment.confirmed;
 // the outbox relay hands it to the checkout plugin, which queues its job after commit. Workers run
@@ -81,5 +81,35 @@ describe('payments.payment.confirmed', () => {
     await until(async () => (await read(marker.id)).status === 'completed');
     await new Promise((r) => setTimeout(r, 500));
     expect((await read(c.id)).status).toBe('payment_pending');
+  });
+});
+
+describe('coupons of cancelled orders', () => {
+  it("a cancelled order gives its coupon's use back: the use is kept, released, and the coupon may be used again", async () => {
+    const scarf = await createProduct(admin, { title: 'Scarf', variants: [{ title: 'Grey', price: 8900 }] });
+    const coupon = await createCoupon(admin, { type: 'fixed_amount', value: 1000, currency: 'PEN', max_uses: 1, max_uses_per_customer: 1 });
+    const { token } = await customerToken(t, shop);
+    const me = caller(t, shop, token);
+    const order = async () => {
+      const cart = await createCart(me);
+      await addItem(me, cart.id, scarf.variants[0].id, 1);
+      expect((await me('POST', `${CARTS}/${cart.id}/coupon`, { code: coupon.code })).statusCode).toBe(200);
+      const made = (await me('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' })).json().data;
+      return (await me('PUT', `${CHECKOUTS}/${made.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE })).json().data as { order_id: string; discount_total: number };
+    };
+    const uses = async () => (await admin('GET', `/api/v1/discounts/coupons/${coupon.id}`)).json().data.uses_count as number;
+    const first = await order();
+    expect(first.discount_total).toBe(1000);
+    expect(await uses()).toBe(1);
+
+    expect((await admin('POST', `/api/v1/orders/${first.order_id}/cancel`, { reason: 'customer' })).statusCode).toBe(200);
+    await until(async () => (await uses()) === 0);
+    const [redemption] = (await admin('GET', `/api/v1/discounts/coupons/${coupon.id}/redemptions`)).json().data;
+    expect(redemption).toMatchObject({ order_id: first.order_id, amount: 1000, released_at: expect.any(String) });
+
+    // Both limits (1 use, 1 per customer) count the use no more: the same customer uses it again.
+    const second = await order();
+    expect(second.discount_total).toBe(1000);
+    expect(await uses()).toBe(1);
   });
 });

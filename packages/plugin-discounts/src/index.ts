@@ -3,10 +3,12 @@ import { Coupon } from './entities/coupon.js';
 import { Redemption } from './entities/redemption.js';
 import { VolumeDiscount } from './entities/volume-discount.js';
 import { discountsMigration } from './migrations/0001_discounts.js';
+import { releasedRedemptionsMigration } from './migrations/0002_released_redemptions.js';
 import { couponRoutes } from './routes/coupons.js';
 import { volumeDiscountRoutes } from './routes/volume-discounts.js';
 import { COUPON_EVENTS, Coupons } from './services/coupons.js';
 import { Discounts } from './services/discounts.js';
+import { releaseCancelledOrder } from './services/releases.js';
 import { forgetDeletedProduct, VOLUME_DISCOUNT_EVENTS, VolumeDiscounts } from './services/volume-discounts.js';
 
 export { Coupon, COUPON_STATUSES, COUPON_TARGETS, COUPON_TYPES, type CouponStatus, type CouponTarget, type CouponType } from './entities/coupon.js';
@@ -31,7 +33,7 @@ export default definePlugin({
   name: 'discounts',
   dependsOn: ['catalog'],
   entities: [Coupon, Redemption, VolumeDiscount],
-  migrations: [discountsMigration],
+  migrations: [discountsMigration, releasedRedemptionsMigration],
   events: [...COUPON_EVENTS, ...VOLUME_DISCOUNT_EVENTS],
   register(container) {
     container.registerSingleton(Discounts);
@@ -40,6 +42,8 @@ export default definePlugin({
   },
   onReady({ container }) {
     container.resolve(OutboxRelay).subscribe(forgetDeletedProduct);
+    // A cancelled order gives its coupon uses back.
+    container.resolve(OutboxRelay).subscribe(releaseCancelledOrder);
   },
   routes: async (app, { container }) => {
     await couponRoutes(app, container);

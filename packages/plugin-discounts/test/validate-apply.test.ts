@@ -205,7 +205,7 @@ describe('POST /discounts/coupons/:id/apply', () => {
     expect(body).toEqual({ success: true, redemption_id: expect.any(String), uses_count: 1 });
     expect((await api('GET', `${COUPONS}/${c.id}`)).json().data.uses_count).toBe(1);
     const [use] = (await api('GET', `${COUPONS}/${c.id}/redemptions`)).json().data;
-    expect(use).toEqual({ id: body.redemption_id, coupon_id: c.id, customer_id: customer, customer_email: 'cleo@example.com', order_id: order, amount: 800, currency: 'USD', created_at: expect.any(String) });
+    expect(use).toEqual({ id: body.redemption_id, coupon_id: c.id, customer_id: customer, customer_email: 'cleo@example.com', order_id: order, amount: 800, currency: 'USD', created_at: expect.any(String), released_at: null });
 
     const events = await outbox(c.id);
     expect(events.map((e) => e.type)).toEqual(['discounts.coupon.created', 'discounts.coupon.applied']);

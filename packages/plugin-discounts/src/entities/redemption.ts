@@ -16,6 +16,8 @@ export const Redemption = defineEntity({
     amount: p.bigint('number'),
     currency: p.string(),
     createdAt: p.datetime(),
+    /** Set when the order was cancelled: the use was given back to the coupon. */
+    releasedAt: p.datetime().nullable(),
   },
 });
 export type Redemption = InferEntity<typeof Redemption>;

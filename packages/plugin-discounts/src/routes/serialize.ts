@@ -49,6 +49,7 @@ export function redemptionOut(r: Redemption) {
     amount: r.amount,
     currency: r.currency,
     created_at: r.createdAt.toISOString(),
+    released_at: r.releasedAt?.toISOString() ?? null,
   };
 }
 

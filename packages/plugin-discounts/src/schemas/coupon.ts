@@ -144,6 +144,7 @@ export const RedemptionOut = z
     amount: z.number().int(),
     currency: z.string(),
     created_at: Timestamp,
+    released_at: Timestamp.nullable().meta({ description: "Set when the order was cancelled and the use given back to the coupon" }),
   })
   .meta({ id: 'CouponRedemption' });
 

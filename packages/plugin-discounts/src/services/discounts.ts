@@ -179,7 +179,7 @@ export class Discounts {
     if (who.customerId) matches.push({ customerId: who.customerId });
     if (email) matches.push({ customerEmail: email });
     if (matches.length === 0) return forUse ? 'customer_required' : null;
-    const used = await tx.em.count(Redemption, { couponId: coupon.id, $or: matches });
+    const used = await tx.em.count(Redemption, { couponId: coupon.id, releasedAt: null, $or: matches });
     return used >= coupon.maxUsesPerCustomer ? 'customer_usage_limit_reached' : null;
   }
 
@@ -214,6 +214,7 @@ export class Discounts {
       amount: use.amount,
       currency: coupon.currency,
       createdAt: at,
+      releasedAt: null,
     });
     tx.publish(COUPON_APPLIED, {
       id: redemption.id,
