@@ -5,6 +5,7 @@ import { Order } from './entities/order.js';
 import { orderGraphQL } from './graphql/orders.js';
 import { orderMachine } from './machines/order.js';
 import { ordersMigration } from './migrations/0001_orders.js';
+import { awaitingStockMigration } from './migrations/0002_awaiting_stock.js';
 import { orderRoutes } from './routes/orders.js';
 import { ORDER_EVENTS } from './services/events.js';
 import { Fulfillments } from './services/fulfillments.js';
@@ -26,13 +27,14 @@ export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
 export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
 export const PAYMENT_CONFIRMED_JOB = 'orders.payment-confirmed';
+export const STOCK_ARRIVED_JOB = 'orders.stock-arrived';
 
 /** Orders: price snapshots, numbers per store, the order lifecycle, fulfilments and their stock. */
 export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration],
+  migrations: [ordersMigration, awaitingStockMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   register(container) {
@@ -45,11 +47,18 @@ export default definePlugin({
   onReady({ container }) {
     // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.
     container.resolve(OutboxRelay).queueOn(PAYMENT_CONFIRMED_EVENT, PAYMENT_CONFIRMED_JOB);
+    // Stock added: paid-for orders that were short of it try again.
+    container.resolve(OutboxRelay).queueOn('inventory.stock.adjusted', STOCK_ARRIVED_JOB);
   },
   jobs: {
     [PAYMENT_CONFIRMED_JOB]: {
       handler: (data: PaymentConfirmed, { container }) => container.resolve(Orders).paymentConfirmed(data).then(() => undefined),
       attempts: 5,
+      backoffMs: 2000,
+    },
+    [STOCK_ARRIVED_JOB]: {
+      handler: (data: { variant_id?: unknown; delta?: unknown }, { container }) => container.resolve(Orders).stockArrived(data).then(() => undefined),
+      attempts: 3,
       backoffMs: 2000,
     },
   },

@@ -44,4 +44,47 @@ describe('payments.payment.confirmed', () => {
     await until(async () => (await outbox(t, 'orders.order.stock_shortage', order.id)).length > 0);
     expect((await getOrder(t, shop, order.id)).status).toBe('confirmed');
   });
+
+  it('short of stock, it waits: stock received for it moves it on to paid, oldest order first', async () => {
+    const [v] = await createVariants(t, shop, [2500]);
+    const first = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
+    const second = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
+    const unpaid = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
+    await raise({ payment_id: 'pay_3', order_id: first.id, amount: first.total, currency: first.currency });
+    await raise({ payment_id: 'pay_4', order_id: second.id, amount: second.total, currency: second.currency });
+    await until(async () => (await outbox(t, 'orders.order.stock_shortage', second.id)).length > 0 && (await outbox(t, 'orders.order.stock_shortage', first.id)).length > 0);
+
+    // Not enough for either: both keep waiting, nothing is half-reserved.
+    await stockUp(t, shop, [v.id], 1, warehouse);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await getOrder(t, shop, first.id)).status).toBe('confirmed');
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 1, reserved: 0, available: 1 });
+
+    // Two more: the older order gets its two; the other still waits for one more.
+    await stockUp(t, shop, [v.id], 2, warehouse);
+    await until(async () => (await getOrder(t, shop, first.id)).status === 'paid');
+    const history = (await getOrder(t, shop, first.id)).history.map((h: { to: string; note: string | null }) => `${h.to}:${h.note}`);
+    expect(history.at(-1)).toBe('paid:payment pay_3; stock arrived');
+    expect((await getOrder(t, shop, second.id)).status).toBe('confirmed');
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 3, reserved: 2, available: 1 });
+
+    await stockUp(t, shop, [v.id], 1, warehouse);
+    await until(async () => (await getOrder(t, shop, second.id)).status === 'paid');
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 4, reserved: 4, available: 0 });
+    // An order nobody paid for never takes stock.
+    expect((await getOrder(t, shop, unpaid.id)).status).toBe('pending');
+  });
+
+  it('a cancelled order waiting for stock waits no more', async () => {
+    const [v] = await createVariants(t, shop, [2500]);
+    const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
+    await raise({ payment_id: 'pay_5', order_id: order.id, amount: order.total, currency: order.currency });
+    await until(async () => (await outbox(t, 'orders.order.stock_shortage', order.id)).length > 0);
+    const cancelled = await t.request({ method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, headers: shop.headers(), payload: { reason: 'out of stock' } });
+    expect(cancelled.statusCode).toBe(200);
+    await stockUp(t, shop, [v.id], 3, warehouse);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await getOrder(t, shop, order.id)).status).toBe('cancelled');
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 3, reserved: 0, available: 3 });
+  });
 });

@@ -59,6 +59,8 @@ export const Order = defineEntity({
     cancelReason: p.string().nullable(),
     cancelledAt: p.datetime().nullable(),
     paidAt: p.datetime().nullable(),
+    /** Set while a payment that covers the order is confirmed but its stock could not be reserved. */
+    awaitingStockPaymentId: p.string().nullable(),
     fulfilledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -141,6 +141,7 @@ export class Orders {
       cancelReason: null,
       cancelledAt: null,
       paidAt: null,
+      awaitingStockPaymentId: null,
       fulfilledAt: null,
       createdAt: at,
       updatedAt: at,
@@ -166,6 +167,7 @@ export class Orders {
       const order = await lockOrder(tx, id);
       assertCan(order, 'cancel');
       await this.shipping.releaseAll(tx, order.id);
+      order.awaitingStockPaymentId = null;
       return move(tx, order, 'cancel', reason ?? null);
     });
   }
@@ -249,10 +251,50 @@ export class Orders {
           id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
           code: error.code, message: error.message, details: error.details,
         });
+        // Restocking any of its variants tries again (stockArrived).
+        order.awaitingStockPaymentId = payment.payment_id;
+        order.updatedAt = tx.now();
         return order;
       }
+      order.awaitingStockPaymentId = null;
       return move(tx, order, 'pay', note);
     });
+  }
+
+  /**
+   * The `orders.stock-arrived` job, after stock of a variant was added: the confirmed orders whose
+   * payment is confirmed but that were short of stock and hold that variant, oldest first, try
+   * their reservation again; each one that gets its stock moves on to paid. Safe to run twice.
+   */
+  async stockArrived(data: { variant_id?: unknown; delta?: unknown }): Promise<number> {
+    if (typeof data.variant_id !== 'string' || typeof data.delta !== 'number' || data.delta <= 0) return 0;
+    const waiting = await this.db.tenant(({ em }) =>
+      em.execute<Array<{ id: string }>>(
+        `select o.id from orders_order o
+          where o.awaiting_stock_payment_id is not null and o.status = 'confirmed'
+            and exists (select 1 from orders_line_item l where l.tenant_id = o.tenant_id and l.order_id = o.id and l.variant_id = ?)
+          order by o.created_at, o.id limit 100`,
+        [data.variant_id],
+      ),
+    );
+    let paid = 0;
+    for (const { id } of waiting) {
+      const moved = await this.db.tenant(async (tx) => {
+        const order = await lockOrder(tx, id);
+        if (order.status !== 'confirmed' || !order.awaitingStockPaymentId) return false;
+        // Still short: the error rolls back anything reserved on the way, and the order keeps waiting.
+        await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
+        const note = `payment ${order.awaitingStockPaymentId}; stock arrived`;
+        order.awaitingStockPaymentId = null;
+        await move(tx, order, 'pay', note);
+        return true;
+      }).catch((error: unknown) => {
+        if (!(error instanceof AppError) || error.status === 400) this.logger.warn({ err: error, orderId: id }, 'restocked order not moved to paid');
+        return false;
+      });
+      if (moved) paid += 1;
+    }
+    return paid;
   }
 
   /** Marks every shipment of the order delivered; the last one (for the fulfilled event's tracking). */
