@@ -8,67 +8,22 @@ import type {
   RefundRequest,
   RefundResult,
 } from '@qhatu/plugin-payments';
+import Stripe from 'stripe';
+import { stripeClient } from './client.js';
 import { STRIPE_CURRENCIES } from './currencies.js';
 import { verifyStripeSignature } from './signature.js';
 
-interface StripeIntent {
-  id: string;
-  object: 'payment_intent';
-  status: string;
-  client_secret?: string | null;
-  next_action?: Record<string, unknown> | null;
-  last_payment_error?: { message?: string; code?: string; decline_code?: string } | null;
-  payment_method_types?: string[];
-}
-
-interface StripeError {
-  error?: { type?: string; code?: string; decline_code?: string; message?: string; payment_intent?: StripeIntent };
-}
-
-interface StripeRefund {
-  id: string;
-  status: string;
-  failure_reason?: string | null;
-}
-
 /** succeeded → refunded; failed or canceled → failed; pending and requires_action → processing. */
-function refundResult(r: StripeRefund): RefundResult {
+function refundResult(r: Stripe.Refund): RefundResult {
   if (r.status === 'succeeded') return { status: 'refunded', providerRefundId: r.id };
   if (r.status === 'failed' || r.status === 'canceled') return { status: 'failed', providerRefundId: r.id, failureReason: r.failure_reason ?? `Stripe refund ${r.status}` };
   return { status: 'processing', providerRefundId: r.id };
 }
 
-const REFUND_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_customer']);
-const TIMEOUT_MS = 20_000;
-
-/** Stripe's form encoding: nested keys as `a[b]=c`. */
-function form(fields: Record<string, string | number | boolean | Record<string, string | boolean> | undefined>): string {
-  const body = new URLSearchParams();
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    if (typeof value === 'object') for (const [k, v] of Object.entries(value)) body.append(`${key}[${k}]`, String(v));
-    else body.append(key, String(value));
-  }
-  return body.toString();
-}
-
-async function call<T>(ctx: GatewayContext, method: 'GET' | 'POST', path: string, body?: string, idempotencyKey?: string): Promise<{ ok: boolean; status: number; json: T & StripeError }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${ctx.credentials.secret_key}` };
-  if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-  const res = await fetch(`${ctx.baseUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
-  const text = await res.text();
-  let json: T & StripeError;
-  try {
-    json = JSON.parse(text) as T & StripeError;
-  } catch {
-    throw new Error(`Stripe answered ${res.status} without JSON`);
-  }
-  return { ok: res.ok, status: res.status, json };
-}
+const REFUND_REASONS = new Set<string>(['duplicate', 'fraudulent', 'requested_by_customer']);
 
 /** A PaymentIntent as a charge result; only `succeeded` (or `requires_capture`) is paid. */
-export function intentResult(intent: StripeIntent): ChargeResult {
+export function intentResult(intent: Stripe.PaymentIntent): ChargeResult {
   const base = { providerPaymentId: intent.id, method: intent.payment_method_types?.[0] ?? 'card' };
   switch (intent.status) {
     case 'succeeded':
@@ -84,13 +39,24 @@ export function intentResult(intent: StripeIntent): ChargeResult {
   }
 }
 
-function errorResult(status: number, json: StripeError): ChargeResult {
-  const e = json.error ?? {};
-  const reason = [e.message ?? `Stripe answered ${status}`, e.decline_code ?? e.code].filter(Boolean).join(' — ');
-  return { status: 'failed', providerPaymentId: e.payment_intent?.id ?? null, failureReason: reason };
+const { StripeAuthenticationError, StripeCardError, StripeIdempotencyError, StripeInvalidRequestError, StripePermissionError } = Stripe.errors;
+
+/**
+ * Stripe's answer refusing the request (a card, a parameter, the key, the account's permissions, a
+ * reused idempotency key). Anything else (no connection, a timeout, a 5xx, rate limiting) is not
+ * an answer about this payment and is thrown.
+ */
+function refusal(error: unknown): Stripe.errors.StripeError | null {
+  const refused = [StripeCardError, StripeInvalidRequestError, StripeAuthenticationError, StripePermissionError, StripeIdempotencyError].some((type) => error instanceof type);
+  return refused ? (error as Stripe.errors.StripeError) : null;
 }
 
-/** Gateway 1: Stripe PaymentIntents, refunds and signed webhooks, over plain fetch. */
+/** `message — decline_code|code`, as Stripe words it. */
+function reason(e: Stripe.errors.StripeError): string {
+  return [e.message || `Stripe answered ${e.statusCode ?? 'an error'}`, e.decline_code ?? e.code].filter(Boolean).join(' — ');
+}
+
+/** Gateway 1: Stripe PaymentIntents, refunds and signed webhooks, through Stripe's Node SDK. */
 export const stripeGateway: PaymentGateway = {
   id: 'stripe',
   name: 'Stripe',
@@ -104,43 +70,52 @@ export const stripeGateway: PaymentGateway = {
   defaultBaseUrl: 'https://api.stripe.com',
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
-    const body = form({
-      amount: req.amount,
-      currency: req.currency.toLowerCase(),
-      payment_method: String(req.fields.payment_method_id),
-      confirm: true,
-      // No redirect methods: the intent settles here or asks the browser for 3-D Secure.
-      automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
-      metadata: { qhatu_payment_id: req.paymentId, order_id: req.orderId, tenant_id: ctx.tenantId },
-    });
-    const res = await call<StripeIntent>(ctx, 'POST', '/v1/payment_intents', body, `qhatu-payment-${req.paymentId}`);
-    return res.ok ? intentResult(res.json) : errorResult(res.status, res.json);
+    try {
+      const intent = await stripeClient(ctx).paymentIntents.create(
+        {
+          amount: req.amount,
+          currency: req.currency.toLowerCase(),
+          payment_method: String(req.fields.payment_method_id),
+          confirm: true,
+          // No redirect methods: the intent settles here or asks the browser for 3-D Secure.
+          automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+          metadata: { qhatu_payment_id: req.paymentId, order_id: req.orderId, tenant_id: ctx.tenantId },
+        },
+        { idempotencyKey: `qhatu-payment-${req.paymentId}` },
+      );
+      return intentResult(intent);
+    } catch (error) {
+      const refused = refusal(error);
+      if (!refused) throw error;
+      return { status: 'failed', providerPaymentId: refused.payment_intent?.id ?? null, failureReason: reason(refused) };
+    }
   },
 
   async status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
-    const res = await call<StripeIntent>(ctx, 'GET', `/v1/payment_intents/${encodeURIComponent(providerPaymentId)}`);
-    if (!res.ok) throw new Error(`Stripe answered ${res.status}: ${res.json.error?.message ?? 'no message'}`);
-    return intentResult(res.json);
+    return intentResult(await stripeClient(ctx).paymentIntents.retrieve(providerPaymentId));
   },
 
   async refundStatus(ctx: GatewayContext, providerRefundId: string): Promise<RefundResult> {
-    const res = await call<StripeRefund>(ctx, 'GET', `/v1/refunds/${encodeURIComponent(providerRefundId)}`);
-    if (!res.ok) throw new Error(`Stripe answered ${res.status}: ${res.json.error?.message ?? 'no message'}`);
-    return refundResult(res.json);
+    return refundResult(await stripeClient(ctx).refunds.retrieve(providerRefundId));
   },
 
   async refund(ctx: GatewayContext, req: RefundRequest): Promise<RefundResult> {
-    const body = form({
-      payment_intent: req.providerPaymentId,
-      amount: req.amount,
-      reason: req.reason && REFUND_REASONS.has(req.reason) ? req.reason : undefined,
-      metadata: { qhatu_refund_id: req.refundId },
-    });
-    const res = await call<StripeRefund>(ctx, 'POST', '/v1/refunds', body, `qhatu-refund-${req.refundId}`);
-    if (!res.ok) {
-      return { status: 'failed', providerRefundId: null, failureReason: res.json.error?.message ?? `Stripe answered ${res.status}` };
+    try {
+      const refund = await stripeClient(ctx).refunds.create(
+        {
+          payment_intent: req.providerPaymentId,
+          amount: req.amount,
+          reason: req.reason && REFUND_REASONS.has(req.reason) ? (req.reason as Stripe.RefundCreateParams.Reason) : undefined,
+          metadata: { qhatu_refund_id: req.refundId },
+        },
+        { idempotencyKey: `qhatu-refund-${req.refundId}` },
+      );
+      return refundResult(refund);
+    } catch (error) {
+      const refused = refusal(error);
+      if (!refused) throw error;
+      return { status: 'failed', providerRefundId: null, failureReason: reason(refused) };
     }
-    return refundResult(res.json);
   },
 
   verifyNotification(ctx: GatewayContext, n: InboundNotification): boolean {

@@ -1,5 +1,6 @@
 import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripeDouble } from './fixtures/stripe-double.js';
 import { caller, configure, createOrder, GATEWAYS, MISSING, newAccount, outbox, pay, PAYMENTS, stripeApp, type Caller, type StripeAccount } from './helpers.js';
@@ -193,6 +194,22 @@ describe('POST /payments on Stripe', () => {
     } finally {
       await down.close();
     }
+  });
+
+  it('every call goes through Stripe’s SDK: pinned Stripe-Version, its User-Agent, Qhatu’s idempotency keys on writes only', async () => {
+    const before = double.requests.length;
+    const payment = (await pay(store, await createOrder(admin), 'pm_card_threeDSecure')).json().data;
+    double.settle(payment.provider_payment_id, 'succeeded');
+    expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data.status).toBe('paid');
+    const refund = (await admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0 })).json().data;
+    const sent = double.requests.slice(before);
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/payment_intents', `GET /v1/payment_intents/${payment.provider_payment_id}`, 'POST /v1/refunds']);
+    for (const r of sent) {
+      expect(r.stripeVersion).toBe(Stripe.API_VERSION);
+      expect(r.userAgent).toMatch(/^Stripe\/v1 NodeBindings\/23\.1\.0/);
+      expect(r.authorization).toBe(`Bearer ${account.secret_key}`);
+    }
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`qhatu-payment-${payment.id}`, undefined, `qhatu-refund-${refund.id}`]);
   });
 
   it('a retried POST with the same Idempotency-Key answers the first payment without charging again', async () => {
