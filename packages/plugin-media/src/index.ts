@@ -1,10 +1,12 @@
-import { CONFIG, definePlugin, type JobContext, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, type JobContext, type QhatuConfig } from '@qhatu/core';
 import type { InjectionToken } from 'tsyringe';
 import { MediaFile } from './entities/media-file.js';
 import { MEDIA_EVENTS, mediaFileMachine } from './machines/media-file.js';
 import { mediaFilesMigration } from './migrations/0001_media_files.js';
+import { pendingIndexMigration } from './migrations/0002_pending_index.js';
 import { localStorageRoutes } from './routes/local-storage.js';
 import { mediaRoutes } from './routes/media.js';
+import { ABANDONED_UPLOADS_JOB, AbandonedUploads } from './services/abandoned-uploads.js';
 import { ImageVariants } from './services/image-variants.js';
 import { LocalUploads, UPLOAD_SIGNER } from './services/local-uploads.js';
 import { MediaFiles, VARIANTS_JOB } from './services/media-files.js';
@@ -33,7 +35,7 @@ export default definePlugin({
   // Public storage routes live outside /api/v1, so every route writes its full path.
   prefix: '',
   entities: [MediaFile],
-  migrations: [mediaFilesMigration],
+  migrations: [mediaFilesMigration, pendingIndexMigration],
   machines: [mediaFileMachine],
   events: [...MEDIA_EVENTS],
   register(container) {
@@ -48,6 +50,7 @@ export default definePlugin({
     container.register(MediaLibrary as InjectionToken<MediaLibrary>, { useToken: MediaFiles });
     container.registerSingleton(LocalUploads);
     container.registerSingleton(ImageVariants);
+    container.registerSingleton(AbandonedUploads);
   },
   jobs: {
     [VARIANTS_JOB]: {
@@ -55,6 +58,25 @@ export default definePlugin({
       attempts: 3,
       backoffMs: 2000,
     },
+    // Uploads never confirmed, every store in one run.
+    [ABANDONED_UPLOADS_JOB]: {
+      handler: (_data: unknown, ctx: JobContext) =>
+        ctx.container.resolve(AbandonedUploads).sweep((err, row) => ctx.log.warn({ err, tenantId: row.tenant_id, id: row.id }, 'abandoned upload not deleted')).then(() => undefined),
+      attempts: 1,
+    },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const { sweepMs } = container.resolve<MediaSettings>(MEDIA_SETTINGS);
+    const queue = () =>
+      void jobs
+        .add(ABANDONED_UPLOADS_JOB, {}, { jobId: `${ABANDONED_UPLOADS_JOB}-${Math.floor(Date.now() / sweepMs)}` })
+        .catch((err) => logger.warn({ err }, 'could not queue the abandoned-upload sweep'));
+    const timer = setInterval(queue, sweepMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
   },
   routes: async (app, { container }) => {
     await mediaRoutes(app, container);

@@ -30,6 +30,7 @@ const MediaEnv = z.object({
     .transform((s) => s.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean))
     .pipe(z.array(z.string().regex(MIME, 'each type must read type/subtype')).min(1))
     .optional(),
+  QHATU_MEDIA_SWEEP_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(3600),
   QHATU_MEDIA_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   QHATU_S3_BUCKET: z.string().min(3).max(255).optional(),
   QHATU_S3_REGION: z.string().min(1).default('us-east-1'),
@@ -52,6 +53,8 @@ export interface S3Settings {
 
 export interface MediaSettings {
   maxBytes: number;
+  /** How often a worker process sweeps uploads never confirmed. */
+  sweepMs: number;
   allowedTypes: ReadonlySet<string>;
   /** HMAC key of the local adapter's upload addresses. */
   signingKey: Buffer;
@@ -83,6 +86,7 @@ export function loadMediaSettings(config: QhatuConfig): MediaSettings {
 
   return {
     maxBytes: e.QHATU_MEDIA_MAX_BYTES,
+    sweepMs: e.QHATU_MEDIA_SWEEP_SECONDS * 1000,
     allowedTypes: new Set(e.QHATU_MEDIA_TYPES ?? DEFAULT_TYPES),
     // A key of its own, so that an upload signature never says anything about the platform token.
     signingKey: Buffer.from(hkdfSync('sha256', secret!, 'qhatu-media', 'upload-url-signing-v1', 32)),

@@ -174,15 +174,28 @@ export class MediaFiles extends MediaLibrary {
 
   /** Deletes the record, after the steps other plugins added, then every stored object of it. */
   async remove(id: string): Promise<void> {
-    const keys = await this.db.tenant(async (tx) => {
-      const file = await this.lock(tx.em, id);
-      for (const step of this.deleteSteps) await step(tx, id);
-      tx.em.remove(file);
-      tx.publish('media.file.deleted', { id, storage_key: file.storageKey, deleted_at: tx.now().toISOString() });
-      await tx.em.flush();
-      return [file.storageKey, ...file.variants.map((v) => v.storage_key)];
-    });
+    const keys = await this.db.tenant(async (tx) => this.removeLocked(tx, await this.lock(tx.em, id)));
     await this.deleteObjects(keys);
+  }
+
+  /** Deletes a file still pending since before `cutoff` (an upload never confirmed); false when it moved on meanwhile. */
+  async removeAbandoned(id: string, cutoff: Date): Promise<boolean> {
+    const keys = await this.db.tenant(async (tx) => {
+      const file = await tx.em.findOne(MediaFile, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!file || file.status !== 'pending' || file.createdAt >= cutoff) return null;
+      return this.removeLocked(tx, file);
+    });
+    if (!keys) return false;
+    await this.deleteObjects(keys);
+    return true;
+  }
+
+  private async removeLocked(tx: Tx, file: MediaFile): Promise<string[]> {
+    for (const step of this.deleteSteps) await step(tx, file.id);
+    tx.em.remove(file);
+    tx.publish('media.file.deleted', { id: file.id, storage_key: file.storageKey, deleted_at: tx.now().toISOString() });
+    await tx.em.flush();
+    return [file.storageKey, ...file.variants.map((v) => v.storage_key)];
   }
 
   async publicUrls(tx: Tx, ids: string[]): Promise<Map<string, string>> {
