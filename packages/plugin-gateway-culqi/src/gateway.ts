@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '@qhatu/core';
 import type {
   ChargeRequest,
   ChargeResult,
+  ConfirmRequest,
   GatewayContext,
   InboundNotification,
   ParsedNotification,
@@ -90,6 +92,22 @@ export function chargeResult(charge: CulqiCharge): ChargeResult {
   return { ...base, status: 'failed', failureReason: errorMessage(200, { ...outcome, code: outcome.code ?? outcome.type } as CulqiError) };
 }
 
+function charged(status: number, json: CulqiCharge & CulqiError): ChargeResult {
+  if (json.object !== 'charge' || typeof json.id !== 'string') throw new Error(`Culqi answered ${status} without a charge`);
+  return chargeResult(json);
+}
+
+const AUTHENTICATION_FIELDS = ['eci', 'xid', 'cavv', 'protocolVersion', 'directoryServerTransactionId'] as const;
+
+/** Culqi 3DS's result as the browser got it: five strings, each named in the error when missing. */
+function readAuthentication(value: unknown): Record<(typeof AUTHENTICATION_FIELDS)[number], string> {
+  const given = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (!given) throw AppError.validation('Culqi 3-D Secure needs authentication_3ds', [{ path: 'body.authentication_3ds', message: `must be the object Culqi 3DS gave the browser: ${AUTHENTICATION_FIELDS.join(', ')}` }]);
+  const wrong = AUTHENTICATION_FIELDS.filter((f) => typeof given[f] !== 'string' || !given[f] || (given[f] as string).length > 200);
+  if (wrong.length) throw AppError.validation('Culqi 3-D Secure needs every authentication field', wrong.map((f) => ({ path: `body.authentication_3ds.${f}`, message: 'must be a non-empty string' })));
+  return Object.fromEntries(AUTHENTICATION_FIELDS.map((f) => [f, given[f] as string])) as Record<(typeof AUTHENTICATION_FIELDS)[number], string>;
+}
+
 /** Gateway 2: Culqi charges from a Culqi.js token, refunds, and Basic-auth webhooks, over plain fetch. */
 export const culqiGateway: PaymentGateway = {
   id: 'culqi',
@@ -119,11 +137,38 @@ export const culqiGateway: PaymentGateway = {
     });
     if (!res.ok) return { status: 'failed', providerPaymentId: res.json.charge_id ?? null, failureReason: errorMessage(res.status, res.json) };
     if (res.json.action_code === 'REVIEW') {
-      // 3-D Secure: Culqi wants the charge repeated with authentication_3DS, which no Qhatu field carries.
-      return { status: 'failed', providerPaymentId: null, failureReason: `Culqi requires 3-D Secure authentication (action_code REVIEW), which this store's checkout does not support: ${res.json.user_message ?? 'no message'}` };
+      // 3-D Secure: the browser authenticates with Culqi 3DS, then POST /payments/:id/confirm repeats the charge.
+      return {
+        status: 'pending',
+        providerPaymentId: null,
+        nextAction: { type: 'culqi_3ds', token_id: String(req.fields.token_id), email: String(req.fields.email), message: res.json.user_message ?? null },
+        keep: { token_id: String(req.fields.token_id), email: String(req.fields.email) },
+      };
     }
-    if (res.json.object !== 'charge' || typeof res.json.id !== 'string') throw new Error(`Culqi answered ${res.status} without a charge`);
-    return chargeResult(res.json);
+    return charged(res.status, res.json);
+  },
+
+  /** The charge repeated with the browser's Culqi 3DS result (`authentication_3ds`). */
+  async confirm(ctx: GatewayContext, req: ConfirmRequest): Promise<ChargeResult> {
+    const auth = readAuthentication(req.confirmation.authentication_3ds);
+    const token = req.kept.token_id;
+    const email = req.kept.email;
+    if (typeof token !== 'string' || typeof email !== 'string') {
+      throw AppError.conflict('This Culqi payment is not waiting for 3-D Secure', 'PAYMENT_NOT_PENDING');
+    }
+    const res = await call<CulqiCharge>(ctx, 'POST', '/v2/charges', {
+      amount: req.amount,
+      currency_code: req.currency,
+      email,
+      source_id: token,
+      capture: true,
+      description: `Qhatu order ${req.orderId}`.slice(0, 80),
+      metadata: { qhatu_payment_id: req.paymentId, order_id: req.orderId, tenant_id: ctx.tenantId },
+      authentication_3DS: auth,
+    });
+    if (!res.ok) return { status: 'failed', providerPaymentId: res.json.charge_id ?? null, failureReason: errorMessage(res.status, res.json) };
+    if (res.json.action_code === 'REVIEW') return { status: 'failed', providerPaymentId: null, failureReason: `Culqi did not accept the 3-D Secure authentication: ${res.json.user_message ?? 'no message'}` };
+    return charged(res.status, res.json);
   },
 
   async status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {

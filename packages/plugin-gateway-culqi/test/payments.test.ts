@@ -123,10 +123,44 @@ describe('POST /payments on Culqi', () => {
     expect(await outbox(t, 'payments.payment.failed', res.json().data.id)).toHaveLength(1);
   });
 
-  it('a 3-D Secure request (action_code REVIEW) is failed with the reason', async () => {
-    const res = await pay(store, await createOrder(admin), 'tkn_test_3ds');
+  it('3-D Secure (action_code REVIEW): pending with next_action, then confirmed with the browser\'s Culqi 3DS result', async () => {
+    const order = await createOrder(admin);
+    const res = await pay(store, order, 'tkn_test_3ds');
     expect(res.statusCode).toBe(201);
-    expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('action_code REVIEW') });
+    const payment = res.json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, next_action: { type: 'culqi_3ds', token_id: 'tkn_test_3ds', email: 'rosa@example.com' } });
+    expect(JSON.stringify(payment)).not.toContain('gateway_data');
+
+    // What the client sends is checked field by field before Culqi is asked.
+    const charges = double.requests.filter((r) => r.path === '/v2/charges').length;
+    const none = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, {});
+    expect(none.statusCode).toBe(400);
+    expect(none.json().error.details[0].path).toBe('body.authentication_3ds');
+    const partial = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: { eci: '05', xid: 'x' } });
+    expect(partial.json().error.details.map((d: { path: string }) => d.path)).toEqual([
+      'body.authentication_3ds.cavv', 'body.authentication_3ds.protocolVersion', 'body.authentication_3ds.directoryServerTransactionId',
+    ]);
+    expect(double.requests.filter((r) => r.path === '/v2/charges')).toHaveLength(charges);
+
+    const authentication = double.authenticate('tkn_test_3ds');
+    const confirmed = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: authentication });
+    expect(confirmed.statusCode).toBe(200);
+    expect(confirmed.json().data).toMatchObject({ id: payment.id, status: 'paid', provider_payment_id: expect.stringMatching(/^chr_test_/), next_action: null });
+    expect(double.requests.at(-1)!.json).toMatchObject({ source_id: 'tkn_test_3ds', amount: order.total, email: 'rosa@example.com', authentication_3DS: authentication });
+    expect(await outbox(t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
+
+    const again = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: authentication });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('PAYMENT_NOT_PENDING');
+  });
+
+  it('3-D Secure that the bank did not accept fails the payment with Culqi\'s reason', async () => {
+    const payment = (await pay(store, await createOrder(admin), 'tkn_test_3ds')).json().data;
+    const forged = { eci: '05', xid: 'eA==', cavv: 'forged', protocolVersion: '2.2.0', directoryServerTransactionId: MISSING };
+    const res = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: forged });
+    expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: 'La autenticación 3DS no fue válida. — authentication_failed' });
+    // Another store cannot confirm this store's payment.
+    expect((await caller(t, other)('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: forged })).statusCode).toBe(404);
   });
 
   it('a charge without a verdict stays processing; polling GET re-reads it from Culqi', async () => {

@@ -144,6 +144,17 @@ describe('POST /payments on Stripe', () => {
     expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'paid', next_action: null, captured_at: expect.any(String) });
   });
 
+  it('after Stripe.js handled the next action, POST /confirm re-reads the intent (Stripe settles by itself)', async () => {
+    const payment = (await pay(store, await createOrder(admin), 'pm_card_threeDSecure')).json().data;
+    const early = await store('POST', `${PAYMENTS}/${payment.id}/confirm`);
+    expect(early.statusCode).toBe(200);
+    expect(early.json().data.status).toBe('pending');
+    double.settle(payment.provider_payment_id, 'succeeded');
+    const done = await store('POST', `${PAYMENTS}/${payment.id}/confirm`, {});
+    expect(done.json().data).toMatchObject({ status: 'paid', next_action: null });
+    expect((await store('POST', `${PAYMENTS}/${payment.id}/confirm`)).json().error.code).toBe('PAYMENT_NOT_PENDING');
+  });
+
   it('validates the gateway’s own fields and currencies with a precise error', async () => {
     const order = await createOrder(admin);
     const base = { order_id: order.id, gateway: 'stripe', amount: order.total, currency: 'PEN' };

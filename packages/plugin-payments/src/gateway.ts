@@ -109,6 +109,21 @@ export interface ChargeResult {
   failureReason?: string | null;
   /** What the client must do next (3-D Secure and the like), passed through as is. */
   nextAction?: Record<string, unknown> | null;
+  /** What the gateway keeps, while the payment is pending, for `confirm` (never shown to anyone). */
+  keep?: Record<string, unknown> | null;
+}
+
+/** `POST /api/v1/payments/:id/confirm`: the browser finished the provider's step (3-D Secure). */
+export interface ConfirmRequest {
+  paymentId: string;
+  orderId: string;
+  amount: number;
+  currency: string;
+  providerPaymentId: string | null;
+  /** What `charge` kept (`ChargeResult.keep`). */
+  kept: Record<string, unknown>;
+  /** The body the client sent: the provider's authentication result, as the gateway documents it. */
+  confirmation: Record<string, unknown>;
 }
 
 export interface RefundRequest {
@@ -156,6 +171,12 @@ export interface PaymentGateway {
 
   /** Creates and confirms the charge from the client's token. Throws only for programming errors. */
   charge(ctx: GatewayContext, request: ChargeRequest): Promise<ChargeResult>;
+  /**
+   * Finishes a pending payment once the browser did what `nextAction` asked (a provider that wants
+   * the charge repeated with the 3-D Secure result). Throws an `AppError` for a confirmation it
+   * cannot read. Gateways whose provider settles by itself omit it: confirming re-reads the payment.
+   */
+  confirm?(ctx: GatewayContext, request: ConfirmRequest): Promise<ChargeResult>;
   /** Re-reads a payment from the provider (polling, and before a notification moves anything). */
   status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
   /** Refunds on the original gateway; `amount` is always given (full refunds are worked out by payments). */

@@ -10,6 +10,7 @@ import { paymentMachine } from './machines/payment.js';
 import { refundMachine } from './machines/refund.js';
 import { paymentsMigration } from './migrations/0001_payments.js';
 import { sessionsMigration } from './migrations/0002_sessions.js';
+import { gatewayDataMigration } from './migrations/0003_gateway_data.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -42,7 +43,7 @@ export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
-  migrations: [paymentsMigration, sessionsMigration],
+  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
   register(container) {

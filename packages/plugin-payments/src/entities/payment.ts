@@ -18,6 +18,8 @@ export const Payment = defineEntity({
     method: p.string().nullable(),
     failureReason: p.string().nullable(),
     nextAction: p.json<Record<string, unknown>>().nullable(),
+    /** What the gateway keeps while the payment is pending (`ChargeResult.keep`); never shown. */
+    gatewayData: p.json<Record<string, unknown>>().nullable(),
     /** The payment session it paid, for gateways that open one. */
     sessionId: p.uuid().nullable(),
     /** Sum of the refunds the provider confirmed. */

@@ -2,7 +2,7 @@ import { ADMIN, dataOf, errorResponses, IdParams, STOREFRONT } from '@qhatu/core
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { PaymentCreate, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { PaymentConfirm, PaymentCreate, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
 import { Payments } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
 import { Sessions } from '../services/sessions.js';
@@ -47,6 +47,18 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
     const { payment, refunds: list } = await payments.get(req.params.id);
     return { data: paymentOut(payment, list) };
   });
+
+  r.post('/payments/:id/confirm', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary: "Finish a pending payment after the browser did its next_action (3-D Secure): the gateway's confirmation fields, or nothing to re-read it",
+      params: IdParams,
+      body: PaymentConfirm,
+      response: { 200: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 409, 502) },
+    },
+    // A payment that was pending has no refunds yet.
+  }, async (req) => ({ data: paymentOut(await payments.confirm(req.params.id, req.body ?? {})) }));
 
   r.post('/payments/:id/refund', {
     config: { auth: ADMIN },

@@ -81,3 +81,8 @@ export const PaymentSessionOut = z
     created_at: Timestamp,
   })
   .meta({ id: 'PaymentSession' });
+
+export const PaymentConfirm = z
+  .record(z.string().max(60), z.unknown())
+  .nullish()
+  .meta({ id: 'PaymentConfirm', description: "The provider's authentication result as the gateway names it (culqi: authentication_3ds {eci, xid, cavv, protocolVersion, directoryServerTransactionId}); empty to re-read the payment" });

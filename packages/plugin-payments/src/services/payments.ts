@@ -53,7 +53,7 @@ export class Payments {
       const at = tx.now();
       const payment = tx.em.create(Payment, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, amount: input.amount, currency: input.currency,
-        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, sessionId: null, refundedAmount: 0,
+        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, gatewayData: null, sessionId: null, refundedAmount: 0,
         capturedAt: null, createdAt: at, updatedAt: at,
       });
       const session = await this.sessions.claim(tx, gateway, payment, fields);
@@ -67,23 +67,28 @@ export class Payments {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
     }
+    return this.settle(gateway.name, gateway.id, payment.id, result);
+  }
+
+  /** Applies a charge's answer; a provider payment already paying another payment fails this one. */
+  private async settle(gatewayName: string, gatewayId: string, paymentId: string, result: ChargeResult): Promise<Payment> {
     const taken = (id: string): ChargeResult => ({
       status: 'failed',
       providerPaymentId: null,
-      failureReason: `${gateway.name}'s payment ${id} already pays another payment of this store`,
+      failureReason: `${gatewayName}'s payment ${id} already pays another payment of this store`,
     });
     try {
       return await this.db.tenant(async (tx) => {
         // A provider's payment pays one Qhatu payment: a token or transaction brought twice fails the second.
         const other = result.providerPaymentId
-          ? await tx.em.findOne(Payment, { gateway: gateway.id, providerPaymentId: result.providerPaymentId, id: { $ne: payment.id } })
+          ? await tx.em.findOne(Payment, { gateway: gatewayId, providerPaymentId: result.providerPaymentId, id: { $ne: paymentId } })
           : null;
-        return this.applyCharge(tx, await lockPayment(tx, payment.id), other ? taken(result.providerPaymentId!) : result);
+        return this.applyCharge(tx, await lockPayment(tx, paymentId), other ? taken(result.providerPaymentId!) : result);
       });
     } catch (error) {
       // Two payments naming the same provider payment at once: the unique index stops the second.
       if (!(error instanceof UniqueConstraintViolationException) || !result.providerPaymentId) throw error;
-      return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, payment.id), taken(result.providerPaymentId!)));
+      return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, paymentId), taken(result.providerPaymentId!)));
     }
   }
 
@@ -100,6 +105,41 @@ export class Payments {
       payment: (await em.findOne(Payment, { id }))!,
       refunds: await em.find(Refund, { paymentId: id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
     }));
+  }
+
+  /**
+   * The browser finished the provider's step (`next_action`): the gateway completes the charge
+   * with what the client sends, or, for a provider that settles by itself, the payment is re-read.
+   */
+  async confirm(id: string, confirmation: Record<string, unknown>): Promise<Payment> {
+    const { payment, ctx, gateway } = await this.db.tenant(async (tx) => {
+      const payment = await tx.em.findOne(Payment, { id });
+      if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
+      if (payment.status !== 'pending') {
+        throw AppError.conflict(`A ${payment.status} payment has nothing to confirm`, 'PAYMENT_NOT_PENDING', [{ path: 'params.id', message: `status is ${payment.status}` }]);
+      }
+      const gateway = this.gateways.get(payment.gateway);
+      return { payment, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }), gateway };
+    });
+    let result: ChargeResult;
+    try {
+      if (gateway.confirm) {
+        result = await gateway.confirm(ctx, {
+          paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency,
+          providerPaymentId: payment.providerPaymentId ?? null, kept: payment.gatewayData ?? {}, confirmation,
+        });
+      } else if (payment.providerPaymentId) {
+        result = await gateway.status(ctx, payment.providerPaymentId);
+      } else {
+        throw AppError.conflict(`${gateway.name} has nothing to confirm for this payment`, 'PAYMENT_NOT_PENDING');
+      }
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      // The payment stays pending: the client may confirm again.
+      this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment confirmation failed');
+      throw new AppError(502, 'GATEWAY_UNAVAILABLE', `${gateway.name} could not be reached to confirm the payment; retry`);
+    }
+    return this.settle(gateway.name, gateway.id, payment.id, result);
   }
 
   /** Re-reads an open payment from its provider (the sweep); a final one is left alone. */
@@ -130,6 +170,7 @@ export class Payments {
     if (FINAL.has(payment.status)) return payment;
     if (result.method) payment.method = result.method;
     payment.nextAction = result.status === 'pending' ? (result.nextAction ?? null) : null;
+    if (result.keep !== undefined || result.status !== 'pending') payment.gatewayData = result.status === 'pending' ? (result.keep ?? null) : null;
     payment.updatedAt = tx.now();
     if (result.status === 'failed') {
       payment.failureReason = result.failureReason ?? 'The payment provider refused the payment';
