@@ -25,7 +25,6 @@ export function productBody(label: string) {
       title: size,
       sku: `${label}-${size}`,
       price: 1990 + position * 100,
-      inventory_quantity: 100,
     })),
   };
 }

@@ -24,7 +24,7 @@ import { COLLECTION_EVENTS, Collections } from './services/collections.js';
 import { DOWNLOAD_EVENTS, Downloads } from './services/downloads.js';
 import { CatalogMedia, detachDeletedMedia } from './services/media.js';
 import { METAFIELD_EVENTS, Metafields } from './services/metafields.js';
-import { PRODUCT_EVENTS, Products } from './services/products.js';
+import { PRODUCT_EVENTS, Products, STOCK_KEEPER, type StockKeeper } from './services/products.js';
 import { SUPPLIER_EVENTS, Suppliers } from './services/suppliers.js';
 
 export { Product, PRODUCT_STATUSES, type ProductStatus } from './entities/product.js';
@@ -35,7 +35,7 @@ export { Brand } from './entities/brand.js';
 export { Supplier } from './entities/supplier.js';
 export { ProductDownload } from './entities/product-download.js';
 export { ProductMetafield, METAFIELD_TYPES, type MetafieldType } from './entities/product-metafield.js';
-export { Products, productEvent, type ProductView } from './services/products.js';
+export { Products, productEvent, STOCK_KEEPER, type ProductView, type StockKeeper } from './services/products.js';
 export { Collections } from './services/collections.js';
 export { CollectionProducts, ProductCollections, type CollectionsOfProducts } from './services/collection-products.js';
 export { Brands, type BrandView } from './services/brands.js';
@@ -51,6 +51,8 @@ export default definePlugin({
   migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration],
   events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
   register(container) {
+    // The catalog keeps stock itself until a plugin that keeps it (inventory) registers after it.
+    container.register(STOCK_KEEPER, { useValue: { adjustWith: null } satisfies StockKeeper });
     container.registerSingleton(CatalogMedia);
     container.registerSingleton(CollectionProducts);
     if (!container.isRegistered(ProductCollections)) container.register(ProductCollections, { useToken: CollectionProducts });

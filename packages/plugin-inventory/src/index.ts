@@ -1,4 +1,5 @@
 import { definePlugin } from '@qhatu/core';
+import { STOCK_KEEPER, type StockKeeper } from '@qhatu/plugin-catalog';
 import { StockAdjustment } from './entities/stock-adjustment.js';
 import { StockLevel } from './entities/stock-level.js';
 import { StockReservation } from './entities/stock-reservation.js';
@@ -28,6 +29,8 @@ export default definePlugin({
   migrations: [inventoryMigration],
   events: [...STOCK_EVENTS, ...WAREHOUSE_EVENTS],
   register(container) {
+    // Stock is the warehouses' from now on: the catalog refuses inventory_quantity writes.
+    container.register(STOCK_KEEPER, { useValue: { adjustWith: 'adjust it with POST /api/v1/inventory/warehouses/:id/stock/adjust' } satisfies StockKeeper });
     container.registerSingleton(StockLedger);
     container.registerSingleton(Warehouses);
     container.registerSingleton(Stock);

@@ -180,14 +180,22 @@ describe('products.product.updated on stock changes', () => {
 });
 
 describe('a catalog change and the stock', () => {
-  it("a catalog edit of inventory_quantity is replaced by the warehouses' sum at the next stock change", async () => {
+  it('the catalog refuses inventory_quantity: the warehouses keep the stock', async () => {
     const [v] = await createVariants(t, shop);
     await stock(t, shop, main.id, v, 3);
     const productId = (await t.app.orm.em.getConnection().execute<{ product_id: string }[]>('select product_id from catalog_variant where id = ?', [v]))[0].product_id;
-    await api('PATCH', `/api/v1/catalog/products/${productId}/variants/${v}`, { inventory_quantity: 99 });
-    expect(await catalogQuantity(t, shop, v)).toBe(99);
-    await stock(t, shop, main.id, v, 1);
-    expect(await catalogQuantity(t, shop, v)).toBe(4);
+    const patch = await api('PATCH', `/api/v1/catalog/products/${productId}/variants/${v}`, { inventory_quantity: 99 });
+    expect(patch.statusCode).toBe(400);
+    expect(patch.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.inventory_quantity' }] });
+    expect(patch.json().error.message).toContain('/api/v1/inventory/warehouses/:id/stock/adjust');
+    const created = await api('POST', '/api/v1/catalog/products', { title: 'Chullo', variants: [{ title: 'A', price: 100 }, { title: 'B', price: 100, inventory_quantity: 5 }] });
+    expect(created.statusCode).toBe(400);
+    expect(created.json().error.details.map((d: { path: string }) => d.path)).toEqual(['body.variants.1.inventory_quantity']);
+    const added = await api('POST', `/api/v1/catalog/products/${productId}/variants`, { title: 'XL', price: 100, inventory_quantity: 1 });
+    expect(added.statusCode).toBe(400);
+    // Other edits of the variant go through, and the stock stays the warehouses' sum.
+    expect((await api('PATCH', `/api/v1/catalog/products/${productId}/variants/${v}`, { price: 4200 })).statusCode).toBe(200);
+    expect(await catalogQuantity(t, shop, v)).toBe(3);
   });
 
   it('a variant deleted from the catalog takes its stock records, not the adjustment trail', async () => {

@@ -94,10 +94,16 @@ describe('a store on the embedded database', () => {
 
     const product = await call('POST', '/api/v1/catalog/products', admin, {
       title: 'Alpaca scarf',
-      variants: [{ title: 'Grey', sku: 'SCARF-GREY', price: 8900, inventory_quantity: 12 }, { title: 'Red', price: 9900 }],
+      variants: [{ title: 'Grey', sku: 'SCARF-GREY', price: 8900 }, { title: 'Red', price: 9900 }],
     });
     expect(product.status).toBe(201);
     expect(product.body.data).toMatchObject({ handle: 'alpaca-scarf', variants: [{ currency: 'PEN', price: 8900 }, { price: 9900 }] });
+
+    // Stock is received into the store's first warehouse; the catalog shows the sum.
+    const warehouse = await call('POST', '/api/v1/inventory/warehouses', admin, { name: 'Cusco', code: 'CUS' });
+    expect(warehouse.status).toBe(201);
+    const received12 = await call('POST', `/api/v1/inventory/warehouses/${warehouse.body.data.id}/stock/adjust`, admin, { variant_id: product.body.data.variants[0].id, delta: 12, reason: 'received' });
+    expect(received12.status).toBe(200);
 
     const draft = await call('POST', '/api/v1/catalog/products', admin, { title: 'Secret', status: 'draft', variants: [{ title: 'x', price: 1 }] });
     expect(draft.status).toBe(201);

@@ -30,15 +30,28 @@ export interface ProductFilter {
 export const PRODUCT_EVENTS = ['products.product.created', 'products.product.updated', 'products.product.deleted'] as const;
 
 /** Products and their variants: the only place that writes them. */
+/**
+ * Who keeps variants' stock. The catalog keeps `inventory_quantity` itself unless a plugin (the
+ * inventory's warehouses) registers `STOCK_KEEPER`; the catalog then refuses writes of it and says
+ * where stock is changed instead.
+ */
+export const STOCK_KEEPER = Symbol.for('qhatu.catalog.stock-keeper');
+export interface StockKeeper {
+  /** How stock is changed instead, for the error message; null when the catalog keeps it. */
+  readonly adjustWith: string | null;
+}
+
 @injectable()
 export class Products implements MediaUser {
   constructor(
+    @inject(STOCK_KEEPER) private readonly stock: StockKeeper,
     @inject(Database) private readonly db: Database,
     @inject(CatalogMedia) private readonly media: CatalogMedia,
     @inject(CollectionProducts) private readonly collections: CollectionProducts,
   ) {}
 
   async create(input: ProductInput): Promise<ProductView> {
+    this.refuseStock(input.variants.map((v, i) => [`body.variants.${i}.inventory_quantity`, v.inventory_quantity]));
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
@@ -122,6 +135,7 @@ export class Products implements MediaUser {
   }
 
   async addVariant(productId: string, input: VariantInput): Promise<Variant> {
+    this.refuseStock([['body.inventory_quantity', input.inventory_quantity]]);
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
@@ -138,6 +152,7 @@ export class Products implements MediaUser {
   }
 
   async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<Variant> {
+    this.refuseStock([['body.inventory_quantity', patch.inventory_quantity]]);
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
@@ -182,6 +197,14 @@ export class Products implements MediaUser {
     const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!product) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
     return product;
+  }
+
+  /** With a stock keeper installed, `inventory_quantity` is its to set: each one sent is named. */
+  private refuseStock(given: Array<[path: string, value: number | undefined]>): void {
+    if (!this.stock.adjustWith) return;
+    const sent = given.filter(([, value]) => value !== undefined);
+    if (sent.length === 0) return;
+    throw AppError.validation(`Stock is kept by warehouses in this store: ${this.stock.adjustWith}`, sent.map(([path]) => ({ path, message: 'is read-only here: it is the stock available over the active warehouses' })));
   }
 
   private newVariant(tx: Tx, product: Product, v: VariantInput, position: number, currency: string): Variant {
