@@ -105,6 +105,17 @@ describe('GET /api/v1/catalog/products', () => {
     expect((await list('sort=title')).json().data[0].title).toBe('Listed 0');
   });
 
+  it('reads back the exact timestamps it wrote, in one list and one by one', async () => {
+    const made = (await create({ title: 'Timed', variants: [{ title: 'One', price: 100 }, { title: 'Two', price: 200 }] })).json().data;
+    const [listed] = (await t.request({ method: 'GET', url: '/api/v1/catalog/products?q=Timed', headers: shop.headers() })).json().data;
+    const one = (await t.request({ method: 'GET', url: `/api/v1/catalog/products/${made.id}`, headers: shop.headers() })).json().data;
+    for (const read of [listed, one]) {
+      expect(read).toMatchObject({ created_at: made.created_at, updated_at: made.updated_at });
+      expect(read.variants.map((v: { created_at: string; updated_at: string }) => [v.created_at, v.updated_at])).toEqual(made.variants.map((v: { created_at: string; updated_at: string }) => [v.created_at, v.updated_at]));
+    }
+    expect(made.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
   it('pages by cursor', async () => {
     const first = (await list('limit=3&sort=title')).json();
     expect(first.data).toHaveLength(3);

@@ -194,9 +194,19 @@ export function keyset(page: PageRequest, columns: Record<string, KeysetColumn>)
   };
 }
 
-/** A timestamp as the driver hands it over (`2026-11-22 09:44:25.89+00`) to a Date. */
+/**
+ * A timestamp as the driver hands it over (`2026-11-22 09:44:25.89+00`) to a Date. Sessions run
+ * in UTC, so the `+00` form is read by position (list reads turn hundreds of these a request);
+ * any other offset goes through the general parser.
+ */
 export function pgDate(value: unknown): Date {
   if (value instanceof Date) return value;
-  const text = String(value).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
-  return new Date(text);
+  const text = String(value);
+  const n = text.length;
+  if (n >= 22 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(n - 3) === 43 && text.charCodeAt(n - 2) === 48 && text.charCodeAt(n - 1) === 48) {
+    const fraction = text.charCodeAt(19) === 46 ? text.slice(20, n - 3) : '';
+    const ms = fraction ? Number(`${fraction}00`.slice(0, 3)) : 0;
+    return new Date(Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), +text.slice(14, 16), +text.slice(17, 19), ms));
+  }
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
 }
