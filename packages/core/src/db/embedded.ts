@@ -35,6 +35,7 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const host = '127.0.0.1';
   const port = await freePort(host);
   const server = new PGLiteSocketServer({ db, host, port, maxConnections: 32 });
+  keepExtendedQueriesTogether(server, db);
   await server.start();
   return {
     url: `postgres://postgres@${host}:${port}/postgres`,
@@ -42,5 +43,80 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
       await server.stop();
       await db.close();
     },
+  };
+}
+
+/** What `keepExtendedQueriesTogether` reaches inside pglite-socket's query queue. */
+interface QueuedMessage {
+  handlerId: number;
+  message: Uint8Array;
+  timestamp: number;
+  resolve(size: number): void;
+  reject(error: Error): void;
+  onData(data: Uint8Array): void;
+}
+interface QueryQueue {
+  queue: QueuedMessage[];
+  processing: boolean;
+  lastHandlerId: number | null;
+  processQueue(): Promise<void>;
+  clearQueueForHandler(handlerId: number): void;
+}
+
+/** Parse, Bind, Describe, Execute, Close, Flush: an exchange that runs until the connection's Sync. */
+const EXTENDED = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]);
+const SYNC = 0x53; // 'S'
+const TERMINATE = 0x58; // 'X'
+
+/**
+ * pglite-socket queues each protocol message of each connection on its own. Outside a
+ * transaction, the extended-protocol messages of two connections (Parse, Bind, Describe,
+ * Execute, then Sync) then interleave, and one connection's Bind meets the other's unnamed
+ * statement ("bind message supplies 15 parameters, but prepared statement requires 13"): the
+ * job queue's and the app's statements broke each other under load. Here a connection that has
+ * begun an extended-protocol exchange keeps PGlite until its Sync, as it keeps it for a whole
+ * transaction already. A connection that goes away mid-exchange releases it.
+ */
+export function keepExtendedQueriesTogether(server: PGLiteSocketServer, db: PGlite): void {
+  const queue = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
+  let owner: number | null = null;
+  const clear = queue.clearQueueForHandler.bind(queue);
+  queue.clearQueueForHandler = (handlerId: number) => {
+    if (owner === handlerId) owner = null;
+    clear(handlerId);
+    if (!queue.processing) void queue.processQueue();
+  };
+  queue.processQueue = async function processQueue(this: QueryQueue): Promise<void> {
+    if (this.processing || this.queue.length === 0) return;
+    this.processing = true;
+    try {
+      while (this.queue.length > 0) {
+        // The connection in a transaction or mid-exchange goes on; the others wait for it.
+        const holder = owner ?? (db.isInTransaction() ? this.lastHandlerId : null);
+        const index = holder === null ? 0 : this.queue.findIndex((q) => q.handlerId === holder);
+        if (index === -1) break;
+        const query = this.queue.splice(index, 1)[0]!;
+        const type = query.message[0]!;
+        let size = 0;
+        try {
+          await db.runExclusive(() => db.execProtocolRawStream(query.message, {
+            onRawData: (data: Uint8Array) => {
+              size += data.length;
+              query.onData(data);
+            },
+          }));
+        } catch (error) {
+          if (owner === query.handlerId) owner = null;
+          query.reject(error as Error);
+          continue;
+        }
+        if (EXTENDED.has(type)) owner = query.handlerId;
+        else if ((type === SYNC || type === TERMINATE) && owner === query.handlerId) owner = null;
+        this.lastHandlerId = query.handlerId;
+        query.resolve(size);
+      }
+    } finally {
+      this.processing = false;
+    }
   };
 }
