@@ -206,10 +206,12 @@ describe("a provider form's post back (the redirect callback)", () => {
 
 describe('the sweep', () => {
   let swept: TestApp;
+  const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
   beforeAll(async () => {
     swept = await createTestApp({
       plugins: [...BASE, acmePlugin],
       workers: true,
+      clock,
       env: { QHATU_GATEWAY_ACME_BASE_URL: acme.url, QHATU_PAYMENTS_SWEEP_SECONDS: '1', QHATU_PAYMENTS_SWEEP_AFTER_SECONDS: '1' },
     });
   });
@@ -228,5 +230,27 @@ describe('the sweep', () => {
     const [row] = await swept.app.orm.em.getConnection().execute(`select status from payments_payment where id = ?`, [payment.id]);
     expect(row.status).toBe('paid');
     await until(async () => (await api('GET', `/api/v1/orders/${order.id}`)).json().data.status !== 'pending');
+  });
+
+  it('fails a payment still waiting for the browser a day later; the order can be paid again', async () => {
+    const tenant = await swept.createTenant({ currency: 'PEN' });
+    const api = caller(swept, tenant);
+    await ok(await api('PUT', '/api/v1/payments/gateways/acme', { credentials: { api_key: 'acme_key', signing_key: 'k' } }), 200);
+    const order = await createOrder(api);
+    const pay = (token: string) => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: token, installments: 1 });
+    const waiting = await ok(await pay('tok_action'), 201);
+    expect(waiting).toMatchObject({ status: 'pending', provider_payment_id: null, next_action: { type: 'acme_verify' } });
+    // An hour on, it still waits.
+    clock.offsetMs = 3_600_000;
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await ok(await api('GET', `${PAYMENTS}/${waiting.id}`), 200)).status).toBe('pending');
+
+    clock.offsetMs = 25 * 3_600_000;
+    await until(async () => (await ok(await api('GET', `${PAYMENTS}/${waiting.id}`), 200)).status === 'failed');
+    expect(await ok(await api('GET', `${PAYMENTS}/${waiting.id}`), 200)).toMatchObject({
+      next_action: null, failure_reason: 'The payment was not completed within 24 hours: the shopper did not finish the next action',
+    });
+    expect(await outbox(swept, 'payments.payment.failed', waiting.id)).toHaveLength(1);
+    expect((await ok(await pay('tok_ok'), 201)).status).toBe('paid');
   });
 });

@@ -142,6 +142,21 @@ export class Payments {
     return this.settle(gateway.name, gateway.id, payment.id, result);
   }
 
+  /**
+   * Fails a payment still pending since before `cutoff` that the provider knows nothing of: the
+   * browser never finished its next action, or no answer of the provider was ever recorded.
+   */
+  async expire(id: string, cutoff: Date): Promise<void> {
+    await this.db.tenant(async (tx) => {
+      const payment = await lockPayment(tx, id);
+      if (payment.status !== 'pending' || payment.providerPaymentId || payment.createdAt >= cutoff) return;
+      const failureReason = payment.nextAction
+        ? 'The payment was not completed within 24 hours: the shopper did not finish the next action'
+        : "No answer of the provider was recorded within 24 hours; check the provider's dashboard";
+      await this.applyCharge(tx, payment, { status: 'failed', providerPaymentId: null, failureReason });
+    });
+  }
+
   /** Re-reads an open payment from its provider (the sweep); a final one is left alone. */
   async refresh(id: string): Promise<void> {
     const payment = await this.db.tenant(({ em }) => em.findOne(Payment, { id }));

@@ -1,4 +1,4 @@
-import { CONFIG, Database, TenantContext, type QhatuConfig } from '@qhatu/core';
+import { CLOCK, CONFIG, Database, TenantContext, type Clock, type QhatuConfig } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import { Payments } from './payments.js';
@@ -26,7 +26,12 @@ export function sweepSettings(config: QhatuConfig): SweepSettings {
 export interface PaymentSweepResult {
   payments: number;
   refunds: number;
+  /** Pending payments with nothing at the provider to re-read, given up after a day. */
+  expired: number;
 }
+
+/** A pending payment the provider knows nothing of (3-D Secure never finished, no answer recorded) is failed after this. */
+export const PENDING_EXPIRES_MS = 24 * 3_600_000;
 
 /** At most this many of each per run, oldest first: a run stays short, the next one goes on. */
 const BATCH = 200;
@@ -44,13 +49,15 @@ export class PaymentSweep {
     @inject(Database) private readonly db: Database,
     @inject(Payments) private readonly payments: Payments,
     @inject(Refunds) private readonly refunds: Refunds,
+    @inject(CLOCK) private readonly clock: Clock,
     @inject(CONFIG) config: QhatuConfig,
   ) {
     this.settings = sweepSettings(config);
   }
 
   async run(log?: (error: unknown, row: { tenant_id: string; id: string }) => void): Promise<PaymentSweepResult> {
-    const cutoff = new Date(Date.now() - this.settings.afterMs);
+    const now = this.clock.now().getTime();
+    const cutoff = new Date(now - this.settings.afterMs);
     const open = (a: string) => `${a}.status IN ('pending', 'processing') AND ${a}.updated_at < ?`;
     const payments = await this.db.query<{ tenant_id: string; id: string }>(
       `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
@@ -71,8 +78,15 @@ export class PaymentSweep {
         }
       }
     };
+    const stale = await this.db.query<{ tenant_id: string; id: string }>(
+      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
+        WHERE p.status = 'pending' AND p.provider_payment_id IS NULL AND p.created_at < ? AND t.status IN ('active', 'trial')
+        ORDER BY p.created_at LIMIT ${BATCH}`,
+      [new Date(now - PENDING_EXPIRES_MS)],
+    );
     await each(payments, (id) => this.payments.refresh(id));
     await each(refunds, (id) => this.refunds.refresh(id));
-    return { payments: payments.length, refunds: refunds.length };
+    await each(stale, (id) => this.payments.expire(id, new Date(now - PENDING_EXPIRES_MS)));
+    return { payments: payments.length, refunds: refunds.length, expired: stale.length };
   }
 }
