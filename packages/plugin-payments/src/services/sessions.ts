@@ -48,6 +48,7 @@ export class Sessions {
       const order = await tx.em.findOne(Order, { id: input.order_id });
       if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
       if (!PAYABLE.has(order.status)) throw AppError.conflict(`The order is ${order.status}: there is nothing to pay`, 'ORDER_NOT_PAYABLE');
+      if (order.total <= 0) throw AppError.conflict('The order totals nothing: there is nothing to pay', 'ORDER_NOT_PAYABLE');
       if (!gateway.currencies.includes(order.currency)) {
         throw AppError.validation(`${gateway.name} does not take ${order.currency}`, [{ path: 'body.gateway', message: `takes ${gateway.currencies.slice(0, 5).join(', ')}${gateway.currencies.length > 5 ? ', ...' : ''}` }]);
       }
