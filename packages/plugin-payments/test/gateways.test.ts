@@ -174,4 +174,34 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(res.statusCode).toBe(201);
     expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: 'insufficient funds' });
   });
+
+  it("lists the store's payments for its admin, with refunds, filtered and paged", async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    const pay = (token: string) => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: token, installments: 1 });
+    const failed = (await pay('tok_no')).json().data;
+    const paid = (await pay('tok_ok')).json().data;
+    await api('POST', `${PAYMENTS}/${paid.id}/refund`, { amount: 500, reason: 'other' });
+
+    const ofOrder = await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}`);
+    expect(ofOrder.statusCode).toBe(200);
+    expect(ofOrder.json().data.map((p: { id: string }) => p.id)).toEqual([paid.id, failed.id]);
+    expect(ofOrder.json().data[0]).toMatchObject({ status: 'partially_refunded', refunded_amount: 500, refunds: [{ amount: 500, status: 'refunded' }] });
+    expect(ofOrder.json().data[1].refunds).toEqual([]);
+    const onlyFailed = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&filter[status]=failed`)).json().data;
+    expect(onlyFailed.map((p: { id: string }) => p.id)).toEqual([failed.id]);
+
+    const first = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&limit=1`)).json();
+    expect(first.data.map((p: { id: string }) => p.id)).toEqual([paid.id]);
+    expect(first.meta.pagination.has_next).toBe(true);
+    const second = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&limit=1&cursor=${encodeURIComponent(first.meta.pagination.cursor)}`)).json();
+    expect(second.data.map((p: { id: string }) => p.id)).toEqual([failed.id]);
+
+    // Another store sees none of them; a storefront key may not list; a bad filter is named.
+    expect((await caller(t, other)('GET', `${PAYMENTS}?filter[order_id]=${order.id}`)).json().data).toEqual([]);
+    expect((await caller(t, shop, shop.storefrontToken)('GET', PAYMENTS)).statusCode).toBe(403);
+    const bad = await api('GET', `${PAYMENTS}?filter[status]=lost`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.details[0].path).toContain('filter[status]');
+  });
 });

@@ -1,8 +1,8 @@
-import { ADMIN, dataOf, errorResponses, IdParams, STOREFRONT } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { PaymentConfirm, PaymentCreate, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { PaymentConfirm, PaymentCreate, PaymentListQuery, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
 import { Payments } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
 import { Sessions } from '../services/sessions.js';
@@ -39,6 +39,19 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
       response: { 201: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 422) },
     },
   }, async (req, reply) => reply.code(201).send({ data: paymentOut(await payments.create(req.body)) }));
+
+  r.get('/payments', {
+    config: { auth: ADMIN },
+    schema: {
+      tags,
+      summary: "The store's payments with their refunds (filter by order, status or gateway); stored states, not re-read",
+      querystring: PaymentListQuery,
+      response: { 200: listOf(PaymentOut), ...errorResponses(400, 401, 403) },
+    },
+  }, async (req) => {
+    const { page, refunds: byPayment } = await payments.list(req.query, filtersOf(req.query) as { order_id?: string; status?: string; gateway?: string });
+    return { data: page.items.map((p) => paymentOut(p, byPayment.get(p.id) ?? [])), meta: { pagination: page.pagination } };
+  });
 
   r.get('/payments/:id', {
     config: { auth: STOREFRONT },

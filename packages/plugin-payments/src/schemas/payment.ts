@@ -1,4 +1,4 @@
-import { CurrencyCode, Money, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, listQuery, Money, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { PAYMENT_STATUSES } from '../entities/payment.js';
 import { REFUND_REASONS, REFUND_STATUSES } from '../entities/refund.js';
@@ -86,3 +86,13 @@ export const PaymentConfirm = z
   .record(z.string().max(60), z.unknown())
   .nullish()
   .meta({ id: 'PaymentConfirm', description: "The provider's authentication result as the gateway names it (culqi: authentication_3ds {eci, xid, cavv, protocolVersion, directoryServerTransactionId}); empty to re-read the payment" });
+
+export const PaymentListQuery = listQuery({
+  filters: {
+    order_id: Uuid,
+    status: z.enum(PAYMENT_STATUSES),
+    gateway: z.string().min(1).max(40),
+  },
+  sorts: ['created_at', 'amount'],
+  defaultSort: '-created_at',
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
+import { AppError, Database, LOGGER, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -90,6 +90,23 @@ export class Payments {
       if (!(error instanceof UniqueConstraintViolationException) || !result.providerPaymentId) throw error;
       return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, paymentId), taken(result.providerPaymentId!)));
     }
+  }
+
+  /** The store's payments, newest first unless sorted otherwise, each with its refunds (one query for the page's refunds). */
+  async list(page: PageRequest, filter: { order_id?: string; status?: string; gateway?: string }): Promise<{ page: Page<Payment>; refunds: Map<string, Refund[]> }> {
+    return this.db.tenant(async ({ em }) => {
+      const where: Record<string, unknown> = {};
+      if (filter.order_id) where.orderId = filter.order_id;
+      if (filter.status) where.status = filter.status;
+      if (filter.gateway) where.gateway = filter.gateway;
+      const found = await paginate(em, Payment, where, page);
+      const refunds = new Map<string, Refund[]>();
+      if (found.items.length) {
+        const rows = await em.find(Refund, { paymentId: { $in: found.items.map((p) => p.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+        for (const r of rows) refunds.set(r.paymentId, [...(refunds.get(r.paymentId) ?? []), r]);
+      }
+      return { page: found, refunds };
+    });
   }
 
   /** The payment with its refunds; a payment or refund still open is re-read from the provider first (polling). */
