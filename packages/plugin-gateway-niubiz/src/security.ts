@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { GatewayContext } from '@qhatu/plugin-payments';
+import { ProviderTokens, type GatewayContext } from '@qhatu/plugin-payments';
 
 export const TIMEOUT_MS = 15_000;
 /** Niubiz's access token lives longer than this; reusing it 10 minutes stays well inside its life. */
@@ -9,18 +8,12 @@ const MAX_CACHED = 1_000;
 /** Niubiz refused the store's API user and password: a configuration problem, not an outage. */
 export class NiubizCredentialsRefused extends Error {}
 
-interface CachedToken {
-  promise: Promise<string>;
-  value?: string;
-  until: number;
-}
-
 // Keyed by a hash of the host and the store's credentials, so no secret is ever a map key.
-const tokens = new Map<string, CachedToken>();
+const tokens = new ProviderTokens(MAX_CACHED);
 
 function cacheKey(ctx: GatewayContext): string {
   const { merchant_id = '', username = '', password = '' } = ctx.credentials;
-  return createHash('sha256').update(JSON.stringify([ctx.baseUrl, merchant_id, username, password])).digest('hex');
+  return ProviderTokens.key(ctx.baseUrl, merchant_id, username, password);
 }
 
 async function requestToken(ctx: GatewayContext): Promise<string> {
@@ -38,15 +31,6 @@ async function requestToken(ctx: GatewayContext): Promise<string> {
   return text;
 }
 
-function prune(now: number): void {
-  if (tokens.size <= MAX_CACHED) return;
-  for (const [key, entry] of tokens) if (entry.until <= now) tokens.delete(key);
-  for (const key of tokens.keys()) {
-    if (tokens.size <= MAX_CACHED) break;
-    tokens.delete(key);
-  }
-}
-
 /**
  * The store's Niubiz access token (step 1: `GET /api.security/v1/security` with Basic auth, the
  * body is the token itself), reused for 10 minutes. `stale` is a token Niubiz just refused: it is
@@ -54,19 +38,6 @@ function prune(now: number): void {
  */
 export function securityToken(ctx: GatewayContext, stale?: string): Promise<string> {
   const key = cacheKey(ctx);
-  const now = Date.now();
-  const cached = tokens.get(key);
-  if (cached && cached.until > now && (stale === undefined || cached.value !== stale)) return cached.promise;
-  const entry: CachedToken = { promise: requestToken(ctx), until: now + TOKEN_LIFE_MS };
-  tokens.set(key, entry);
-  entry.promise.then(
-    (value) => {
-      entry.value = value;
-    },
-    () => {
-      if (tokens.get(key) === entry) tokens.delete(key);
-    },
-  );
-  prune(now);
-  return entry.promise;
+  if (stale !== undefined) tokens.drop(key, stale);
+  return tokens.get(key, async () => ({ value: await requestToken(ctx), expiresAt: Date.now() + TOKEN_LIFE_MS }));
 }

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { GatewayContext } from '@qhatu/plugin-payments';
+import { ProviderTokens, type GatewayContext, type IssuedToken } from '@qhatu/plugin-payments';
 
 /** The API version Pay-me's current documentation names for `/token`, `/nonce` and `/charges`. */
 export const ALG_API_VERSION = '1709847567';
@@ -76,21 +75,15 @@ export class PaymeAuthError extends Error {
   }
 }
 
-interface CachedToken {
-  token: string;
-  expiresAt: number;
-}
-
 // Access tokens per set of credentials and host: keyed by a SHA-256, so no secret is ever a key.
-const tokens = new Map<string, CachedToken>();
-const pending = new Map<string, Promise<CachedToken>>();
+const tokens = new ProviderTokens();
 
 function cacheKey(ctx: GatewayContext): string {
   const { client_id = '', client_secret = '' } = ctx.credentials;
-  return createHash('sha256').update(`${ctx.baseUrl}\n${client_id}\n${client_secret}`, 'utf8').digest('hex');
+  return ProviderTokens.key(ctx.baseUrl, client_id, client_secret);
 }
 
-async function requestToken(ctx: GatewayContext): Promise<CachedToken> {
+async function requestToken(ctx: GatewayContext): Promise<IssuedToken> {
   const res = await send<{ access_token: string; expires_in: string | number }>(`${authBaseUrl(ctx.baseUrl)}/token`, 'POST', {}, {
     action: 'authorize',
     grant_type: 'client_credentials',
@@ -107,27 +100,16 @@ async function requestToken(ctx: GatewayContext): Promise<CachedToken> {
   const seconds = Number(res.json.expires_in);
   const life = Number.isFinite(seconds) && seconds > 0 ? seconds : 300;
   // Renewed a little before Alignet's expiry, so no request carries a token about to lapse.
-  return { token, expiresAt: Date.now() + (life - Math.min(60, life / 2)) * 1000 };
+  return { value: token, expiresAt: Date.now() + (life - Math.min(60, life / 2)) * 1000 };
 }
 
 /** The store's access token: reused until shortly before it expires; one request at a time per store. */
-export async function accessToken(ctx: GatewayContext): Promise<string> {
-  const key = cacheKey(ctx);
-  const cached = tokens.get(key);
-  if (cached && cached.expiresAt > Date.now()) return cached.token;
-  let inFlight = pending.get(key);
-  if (!inFlight) {
-    inFlight = requestToken(ctx).finally(() => pending.delete(key));
-    pending.set(key, inFlight);
-  }
-  const fresh = await inFlight;
-  tokens.set(key, fresh);
-  return fresh.token;
+export function accessToken(ctx: GatewayContext): Promise<string> {
+  return tokens.get(cacheKey(ctx), () => requestToken(ctx));
 }
 
 function forgetToken(ctx: GatewayContext, token: string): void {
-  const key = cacheKey(ctx);
-  if (tokens.get(key)?.token === token) tokens.delete(key);
+  tokens.drop(cacheKey(ctx), token);
 }
 
 /**

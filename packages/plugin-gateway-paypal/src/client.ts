@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { GatewayContext } from '@qhatu/plugin-payments';
+import { ProviderTokens, type GatewayContext, type IssuedToken } from '@qhatu/plugin-payments';
 
 const TIMEOUT_MS = 15_000;
 /** A token is renewed this long before PayPal says it expires. */
@@ -20,17 +19,18 @@ export interface PayPalAnswer<T> {
   json: Partial<T> & PayPalError;
 }
 
-interface CachedToken {
-  value: string;
-  expiresAt: number;
-}
-
 /** Access tokens per store credentials, keyed by a SHA-256 of them (the secret is never a key). */
-const tokens = new Map<string, CachedToken>();
-const fetching = new Map<string, Promise<CachedToken | PayPalAnswer<never>>>();
+const tokens = new ProviderTokens();
 
 function cacheKey(ctx: GatewayContext): string {
-  return createHash('sha256').update(`${ctx.baseUrl}\n${ctx.credentials.client_id ?? ''}\n${ctx.credentials.client_secret ?? ''}`).digest('hex');
+  return ProviderTokens.key(ctx.baseUrl, ctx.credentials.client_id, ctx.credentials.client_secret);
+}
+
+/** PayPal refused the token request: its answer is the call's answer. */
+class TokenRefused extends Error {
+  constructor(readonly answer: PayPalAnswer<never>) {
+    super(`PayPal refused the access token request (${answer.status})`);
+  }
 }
 
 async function read<T>(res: Response): Promise<PayPalAnswer<T>> {
@@ -45,8 +45,8 @@ async function read<T>(res: Response): Promise<PayPalAnswer<T>> {
   return { ok: res.ok, status: res.status, json: json as Partial<T> & PayPalError };
 }
 
-/** `POST /v1/oauth2/token` with Basic client_id:client_secret; PayPal's refusal is returned, not thrown. */
-async function requestToken(ctx: GatewayContext): Promise<CachedToken | PayPalAnswer<never>> {
+/** `POST /v1/oauth2/token` with Basic client_id:client_secret; PayPal's refusal is thrown as `TokenRefused`. */
+async function requestToken(ctx: GatewayContext): Promise<IssuedToken> {
   const basic = Buffer.from(`${ctx.credentials.client_id ?? ''}:${ctx.credentials.client_secret ?? ''}`, 'utf8').toString('base64');
   const started = Date.now();
   const res = await fetch(`${ctx.baseUrl}/v1/oauth2/token`, {
@@ -56,7 +56,7 @@ async function requestToken(ctx: GatewayContext): Promise<CachedToken | PayPalAn
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   const answer = await read<{ access_token: string; expires_in: number }>(res);
-  if (!answer.ok) return answer as PayPalAnswer<never>;
+  if (!answer.ok) throw new TokenRefused(answer as PayPalAnswer<never>);
   const { access_token: value, expires_in: seconds } = answer.json;
   if (typeof value !== 'string' || !value) throw new Error(`PayPal answered ${res.status} without an access token`);
   const lifetime = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : 0;
@@ -64,18 +64,13 @@ async function requestToken(ctx: GatewayContext): Promise<CachedToken | PayPalAn
 }
 
 /** The store's access token, cached until shortly before it expires; concurrent callers share one request. */
-async function accessToken(ctx: GatewayContext, key: string): Promise<CachedToken | PayPalAnswer<never>> {
-  const cached = tokens.get(key);
-  if (cached && cached.expiresAt > Date.now()) return cached;
-  let pending = fetching.get(key);
-  if (!pending) {
-    pending = requestToken(ctx).then((token) => {
-      if ('value' in token) tokens.set(key, token);
-      return token;
-    }).finally(() => fetching.delete(key));
-    fetching.set(key, pending);
+async function accessToken(ctx: GatewayContext, key: string): Promise<string | PayPalAnswer<never>> {
+  try {
+    return await tokens.get(key, () => requestToken(ctx));
+  } catch (error) {
+    if (error instanceof TokenRefused) return error.answer;
+    throw error;
   }
-  return pending;
 }
 
 export interface CallOptions {
@@ -96,8 +91,8 @@ export async function paypal<T>(ctx: GatewayContext, method: 'GET' | 'POST', pat
   const key = cacheKey(ctx);
   for (let attempt = 0; ; attempt++) {
     const token = await accessToken(ctx, key);
-    if (!('value' in token)) return token as PayPalAnswer<T>;
-    const headers: Record<string, string> = { authorization: `Bearer ${token.value}`, accept: 'application/json' };
+    if (typeof token !== 'string') return token as PayPalAnswer<T>;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
     const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     // The whole resource back from a write, not PayPal's minimal answer.
     if (method === 'POST') Object.assign(headers, { 'content-type': 'application/json', prefer: 'return=representation' });
@@ -105,7 +100,7 @@ export async function paypal<T>(ctx: GatewayContext, method: 'GET' | 'POST', pat
     const res = await fetch(`${ctx.baseUrl}${path}`, { method, headers, body: method === 'POST' ? (body ?? '{}') : undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (res.status === 401 && attempt === 0) {
       await res.body?.cancel();
-      if (tokens.get(key)?.value === token.value) tokens.delete(key);
+      tokens.drop(key, token);
       continue;
     }
     return read<T>(res);

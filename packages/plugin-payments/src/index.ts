@@ -24,6 +24,7 @@ import { Sessions } from './services/sessions.js';
 import { PaymentSweep, SWEEP_JOB } from './services/sweep.js';
 
 export * from './gateway.js';
+export { ProviderTokens, type IssuedToken } from './provider-tokens.js';
 export { Payment, PAYMENT_STATUSES, type PaymentStatus } from './entities/payment.js';
 export { PaymentSession } from './entities/session.js';
 export { Refund, REFUND_STATUSES, REFUND_REASONS, type RefundStatus, type RefundReason } from './entities/refund.js';
