@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, PAYMENTS, GATEWAYS, type Caller } from '@qhatu/plugin-payments/testing';
+import { configureGateway, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 import { basicAuthHeader } from '../src/basic-auth.js';
-import culqi from '../src/index.js';
 
-export { caller, createOrder, GATEWAYS, MISSING, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-/** The app with Culqi pointed at the double (operator configuration, as in production). */
-export function culqiApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(culqi, 'QHATU_GATEWAY_CULQI_BASE_URL', baseUrl, options);
-}
+/** Where the operator points Culqi (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_CULQI_BASE_URL';
 
 export interface CulqiAccount {
   secret_key: string;
@@ -24,10 +18,7 @@ export function newAccount(): CulqiAccount {
   return { secret_key: `sk_test_${k}`, webhook_username: `qhatu-${k}`, webhook_password: randomBytes(18).toString('base64'), public_key: `pk_test_${k}` };
 }
 
-export async function configure(admin: Caller, account: CulqiAccount): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/culqi`, { enabled: true, credentials: account });
-  if (res.statusCode !== 200) throw new Error(`culqi not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, account: CulqiAccount) => configureGateway(admin, 'culqi', account);
 
 export async function pay(api: Caller, order: { id: string; total: number; currency: string }, token = 'tkn_test_visa', email = 'rosa@example.com') {
   return api('POST', PAYMENTS, { order_id: order.id, gateway: 'culqi', amount: order.total, currency: order.currency, token_id: token, email });

@@ -1,11 +1,16 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuthHeader } from '../src/basic-auth.js';
+import culqi from '../src/index.js';
 import { CulqiDouble } from './fixtures/culqi-double.js';
-import { auth, caller, configure, createOrder, culqiApp, newAccount, notify, outbox, pay, PAYMENTS, type Caller, type CulqiAccount } from './helpers.js';
+import { auth, BASE_URL_VARIABLE, configure, newAccount, notify, pay, type CulqiAccount } from './helpers.js';
 
 // Culqi's events at /webhooks/culqi/<tenant id>: Basic auth with that store's CulqiPanel pair checked
 // before anything is read, the charge re-read from Culqi, each event id taken once.
+let w: GatewayStores<CulqiDouble>;
 let double: CulqiDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -16,18 +21,12 @@ let otherAccount: CulqiAccount;
 beforeAll(async () => {
   account = newAccount();
   otherAccount = newAccount();
-  double = await new CulqiDouble(new Set([account.secret_key, otherAccount.secret_key])).start();
-  t = await culqiApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
+  w = await gatewayStores(culqi, BASE_URL_VARIABLE, await new CulqiDouble(new Set([account.secret_key, otherAccount.secret_key])).start());
+  ({ double, t, shop, other, admin } = w);
   await configure(admin, account);
   await configure(caller(t, other), otherAccount);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 /** A payment whose Culqi charge has no verdict yet. */
 async function held(api: Caller = admin) {
@@ -35,11 +34,6 @@ async function held(api: Caller = admin) {
   expect(payment.status).toBe('processing');
   return payment as { id: string; provider_payment_id: string; order_id: string };
 }
-/** The stored status, without GET's re-read from Culqi. */
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
-const recorded = async (eventId: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where event_id = ?`, [eventId]))[0].count;
 
 describe('POST /webhooks/culqi/:tenant', () => {
   it('charge.status.changed moves processing → paid once; the same event again (a replay) changes nothing', async () => {
@@ -49,13 +43,13 @@ describe('POST /webhooks/culqi/:tenant', () => {
     const res = await notify(t, shop.id, event, auth(account));
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     expect(double.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v2/charges/${payment.provider_payment_id}`, authorization: `Bearer ${account.secret_key}` });
     const again = await notify(t, shop.id, event, auth(account));
     expect(again.json().data.outcome).toBe('duplicate');
     expect(await outbox(t, 'payments.payment.captured', payment.id)).toHaveLength(1);
     expect(await outbox(t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
-    expect(await recorded(event.eventId)).toBe(1);
+    expect(await notificationsRecorded(t, event.eventId)).toBe(1);
   });
 
   it('an event without an id is identified by its body: the same delivery twice is one event', async () => {
@@ -64,7 +58,7 @@ describe('POST /webhooks/culqi/:tenant', () => {
     const body = JSON.stringify({ object: 'event', type: 'charge.status.changed', data: JSON.stringify(charge) });
     expect((await notify(t, shop.id, { body }, auth(account))).json().data.outcome).toBe('processed');
     expect((await notify(t, shop.id, { body }, auth(account))).json().data.outcome).toBe('duplicate');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('re-reads the charge from Culqi: an event claiming a sale for a charge still without verdict moves nothing', async () => {
@@ -72,14 +66,14 @@ describe('POST /webhooks/culqi/:tenant', () => {
     const claim = { ...double.charges.get(payment.provider_payment_id)!, outcome: { type: 'venta_exitosa', code: 'AUT0000', merchant_message: 'ok', user_message: 'ok' } };
     const res = await notify(t, shop.id, double.event('charge.status.changed', claim), auth(account));
     expect(res.statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
   });
 
   it('a denied verdict moves it to failed with Culqi’s message', async () => {
     const payment = await held();
     const charge = double.settle(payment.provider_payment_id, 'denied');
     expect((await notify(t, shop.id, double.event('charge.status.changed', charge), auth(account))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect((await admin('GET', `${PAYMENTS}/${payment.id}`)).json().data.failure_reason).toBe('La operación fue denegada por el sistema antifraude. — DEN0001');
     expect(await outbox(t, 'payments.payment.failed', payment.id)).toHaveLength(1);
   });
@@ -106,10 +100,10 @@ describe('POST /webhooks/culqi/:tenant', () => {
       expect(res.statusCode, JSON.stringify(attempt)).toBe(401);
       expect(res.json().error.code).toBe('INVALID_SIGNATURE');
     }
-    expect(await stored(payment.id)).toBe('processing');
-    expect(await recorded(good.eventId)).toBe(0);
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, good.eventId)).toBe(0);
     expect((await notify(t, shop.id, good, auth(account))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('cross-tenant: another store’s pair is refused here; another store cannot move this store’s charge', async () => {
@@ -120,7 +114,7 @@ describe('POST /webhooks/culqi/:tenant', () => {
     const theirs = await notify(t, other.id, event, auth(otherAccount));
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().data.outcome).toBe('ignored');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('a refund event re-reads its charge; an event about something else is ignored', async () => {
@@ -148,7 +142,7 @@ describe('POST /webhooks/culqi/:tenant', () => {
     } finally {
       double.keys.add(account.secret_key);
     }
-    expect(await recorded(event.eventId)).toBe(0);
+    expect(await notificationsRecorded(t, event.eventId)).toBe(0);
     expect((await notify(t, shop.id, event, auth(account))).json().data.outcome).toBe('processed');
   });
 

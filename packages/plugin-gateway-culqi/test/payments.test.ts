@@ -1,9 +1,14 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, MISSING, outbox, PAYMENTS, withUnreachableGateway, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import culqi from '../src/index.js';
 import { CulqiDouble } from './fixtures/culqi-double.js';
-import { caller, configure, createOrder, culqiApp, GATEWAYS, MISSING, newAccount, outbox, pay, PAYMENTS, type Caller, type CulqiAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, pay, type CulqiAccount } from './helpers.js';
 
+let w: GatewayStores<CulqiDouble>;
 let double: CulqiDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -13,66 +18,37 @@ let store: Caller;
 let account: CulqiAccount;
 beforeAll(async () => {
   account = newAccount();
-  double = await new CulqiDouble(new Set([account.secret_key])).start();
-  t = await culqiApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(culqi, BASE_URL_VARIABLE, await new CulqiDouble(new Set([account.secret_key])).start());
+  ({ double, t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
-
-const SECRETS = (a: CulqiAccount) => [a.secret_key, a.webhook_username, a.webhook_password];
+afterAll(() => w?.close());
 
 describe('gateway credentials', () => {
   it('lists the installed gateway with its fields, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [culqi] = res.json().data;
-    expect(culqi).toMatchObject({
-      id: 'culqi', name: 'Culqi', configured: false, enabled: false, public_credentials: {}, currencies: ['PEN', 'USD'],
+    const listed = await expectListedNotConfigured(store, 'culqi');
+    expect(listed).toMatchObject({
+      name: 'Culqi', currencies: ['PEN', 'USD'],
       payment_fields: [
         { name: 'token_id', type: 'string', required: true, description: expect.any(String) },
         { name: 'email', type: 'string', required: true, description: expect.any(String) },
       ],
     });
-    expect(culqi.credential_fields.map((f: { name: string; secret: boolean }) => [f.name, f.secret])).toEqual([
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean }) => [f.name, f.secret])).toEqual([
       ['secret_key', true], ['webhook_username', true], ['webhook_password', true], ['public_key', false],
     ]);
   });
 
   it('a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
-    const res = await pay(store, await createOrder(admin));
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([await pay(store, await createOrder(admin))], double);
   });
 
   it('PUT stores the credentials sealed; no answer ever carries a secret', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/culqi`, { credentials: account });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'culqi', configured: true, enabled: true, public_credentials: { public_key: account.public_key } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/culqi`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      for (const secret of SECRETS(account)) expect(read.body).not.toContain(secret);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    for (const secret of SECRETS(account)) expect(row.credentials_sealed).not.toContain(secret);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(account);
+    await expectCredentialsSealed(t, shop, 'culqi', account, ['public_key']);
   });
 
   it('refuses unknown credentials, missing required ones, wrong types', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/culqi`, { credentials: { api_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.api_key');
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/culqi`, { credentials: { secret_key: 'sk_test_x' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual(expect.arrayContaining([
-      expect.objectContaining({ path: 'body.credentials.webhook_username', message: 'is required' }),
-      expect.objectContaining({ path: 'body.credentials.webhook_password', message: 'is required' }),
-    ]));
+    await expectUnknownCredential(admin, 'culqi', 'api_key');
+    await expectMissingCredentials(caller(t, other), 'culqi', { secret_key: 'sk_test_x' }, ['webhook_username', 'webhook_password']);
     expect((await admin('PUT', `${GATEWAYS}/culqi`, { credentials: { secret_key: 42 } })).statusCode).toBe(400);
     expect((await admin('PUT', `${GATEWAYS}/culqi`, { enabled: 'yes' })).statusCode).toBe(400);
     expect((await store('PUT', `${GATEWAYS}/culqi`, { enabled: false })).statusCode).toBe(403);
@@ -208,17 +184,11 @@ describe('POST /payments on Culqi', () => {
   });
 
   it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
-    const down = await culqiApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const api = caller(down, tenant);
-      await configure(api, account);
+    await withUnreachableGateway(culqi, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api));
       expect(res.statusCode).toBe(201);
       expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   it('another store cannot read the payment; storefront keys cannot refund', async () => {

@@ -1,17 +1,10 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, GATEWAYS, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
-import izipay from '../src/index.js';
+import { configureGateway, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
 import type { Account, Card, IzipayDouble } from './fixtures/izipay-double.js';
 
-export { caller, createOrder, GATEWAYS, MISSING, ok, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-export const SESSIONS = `${PAYMENTS}/sessions`;
-
-/** The app with Izipay pointed at the double (operator configuration, as in production). */
-export function izipayApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(izipay, 'QHATU_GATEWAY_IZIPAY_BASE_URL', baseUrl, options);
-}
+/** Where the operator points Izipay (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_IZIPAY_BASE_URL';
 
 /** A shop's keys as the Back Office's REST API keys tab shows them. */
 export function newAccount(): Account {
@@ -24,10 +17,7 @@ export function newAccount(): Account {
   };
 }
 
-export async function configure(admin: Caller, account: Account): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/izipay`, { enabled: true, credentials: account });
-  if (res.statusCode !== 200) throw new Error(`izipay not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, account: Account) => configureGateway(admin, 'izipay', account);
 
 type Order = { id: string; total: number; currency: string };
 

@@ -1,10 +1,13 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import izipay from '../src/index.js';
 import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
-import { caller, checkout, configure, createOrder, izipayApp, krPost, newAccount, notify, outbox, PAYMENTS, sign, type Caller } from './helpers.js';
+import { BASE_URL_VARIABLE, checkout, configure, krPost, newAccount, notify, sign } from './helpers.js';
 
 // Izipay's IPN at /webhooks/izipay/<tenant id>: the kr-hash checked with that store's key before anything
 // is read, the transaction re-read from Izipay, each kr-answer taken once.
+let w: GatewayStores<IzipayDouble>;
 let double: IzipayDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -16,19 +19,13 @@ let otherAccount: Account;
 beforeAll(async () => {
   account = newAccount();
   otherAccount = newAccount();
-  double = await new IzipayDouble([account, otherAccount]).start();
-  t = await izipayApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
+  w = await gatewayStores(izipay, BASE_URL_VARIABLE, await new IzipayDouble([account, otherAccount]).start());
+  ({ double, t, shop, other, admin } = w);
   otherAdmin = caller(t, other);
   await configure(admin, account);
   await configure(otherAdmin, otherAccount);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 /** A payment whose Izipay transaction waits for authorisation. */
 async function running(api: Caller = admin) {
@@ -36,9 +33,6 @@ async function running(api: Caller = admin) {
   expect(payment.status).toBe('processing');
   return { id: payment.id, uuid };
 }
-/** The stored status, without GET's re-read from Izipay. */
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
 const recorded = async (tenantId: string) =>
   (await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where tenant_id = ? and gateway = 'izipay'`, [tenantId]))[0].count;
 const url = (tenantId: string) => `/webhooks/izipay/${tenantId}`;
@@ -53,7 +47,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     const res = await notify(t, ipn.url, ipn.body);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     expect(double.requests.slice(before)).toEqual([expect.objectContaining({ path: '/api-payment/V4/Transaction/Get', json: { uuid: payment.uuid } })]);
     const notes = await recorded(shop.id);
     const again = await notify(t, ipn.url, ipn.body);
@@ -67,7 +61,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     const payment = await running();
     double.settle(payment.uuid, 'refused');
     expect((await notify(t, url(shop.id), double.ipn(payment.uuid).body)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect((await admin('GET', `${PAYMENTS}/${payment.id}`)).json().data.failure_reason).toBe('Izipay REFUSED the transaction: payment refused (ACQ_001/51)');
   });
 
@@ -77,7 +71,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     expect(claim).toContain('"detailedStatus":"AUTHORISED"');
     const res = await notify(t, url(shop.id), krPost(claim, sign(account.password, claim)));
     expect(res.statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
   });
 
   it('forged posts are 401 and record nothing: no hash, wrong key, wrong key name, other algorithm, the answer touched', async () => {
@@ -106,9 +100,9 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     }
     const json = await notify(t, url(shop.id), JSON.stringify({ 'kr-hash': good, 'kr-hash-algorithm': 'sha256_hmac', 'kr-hash-key': 'password', 'kr-answer': krAnswer }), 'application/json');
     expect(json.statusCode).toBe(401);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
     expect((await notify(t, url(shop.id), krPost(krAnswer, good))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('the browser return (kr-hash-key sha256_hmac) is accepted with the HMAC key and only with it', async () => {
@@ -120,7 +114,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     expect((await notify(t, url(shop.id), krPost(krAnswer, krHash, 'password'))).statusCode).toBe(401);
     const res = await notify(t, url(shop.id), krPost(krAnswer, krHash, 'sha256_hmac'));
     expect(res.json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('cross-tenant: another store’s password is refused here; another store cannot move this store’s payment', async () => {
@@ -132,7 +126,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     const theirs = await notify(t, url(other.id), krPost(krAnswer, sign(otherAccount.password, krAnswer)));
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().data.outcome).toBe('ignored');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('a refund’s IPN re-reads the refund: processing → refunded', async () => {
@@ -150,7 +144,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     expect(double.requests.slice(before)).toEqual([expect.objectContaining({ path: '/api-payment/V4/Transaction/Get', json: { uuid: credit } })]);
     const refunds = await t.app.orm.em.getConnection().execute(`select status from payments_refund where provider_refund_id = ?`, [credit]);
     expect(refunds).toEqual([{ status: 'refunded' }]);
-    expect(await stored(payment.id)).toBe('partially_refunded');
+    expect(await storedStatus(t, payment.id)).toBe('partially_refunded');
   });
 
   it('when Izipay cannot confirm the transaction the answer is 502 and nothing is recorded, so Izipay retries', async () => {

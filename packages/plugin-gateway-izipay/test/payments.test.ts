@@ -1,10 +1,15 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, MISSING, outbox, PAYMENTS, SESSIONS, withUnreachableGateway, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import izipay from '../src/index.js';
 import { basicAuth } from '../src/lyra.js';
 import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
-import { caller, checkout, configure, createOrder, GATEWAYS, izipayApp, MISSING, newAccount, openForm, outbox, pay, PAYMENTS, SESSIONS, sign, type Caller } from './helpers.js';
+import { BASE_URL_VARIABLE, checkout, configure, newAccount, openForm, pay, sign } from './helpers.js';
 
+let w: GatewayStores<IzipayDouble>;
 let double: IzipayDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -14,35 +19,26 @@ let store: Caller;
 let account: Account;
 beforeAll(async () => {
   account = newAccount();
-  double = await new IzipayDouble([account]).start();
-  t = await izipayApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(izipay, BASE_URL_VARIABLE, await new IzipayDouble([account]).start());
+  ({ double, t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 const SECRETS = (a: Account) => [a.password, a.hmac_key];
 const sent = (webService: string) => double.requests.filter((r) => r.path === `/api-payment/V4/${webService}`);
 
 describe('gateway credentials', () => {
   it('lists the installed gateway with its fields, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [izipay] = res.json().data;
-    expect(izipay).toMatchObject({
-      id: 'izipay', name: 'Izipay', configured: false, enabled: false, public_credentials: {}, currencies: ['PEN'],
+    const listed = await expectListedNotConfigured(store, 'izipay');
+    expect(listed).toMatchObject({
+      name: 'Izipay', currencies: ['PEN'],
       payment_fields: [
         { name: 'kr_answer', type: 'string', required: true, description: expect.any(String) },
         { name: 'transaction_id', type: 'string', required: true, description: expect.any(String) },
         { name: 'kr_hash', type: 'string', required: false, description: expect.any(String) },
       ],
     });
-    expect(izipay.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
       ['shop_id', false, true], ['password', true, true], ['hmac_key', true, true], ['public_key', false, true],
     ]);
   });
@@ -50,36 +46,16 @@ describe('gateway credentials', () => {
   it('a session or a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
     const order = await createOrder(admin);
     const session = await store('POST', SESSIONS, { order_id: order.id, gateway: 'izipay' });
-    expect(session.statusCode).toBe(422);
-    expect(session.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    const res = await pay(store, order, { uuid: 'a'.repeat(32), krAnswer: '{"transactions":[]}' });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([session, await pay(store, order, { uuid: 'a'.repeat(32), krAnswer: '{"transactions":[]}' })], double);
   });
 
   it('PUT stores the credentials sealed; no answer ever carries the password or the HMAC key', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/izipay`, { credentials: account });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'izipay', configured: true, enabled: true, public_credentials: { shop_id: account.shop_id, public_key: account.public_key } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/izipay`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      for (const secret of SECRETS(account)) expect(read.body).not.toContain(secret);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    for (const secret of SECRETS(account)) expect(row.credentials_sealed).not.toContain(secret);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(account);
+    await expectCredentialsSealed(t, shop, 'izipay', account, ['shop_id', 'public_key']);
   });
 
   it('refuses unknown credentials and missing required ones', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/izipay`, { credentials: { secret_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.secret_key');
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/izipay`, { credentials: { shop_id: '12345678', password: 'testpassword_x' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual([
-      { path: 'body.credentials.hmac_key', message: 'is required' },
-      { path: 'body.credentials.public_key', message: 'is required' },
-    ]);
+    await expectUnknownCredential(admin, 'izipay', 'secret_key');
+    await expectMissingCredentials(caller(t, other), 'izipay', { shop_id: '12345678', password: 'testpassword_x' }, ['hmac_key', 'public_key']);
     expect((await store('PUT', `${GATEWAYS}/izipay`, { enabled: false })).statusCode).toBe(403);
   });
 });
@@ -115,17 +91,11 @@ describe('POST /payments/sessions on Izipay: the form token', () => {
     expect(refused.statusCode).toBe(422);
     expect(refused.json().error).toMatchObject({ code: 'GATEWAY_REFUSED', message: 'invalid login or private key (INT_905)' });
 
-    const down = await izipayApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const downApi = caller(down, tenant);
-      await configure(downApi, account);
+    await withUnreachableGateway(izipay, BASE_URL_VARIABLE, (downApi) => configure(downApi, account), async (downApi) => {
       const res = await downApi('POST', SESSIONS, { order_id: (await createOrder(downApi)).id, gateway: 'izipay' });
       expect(res.statusCode).toBe(502);
       expect(res.json().error.code).toBe('GATEWAY_UNAVAILABLE');
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   it('a store in dollars cannot open an Izipay form', async () => {
@@ -264,17 +234,11 @@ describe('POST /payments on Izipay: the transaction the form made, re-read', () 
   it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
     const order = await createOrder(admin);
     const browser = double.pay((await openForm(store, order)).client.form_token);
-    const down = await izipayApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const api = caller(down, tenant);
-      await configure(api, account);
+    await withUnreachableGateway(izipay, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api), browser);
       expect(res.statusCode).toBe(201);
       expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   it('another store cannot read the payment; storefront keys cannot refund', async () => {

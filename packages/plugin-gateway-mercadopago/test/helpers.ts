@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, PAYMENTS, GATEWAYS, type Caller } from '@qhatu/plugin-payments/testing';
-import mercadopago from '../src/index.js';
+import { configureGateway, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 
-export { caller, createOrder, GATEWAYS, MISSING, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-/** The app with Mercado Pago pointed at the double (operator configuration, as in production). */
-export function mpApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(mercadopago, 'QHATU_GATEWAY_MERCADOPAGO_BASE_URL', baseUrl, options);
-}
+/** Where the operator points Mercado Pago (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_MERCADOPAGO_BASE_URL';
 
 export interface MpAccount {
   access_token: string;
@@ -22,10 +16,7 @@ export function newAccount(): MpAccount {
   return { access_token: `TEST-${k}-access`, webhook_secret: randomBytes(24).toString('hex'), public_key: `TEST-${k}-public` };
 }
 
-export async function configure(admin: Caller, account: MpAccount): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/mercadopago`, { enabled: true, credentials: account });
-  if (res.statusCode !== 200) throw new Error(`mercadopago not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, account: MpAccount) => configureGateway(admin, 'mercadopago', account);
 
 export async function pay(api: Caller, order: { id: string; total: number; currency: string }, token = 'tok_approved', extra: Record<string, unknown> = {}) {
   return api('POST', PAYMENTS, { order_id: order.id, gateway: 'mercadopago', amount: order.total, currency: order.currency, token, installments: 1, payment_method_id: 'visa', email: 'rosa@example.com', ...extra });

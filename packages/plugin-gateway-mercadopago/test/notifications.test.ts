@@ -1,11 +1,14 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import mercadopago from '../src/index.js';
 import { manifest, signatureHeader } from '../src/signature.js';
 import { MercadoPagoDouble } from './fixtures/mercadopago-double.js';
-import { caller, configure, createOrder, mpApp, newAccount, notify, outbox, pay, PAYMENTS, type Caller, type MpAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, notify, pay, type MpAccount } from './helpers.js';
 
 // Notifications at /webhooks/mercadopago/<tenant id>: x-signature over the manifest with that store's
 // secret, checked before anything moves; the payment re-read from Mercado Pago; each event taken once.
+let w: GatewayStores<MercadoPagoDouble>;
 let double: MercadoPagoDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -16,28 +19,18 @@ let otherAccount: MpAccount;
 beforeAll(async () => {
   account = newAccount();
   otherAccount = newAccount();
-  double = await new MercadoPagoDouble(new Set([account.access_token, otherAccount.access_token])).start();
-  t = await mpApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
+  w = await gatewayStores(mercadopago, BASE_URL_VARIABLE, await new MercadoPagoDouble(new Set([account.access_token, otherAccount.access_token])).start());
+  ({ double, t, shop, other, admin } = w);
   await configure(admin, account);
   await configure(caller(t, other), otherAccount);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 async function held(api: Caller = admin) {
   const payment = (await pay(api, await createOrder(api), 'tok_in_process')).json().data;
   expect(payment.status).toBe('processing');
   return payment as { id: string; provider_payment_id: string };
 }
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
-const recorded = async (eventId: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where event_id = ?`, [eventId]))[0].count;
 
 describe('the signed manifest', () => {
   it('is id;request-id;ts; with a trailing ;, alphanumeric ids lower-cased, missing pairs dropped', () => {
@@ -57,11 +50,11 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     const res = await notify(t, shop.id, n, payment.provider_payment_id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     expect(double.requests.slice(before)).toEqual([expect.objectContaining({ method: 'GET', path: `/v1/payments/${payment.provider_payment_id}`, authorization: `Bearer ${account.access_token}` })]);
     expect((await notify(t, shop.id, n, payment.provider_payment_id)).json().data.outcome).toBe('duplicate');
     expect(await outbox(t, 'payments.payment.captured', payment.id)).toHaveLength(1);
-    expect(await recorded(n.eventId)).toBe(1);
+    expect(await notificationsRecorded(t, n.eventId)).toBe(1);
   });
 
   it('checks the signature against the query string’s data.id, the value Mercado Pago signs', async () => {
@@ -70,18 +63,18 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     const n = double.notification(account.webhook_secret, payment.provider_payment_id);
     const swapped = await notify(t, shop.id, n, 'another-payment-id');
     expect(swapped.statusCode).toBe(401);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
     expect((await notify(t, shop.id, n, payment.provider_payment_id)).statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('re-reads the payment: a notification for a payment still in_process moves nothing; rejected → failed', async () => {
     const payment = await held();
     expect((await notify(t, shop.id, double.notification(account.webhook_secret, payment.provider_payment_id))).statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
     double.settle(payment.provider_payment_id, 'rejected');
     expect((await notify(t, shop.id, double.notification(account.webhook_secret, payment.provider_payment_id))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect((await admin('GET', `${PAYMENTS}/${payment.id}`)).json().data.failure_reason).toBe('Mercado Pago rejected the payment: cc_rejected_high_risk');
   });
 
@@ -114,15 +107,15 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     // The body names another payment than the one signed.
     const tampered = { ...good, body: good.body.replace(payment.provider_payment_id, '999') };
     expect((await notify(t, shop.id, tampered)).statusCode).toBe(401);
-    expect(await stored(payment.id)).toBe('processing');
-    expect(await recorded(good.eventId)).toBe(0);
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, good.eventId)).toBe(0);
     // A replay an hour later is refused by its age, even with the right secret.
     const old = double.notification(account.webhook_secret, payment.provider_payment_id, { ts: now - 3600 });
     expect((await notify(t, shop.id, old)).statusCode).toBe(401);
     // Milliseconds in ts are read as well.
     const ms = double.notification(account.webhook_secret, payment.provider_payment_id, { ts: Date.now() });
     expect((await notify(t, shop.id, ms)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('cross-tenant: another store’s secret is refused here; another store cannot move this store’s payment', async () => {
@@ -132,7 +125,7 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     expect((await notify(t, other.id, double.notification(account.webhook_secret, mine.provider_payment_id))).statusCode).toBe(401);
     const theirs = await notify(t, other.id, double.notification(otherAccount.webhook_secret, mine.provider_payment_id));
     expect(theirs.json().data.outcome).toBe('ignored');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('other topics and unknown payments are ignored; bodies it cannot read are 400; unknown store 404', async () => {
@@ -159,7 +152,7 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     } finally {
       double.tokens.add(account.access_token);
     }
-    expect(await recorded(n.eventId)).toBe(0);
+    expect(await notificationsRecorded(t, n.eventId)).toBe(0);
     expect((await notify(t, shop.id, n)).json().data.outcome).toBe('processed');
   });
 });

@@ -1,10 +1,15 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, outbox, PAYMENTS, withUnreachableGateway, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toMajor } from '../src/gateway.js';
+import mercadopago from '../src/index.js';
 import { MercadoPagoDouble } from './fixtures/mercadopago-double.js';
-import { caller, configure, createOrder, GATEWAYS, mpApp, newAccount, outbox, pay, PAYMENTS, type Caller, type MpAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, pay, type MpAccount } from './helpers.js';
 
+let w: GatewayStores<MercadoPagoDouble>;
 let double: MercadoPagoDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -14,26 +19,15 @@ let store: Caller;
 let account: MpAccount;
 beforeAll(async () => {
   account = newAccount();
-  double = await new MercadoPagoDouble(new Set([account.access_token])).start();
-  t = await mpApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(mercadopago, BASE_URL_VARIABLE, await new MercadoPagoDouble(new Set([account.access_token])).start());
+  ({ double, t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
-
-const SECRETS = (a: MpAccount) => [a.access_token, a.webhook_secret];
+afterAll(() => w?.close());
 
 describe('gateway credentials', () => {
   it('lists the gateway with its fields and currencies, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const mp = res.json().data.find((g: { id: string }) => g.id === 'mercadopago');
-    expect(mp).toMatchObject({ id: 'mercadopago', name: 'Mercado Pago', configured: false, enabled: false, public_credentials: {}, currencies: ['PEN', 'ARS', 'BRL', 'CLP', 'COP', 'MXN', 'UYU'] });
+    const mp = await expectListedNotConfigured(store, 'mercadopago');
+    expect(mp).toMatchObject({ name: 'Mercado Pago', currencies: ['PEN', 'ARS', 'BRL', 'CLP', 'COP', 'MXN', 'UYU'] });
     expect(mp.payment_fields.map((f: { name: string; type: string; required: boolean }) => [f.name, f.type, f.required])).toEqual([
       ['token', 'string', true], ['installments', 'integer', true], ['payment_method_id', 'string', true], ['email', 'string', false], ['issuer_id', 'string', false],
     ]);
@@ -41,30 +35,16 @@ describe('gateway credentials', () => {
   });
 
   it('a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
-    const res = await pay(store, await createOrder(admin));
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([await pay(store, await createOrder(admin))], double);
   });
 
   it('PUT stores the credentials sealed; no answer ever carries a secret', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/mercadopago`, { credentials: account });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'mercadopago', configured: true, enabled: true, public_credentials: { public_key: account.public_key } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/mercadopago`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      for (const secret of SECRETS(account)) expect(read.body).not.toContain(secret);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ? and gateway = 'mercadopago'`, [shop.id]);
-    for (const secret of SECRETS(account)) expect(row.credentials_sealed).not.toContain(secret);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(account);
+    await expectCredentialsSealed(t, shop, 'mercadopago', account, ['public_key']);
   });
 
   it('refuses unknown or missing credentials and wrong types; storefront keys cannot configure', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/mercadopago`, { credentials: { api_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/mercadopago`, { credentials: { access_token: 'TEST-x' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body.credentials.webhook_secret', message: 'is required' })]));
+    await expectUnknownCredential(admin, 'mercadopago', 'api_key');
+    await expectMissingCredentials(caller(t, other), 'mercadopago', { access_token: 'TEST-x' }, ['webhook_secret']);
     expect((await admin('PUT', `${GATEWAYS}/mercadopago`, { credentials: { access_token: 42 } })).statusCode).toBe(400);
     expect((await store('PUT', `${GATEWAYS}/mercadopago`, { enabled: false })).statusCode).toBe(403);
     expect((await caller(t, other)('GET', `${GATEWAYS}/mercadopago`)).json().data).toMatchObject({ configured: false, public_credentials: {} });
@@ -140,17 +120,11 @@ describe('POST /payments on Mercado Pago', () => {
   });
 
   it('unreachable: 201 failed, the reason says so', async () => {
-    const down = await mpApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const api = caller(down, tenant);
-      await configure(api, account);
+    await withUnreachableGateway(mercadopago, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api));
       expect(res.statusCode).toBe(201);
       expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   it('another store cannot read or refund the payment; storefront keys cannot refund', async () => {

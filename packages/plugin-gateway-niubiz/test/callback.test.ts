@@ -1,12 +1,15 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, outbox, PAYMENTS, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import niubiz from '../src/index.js';
 import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
-import { caller, configure, createOrder, formPost, newMerchant, niubizApp, outbox, paidInForm, PAYMENTS, type Caller } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, formPost, newMerchant, paidInForm } from './helpers.js';
 
 // The checkout form posts `transactionToken` to the session's action URL,
 // /webhooks/niubiz/<tenant id>?session=<id>. Niubiz signs nothing: the post only names a token,
 // and the authorization Qhatu then asks Niubiz for (for that session's purchase number and amount)
 // is the proof. The shopper's browser goes on to the store's return_url.
+let w: GatewayStores<NiubizDouble>;
 let double: NiubizDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -19,19 +22,13 @@ const RETURN_URL = 'https://shop.example.pe/gracias?from=niubiz';
 beforeAll(async () => {
   merchant = newMerchant();
   otherMerchant = newMerchant();
-  double = await new NiubizDouble([merchant, otherMerchant]).start();
-  t = await niubizApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(niubiz, BASE_URL_VARIABLE, await new NiubizDouble([merchant, otherMerchant]).start());
+  ({ double, t, shop, other, store } = w);
   otherStore = caller(t, other, other.storefrontToken);
   await configure(caller(t, shop), merchant);
   await configure(caller(t, other), otherMerchant);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 const authorizations = () => double.requests.filter((r) => r.path.startsWith('/api.authorization/v3/authorization/')).length;
 const paymentsOf = async (sessionId: string) =>

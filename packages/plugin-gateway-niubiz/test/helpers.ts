@@ -1,18 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, GATEWAYS, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
-import niubiz from '../src/index.js';
+import { configureGateway, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
 import type { Card, NiubizDouble, NiubizMerchant } from './fixtures/niubiz-double.js';
 
-export { caller, createOrder, GATEWAYS, MISSING, ok, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-export const SESSIONS = `${PAYMENTS}/sessions`;
-
-/** The app with Niubiz pointed at the double (operator configuration, as in production). */
-export function niubizApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(niubiz, 'QHATU_GATEWAY_NIUBIZ_BASE_URL', baseUrl, options);
-}
+/** Where the operator points Niubiz (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_NIUBIZ_BASE_URL';
 
 /** A Niubiz merchant: its merchant code for soles, its API user, its RUC. */
 export function newMerchant(): NiubizMerchant {
@@ -26,10 +18,7 @@ export function newMerchant(): NiubizMerchant {
 
 export const credentials = (m: NiubizMerchant) => ({ merchant_id: m.merchantId, username: m.username, password: m.password, ruc: m.ruc });
 
-export async function configure(admin: Caller, merchant: NiubizMerchant): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/niubiz`, { enabled: true, credentials: credentials(merchant) });
-  if (res.statusCode !== 200) throw new Error(`niubiz not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, merchant: NiubizMerchant) => configureGateway(admin, 'niubiz', credentials(merchant));
 
 export interface Session {
   id: string;

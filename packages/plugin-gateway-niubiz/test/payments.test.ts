@@ -1,13 +1,15 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, MISSING, outbox, PAYMENTS, withUnreachableGateway, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalReferenceId, niubizGateway } from '../src/gateway.js';
+import niubiz from '../src/index.js';
 import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
-import {
-  caller, configure, createOrder, credentials, GATEWAYS, MISSING, newMerchant, niubizApp, openSession, outbox, paidInForm, pay, PAYMENTS,
-  type Caller, type Session,
-} from './helpers.js';
+import { BASE_URL_VARIABLE, configure, credentials, newMerchant, openSession, paidInForm, pay, type Session } from './helpers.js';
 
+let w: GatewayStores<NiubizDouble>;
 let double: NiubizDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -19,74 +21,42 @@ let otherMerchant: NiubizMerchant;
 beforeAll(async () => {
   merchant = newMerchant();
   otherMerchant = newMerchant();
-  double = await new NiubizDouble([merchant, otherMerchant]).start();
-  t = await niubizApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(niubiz, BASE_URL_VARIABLE, await new NiubizDouble([merchant, otherMerchant]).start());
+  ({ double, t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 const basic = (m: NiubizMerchant) => `Basic ${Buffer.from(`${m.username}:${m.password}`).toString('base64')}`;
 const securityCalls = () => double.requests.filter((r) => r.path === '/api.security/v1/security');
 
 describe('gateway credentials', () => {
   it('lists Niubiz with its fields and its session, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [niubiz] = res.json().data;
-    expect(niubiz).toMatchObject({
-      id: 'niubiz', name: 'Niubiz', configured: false, enabled: false, public_credentials: {}, currencies: ['PEN'],
+    const listed = await expectListedNotConfigured(store, 'niubiz');
+    expect(listed).toMatchObject({
+      name: 'Niubiz', currencies: ['PEN'],
       payment_fields: [
         { name: 'session_key', type: 'string', required: true, description: expect.any(String) },
         { name: 'transaction_token', type: 'string', required: true, description: expect.any(String) },
       ],
       session: { field: 'session_key', required: true },
     });
-    expect(niubiz.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
       ['merchant_id', false, true], ['username', true, true], ['password', true, true], ['ruc', false, true],
     ]);
   });
 
   it('a session or a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
     const order = await createOrder(admin);
-    const session = await openSession(store, order.id);
-    expect(session.statusCode).toBe(422);
-    expect(session.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    const payment = await pay(store, order, 'SESSION', 'TOKEN');
-    expect(payment.statusCode).toBe(422);
-    expect(payment.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([await openSession(store, order.id), await pay(store, order, 'SESSION', 'TOKEN')], double);
   });
 
   it('PUT seals the API user and password; merchant code and RUC are public; no answer carries a secret', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/niubiz`, { credentials: credentials(merchant) });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'niubiz', configured: true, enabled: true, public_credentials: { merchant_id: merchant.merchantId, ruc: merchant.ruc } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/niubiz`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      expect(read.body).not.toContain(merchant.password);
-      expect(read.body).not.toContain(merchant.username);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    expect(row.credentials_sealed).not.toContain(merchant.password);
-    expect(row.credentials_sealed).not.toContain(merchant.username);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(credentials(merchant));
+    await expectCredentialsSealed(t, shop, 'niubiz', credentials(merchant), ['merchant_id', 'ruc']);
   });
 
   it('refuses unknown credentials and missing required ones (the RUC too)', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/niubiz`, { credentials: { access_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.access_key');
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/niubiz`, { credentials: { merchant_id: otherMerchant.merchantId, username: otherMerchant.username } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual([
-      { path: 'body.credentials.password', message: 'is required' },
-      { path: 'body.credentials.ruc', message: 'is required' },
-    ]);
+    await expectUnknownCredential(admin, 'niubiz', 'access_key');
+    await expectMissingCredentials(caller(t, other), 'niubiz', { merchant_id: otherMerchant.merchantId, username: otherMerchant.username }, ['password', 'ruc']);
     expect((await store('PUT', `${GATEWAYS}/niubiz`, { enabled: false })).statusCode).toBe(403);
   });
 });
@@ -154,17 +124,11 @@ describe('POST /payments/sessions on Niubiz', () => {
   });
 
   it('a Niubiz that cannot be reached is 502 GATEWAY_UNAVAILABLE', async () => {
-    const down = await niubizApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const api = caller(down, tenant);
-      await configure(api, merchant);
+    await withUnreachableGateway(niubiz, BASE_URL_VARIABLE, (api) => configure(api, merchant), async (api) => {
       const res = await openSession(api, (await createOrder(api)).id);
       expect(res.statusCode).toBe(502);
       expect(res.json().error.code).toBe('GATEWAY_UNAVAILABLE');
-    } finally {
-      await down.close();
-    }
+    });
   });
 });
 

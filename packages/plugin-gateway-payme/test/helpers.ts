@@ -1,18 +1,9 @@
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, GATEWAYS, ok, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
-import payme from '../src/index.js';
+import { configureGateway, ok, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
 import { CARDS, type FlexClient, type PaymeDouble } from './fixtures/payme-double.js';
 
-export { caller, createOrder, GATEWAYS, MISSING, ok, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-export const SESSIONS = '/api/v1/payments/sessions';
+/** Where the operator points Pay-me (the double, in these tests), as in production. */
 export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_PAYME_BASE_URL';
-
-/** The app with Pay-me pointed at the double (operator configuration, as in production). */
-export function paymeApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(payme, BASE_URL_VARIABLE, baseUrl, options);
-}
 
 export interface PaymeAccount {
   client_id: string;
@@ -26,10 +17,7 @@ export function newAccount(double: PaymeDouble): PaymeAccount {
   return { ...double.newMerchant(), alignet_public_key: double.publicKeyPem };
 }
 
-export async function configure(admin: Caller, account: PaymeAccount): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/payme`, { enabled: true, credentials: account });
-  if (res.statusCode !== 200) throw new Error(`payme not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, account: PaymeAccount) => configureGateway(admin, 'payme', account);
 
 export interface Session {
   id: string;
@@ -62,5 +50,3 @@ export function notify(t: TestApp, tenantId: string, n: { body: string; signatur
   if (n.signature !== undefined) headers.signature = n.signature;
   return t.request({ method: 'POST', url: `/webhooks/payme/${tenantId}`, headers, payload: n.body });
 }
-
-export { CARDS };

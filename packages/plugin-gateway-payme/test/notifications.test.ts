@@ -1,12 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import payme from '../src/index.js';
 import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
-import { caller, checkout, configure, createOrder, newAccount, notify, outbox, paymeApp, PAYMENTS, type Caller, type PaymeAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, checkout, configure, newAccount, notify, type PaymeAccount } from './helpers.js';
 
 // Pay-me's server-to-server notifications at /webhooks/payme/<tenant id>: the `signature` header
 // (SHA512withRSA over the raw body, Alignet's key) checked before anything is read, the charge
 // read back from Pay-me, each transaction state taken once.
+let w: GatewayStores<PaymeDouble>;
 let double: PaymeDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -17,18 +20,13 @@ let account: PaymeAccount;
 beforeAll(async () => {
   double = await new PaymeDouble().start();
   account = newAccount(double);
-  t = await paymeApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
+  w = await gatewayStores(payme, BASE_URL_VARIABLE, double);
+  ({ t, shop, other, admin } = w);
   otherAdmin = caller(t, other);
   await configure(admin, account);
   await configure(otherAdmin, newAccount(double));
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 /** A payment whose Flex charge is still PENDIENTE. */
 async function held(api: Caller = admin) {
@@ -37,11 +35,6 @@ async function held(api: Caller = admin) {
   expect(payment.status).toBe('processing');
   return { ...(payment as { id: string; provider_payment_id: string; order_id: string }), chargeId };
 }
-/** The stored status, without GET's re-read from Pay-me. */
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
-const recorded = async (eventId: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where event_id = ?`, [eventId]))[0].count;
 
 describe('POST /webhooks/payme/:tenant', () => {
   it('a signed AUTORIZADO moves processing → paid after the read-back; the same notification again is a duplicate', async () => {
@@ -52,7 +45,7 @@ describe('POST /webhooks/payme/:tenant', () => {
     const res = await notify(t, shop.id, n);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     expect(double.requests.slice(before)).toEqual([
       expect.objectContaining({ method: 'GET', path: `/charges/${account.merchant_code}/${payment.provider_payment_id}` }),
     ]);
@@ -60,7 +53,7 @@ describe('POST /webhooks/payme/:tenant', () => {
     expect(again.json().data.outcome).toBe('duplicate');
     expect(await outbox(t, 'payments.payment.captured', payment.id)).toHaveLength(1);
     expect(await outbox(t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
-    expect(await recorded(n.eventId)).toBe(1);
+    expect(await notificationsRecorded(t, n.eventId)).toBe(1);
   });
 
   it('the read-back decides: a validly signed claim of AUTORIZADO for a charge still PENDIENTE moves nothing', async () => {
@@ -70,14 +63,14 @@ describe('POST /webhooks/payme/:tenant', () => {
     const body = JSON.stringify(claim);
     const res = await notify(t, shop.id, { body, signature: double.sign(body) });
     expect(res.statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
   });
 
   it('a DENEGADO verdict moves it to failed with the processor’s message', async () => {
     const payment = await held();
     double.settle(payment.chargeId, 'DENEGADO');
     expect((await notify(t, shop.id, double.notification(payment.chargeId))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect((await admin('GET', `${PAYMENTS}/${payment.id}`)).json().data.failure_reason).toBe('Fondos insuficientes — 51 — DENEGADO');
     expect(await outbox(t, 'payments.payment.failed', payment.id)).toHaveLength(1);
   });
@@ -105,10 +98,10 @@ describe('POST /webhooks/payme/:tenant', () => {
       expect(res.statusCode, JSON.stringify(attempt).slice(0, 120)).toBe(401);
       expect(res.json().error.code).toBe('INVALID_SIGNATURE');
     }
-    expect(await stored(payment.id)).toBe('processing');
-    expect(await recorded(good.eventId)).toBe(0);
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, good.eventId)).toBe(0);
     expect((await notify(t, shop.id, good)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('a store whose alignet_public_key does not parse verifies nothing', async () => {
@@ -127,13 +120,13 @@ describe('POST /webhooks/payme/:tenant', () => {
     const res = await notify(t, shop.id, n);
     expect(res.statusCode).toBe(200);
     expect(res.json().data.outcome).toBe('ignored');
-    expect(await recorded(n.eventId)).toBe(0);
-    expect(await stored(theirs.id)).toBe('processing');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await notificationsRecorded(t, n.eventId)).toBe(0);
+    expect(await storedStatus(t, theirs.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
     // Delivered where it belongs, it moves that store's payment only.
     expect((await notify(t, other.id, n)).json().data.outcome).toBe('processed');
-    expect(await stored(theirs.id)).toBe('paid');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('when Pay-me cannot confirm the charge the answer is 502 and nothing is recorded, so Pay-me retries', async () => {
@@ -148,7 +141,7 @@ describe('POST /webhooks/payme/:tenant', () => {
     } finally {
       double.down = false;
     }
-    expect(await recorded(n.eventId)).toBe(0);
+    expect(await notificationsRecorded(t, n.eventId)).toBe(0);
     expect((await notify(t, shop.id, n)).json().data.outcome).toBe('processed');
   });
 

@@ -1,13 +1,14 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authBaseUrl, WHOLE_OPERATION_ONLY } from '../src/index.js';
-import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
 import {
-  caller, checkout, configure, createOrder, GATEWAYS, MISSING, newAccount, openSession, outbox, pay, paymeApp, PAYMENTS, SESSIONS,
-  type Caller, type PaymeAccount,
-} from './helpers.js';
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, MISSING, outbox, PAYMENTS, SESSIONS, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import payme, { authBaseUrl, WHOLE_OPERATION_ONLY } from '../src/index.js';
+import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
+import { BASE_URL_VARIABLE, checkout, configure, newAccount, openSession, pay, type PaymeAccount } from './helpers.js';
 
+let w: GatewayStores<PaymeDouble>;
 let double: PaymeDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -18,16 +19,10 @@ let account: PaymeAccount;
 beforeAll(async () => {
   double = await new PaymeDouble().start();
   account = newAccount(double);
-  t = await paymeApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(payme, BASE_URL_VARIABLE, double);
+  ({ t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 describe('the auth host', () => {
   it('is the API host with auth. for api.; any other host serves /token itself', () => {
@@ -41,17 +36,15 @@ describe('the auth host', () => {
 
 describe('gateway credentials', () => {
   it('lists Pay-me with its fields, in soles, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [payme] = res.json().data;
-    expect(payme).toMatchObject({
-      id: 'payme', name: 'Pay-me', configured: false, enabled: false, public_credentials: {}, currencies: ['PEN'],
+    const listed = await expectListedNotConfigured(store, 'payme');
+    expect(listed).toMatchObject({
+      name: 'Pay-me', currencies: ['PEN'],
       payment_fields: [
         { name: 'charge_id', type: 'string', required: true, description: expect.any(String) },
         { name: 'merchant_operation_number', type: 'string', required: false, description: expect.any(String) },
       ],
     });
-    expect(payme.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
       ['client_id', false, true], ['client_secret', true, true], ['merchant_code', false, true], ['alignet_public_key', false, true],
     ]);
   });
@@ -59,36 +52,17 @@ describe('gateway credentials', () => {
   it('a session or a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
     const order = await createOrder(admin);
     const session = await store('POST', SESSIONS, { order_id: order.id, gateway: 'payme' });
-    expect(session.statusCode).toBe(422);
-    expect(session.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
     const payment = await store('POST', PAYMENTS, { order_id: order.id, gateway: 'payme', amount: order.total, currency: 'PEN', charge_id: 'x', merchant_operation_number: '123456' });
-    expect(payment.statusCode).toBe(422);
-    expect(payment.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([session, payment], double);
   });
 
   it('PUT stores the credentials sealed; client_secret is never returned, the public ones are', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/payme`, { credentials: account });
-    expect(res.statusCode).toBe(200);
-    const { client_secret: _secret, ...shown } = account;
-    expect(res.json().data).toMatchObject({ id: 'payme', configured: true, enabled: true, public_credentials: shown });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/payme`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      expect(read.body).not.toContain(account.client_secret);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    expect(row.credentials_sealed).not.toContain(account.client_secret);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(account);
+    await expectCredentialsSealed(t, shop, 'payme', account, ['client_id', 'merchant_code', 'alignet_public_key']);
   });
 
   it('refuses unknown credentials and missing required ones with their paths; storefront keys cannot configure', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/payme`, { credentials: { api_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.api_key');
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/payme`, { credentials: { client_id: 'abc' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details.map((d: { path: string }) => d.path)).toEqual([
-      'body.credentials.client_secret', 'body.credentials.merchant_code', 'body.credentials.alignet_public_key',
-    ]);
+    await expectUnknownCredential(admin, 'payme', 'api_key');
+    await expectMissingCredentials(caller(t, other), 'payme', { client_id: 'abc' }, ['client_secret', 'merchant_code', 'alignet_public_key']);
     expect((await store('PUT', `${GATEWAYS}/payme`, { enabled: false })).statusCode).toBe(403);
   });
 });

@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { caller, gatewayApp, GATEWAYS, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
+import { caller, configureGateway, gatewayStores, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
 import paypal from '../src/index.js';
 import { PayPalDouble, type PayPalAccount } from './fixtures/paypal-double.js';
 
-export { caller, createOrder, GATEWAYS, MISSING, ok, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-export const SESSIONS = `${PAYMENTS}/sessions`;
-
-/** The app with PayPal pointed at the double (operator configuration, as in production). */
-export function paypalApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(paypal, 'QHATU_GATEWAY_PAYPAL_BASE_URL', baseUrl, options);
-}
+/** Where the operator points PayPal (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_PAYPAL_BASE_URL';
 
 const upper = (n: number) => randomBytes(n).toString('hex').toUpperCase().slice(0, n);
 
@@ -27,10 +20,8 @@ export function newAccount(): PayPalAccount {
 }
 
 /** Stores the account's credentials (all of them, or the ones named). */
-export async function configure(admin: Caller, account: PayPalAccount, names: Array<keyof PayPalAccount> = ['client_id', 'client_secret', 'webhook_id']): Promise<void> {
-  const credentials = Object.fromEntries(names.map((name) => [name, account[name]]));
-  const res = await admin('PUT', `${GATEWAYS}/paypal`, { enabled: true, credentials });
-  if (res.statusCode !== 200) throw new Error(`paypal not configured: ${res.body}`);
+export function configure(admin: Caller, account: PayPalAccount, names: Array<keyof PayPalAccount> = ['client_id', 'client_secret', 'webhook_id']): Promise<void> {
+  return configureGateway(admin, 'paypal', Object.fromEntries(names.map((name) => [name, account[name]])));
 }
 
 type QhatuOrder = { id: string; total: number; currency: string };
@@ -53,22 +44,11 @@ export function notify(t: TestApp, tenantId: string, delivery: { headers: Record
 /** PayPal's `Authorization: Basic` for an app. */
 export const basic = (account: PayPalAccount) => `Basic ${Buffer.from(`${account.client_id}:${account.client_secret}`).toString('base64')}`;
 
-/** A PayPal double and the app on it, a USD store (not configured yet), and a PayPal app of someone else. */
+/** A PayPal double and the app on it, USD stores (not configured yet), and a PayPal app of someone else. */
 export async function paypalStore() {
   const account = newAccount();
   const foreign = newAccount();
-  const double = await new PayPalDouble([account, foreign]).start();
-  const t = await paypalApp(double.url);
-  const shop = await t.createTenant({ currency: 'USD' });
-  return {
-    double, t, shop, account, foreign,
-    admin: caller(t, shop),
-    store: caller(t, shop, shop.storefrontToken),
-    close: async () => {
-      await t.close();
-      await double.close();
-    },
-  };
+  return { ...(await gatewayStores(paypal, BASE_URL_VARIABLE, await new PayPalDouble([account, foreign]).start(), { currency: 'USD' })), account, foreign };
 }
 export type PayPalStore = Awaited<ReturnType<typeof paypalStore>>;
 

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, notificationsRecorded, ok, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import paypal from '../src/index.js';
 import { PayPalDouble, type Delivery, type PayPalAccount } from './fixtures/paypal-double.js';
-import { caller, configure, createOrder, newAccount, notify, ok, openSession, outbox, pay, PAYMENTS, paypalApp, type Caller } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, notify, openSession, pay } from './helpers.js';
 
 // PayPal's webhooks at /webhooks/paypal/<tenant id>: PayPal itself vouches for each delivery
 // (verify-webhook-signature with that store's webhook id) before anything is read, the order is
 // re-read from PayPal, each event id is taken once.
+let w: GatewayStores<PayPalDouble>;
 let double: PayPalDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -17,18 +20,12 @@ let otherAccount: PayPalAccount;
 beforeAll(async () => {
   account = newAccount();
   otherAccount = newAccount();
-  double = await new PayPalDouble([account, otherAccount]).start();
-  t = await paypalApp(double.url);
-  shop = await t.createTenant({ currency: 'USD' });
-  other = await t.createTenant({ currency: 'USD' });
-  admin = caller(t, shop);
+  w = await gatewayStores(paypal, BASE_URL_VARIABLE, await new PayPalDouble([account, otherAccount]).start(), { currency: 'USD' });
+  ({ double, t, shop, other, admin } = w);
   await configure(admin, account);
   await configure(caller(t, other), otherAccount);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 /** A payment whose PayPal capture is pending review. */
 async function held(api: Caller = admin, acc: PayPalAccount = account) {
@@ -37,11 +34,6 @@ async function held(api: Caller = admin, acc: PayPalAccount = account) {
   expect(payment.status).toBe('processing');
   return payment as { id: string; provider_payment_id: string; order_id: string };
 }
-/** The stored status, without GET's re-read from PayPal. */
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
-const recorded = async (eventId: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where event_id = ?`, [eventId]))[0].count;
 const verifications = () => double.requests.filter((r) => r.path === '/v1/notifications/verify-webhook-signature');
 
 describe('POST /webhooks/paypal/:tenant', () => {
@@ -53,7 +45,7 @@ describe('POST /webhooks/paypal/:tenant', () => {
     const res = await notify(t, shop.id, delivery);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     const calls = double.requests.slice(before);
     expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/notifications/verify-webhook-signature', `GET /v2/checkout/orders/${payment.provider_payment_id}`]);
     expect(calls[0].json).toEqual({
@@ -67,7 +59,7 @@ describe('POST /webhooks/paypal/:tenant', () => {
     expect(again.json().data.outcome).toBe('duplicate');
     expect(await outbox(t, 'payments.payment.captured', payment.id)).toHaveLength(1);
     expect(await outbox(t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
-    expect(await recorded(JSON.parse(delivery.body).id)).toBe(1);
+    expect(await notificationsRecorded(t, JSON.parse(delivery.body).id)).toBe(1);
   });
 
   it('CHECKOUT.ORDER.APPROVED for a session’s pending payment: re-read, captured once, paid', async () => {
@@ -78,7 +70,7 @@ describe('POST /webhooks/paypal/:tenant', () => {
     double.approve(session.reference);
     const res = await notify(t, shop.id, double.orderEvent(account.webhook_id, 'CHECKOUT.ORDER.APPROVED', session.reference));
     expect(res.json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     const capture = double.requests.filter((r) => r.path.endsWith('/capture')).at(-1)!;
     expect(capture).toMatchObject({ path: `/v2/checkout/orders/${session.reference}/capture`, requestId: `qhatu-capture-${session.reference}` });
     const completed = await notify(t, shop.id, double.orderEvent(account.webhook_id, 'CHECKOUT.ORDER.COMPLETED', session.reference));
@@ -92,14 +84,14 @@ describe('POST /webhooks/paypal/:tenant', () => {
     const capture = double.orders.get(payment.provider_payment_id)!.order.purchase_units[0].payments!.captures[0];
     const claim = double.deliver(account.webhook_id, 'PAYMENT.CAPTURE.COMPLETED', { ...capture, status: 'COMPLETED' });
     expect((await notify(t, shop.id, claim)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
   });
 
   it('PAYMENT.CAPTURE.DENIED moves processing → failed with PayPal’s reason', async () => {
     const payment = await held();
     double.settleCapture(payment.provider_payment_id, 'DECLINED');
     expect((await notify(t, shop.id, double.captureEvent(account.webhook_id, 'PAYMENT.CAPTURE.DENIED', payment.provider_payment_id))).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect(await outbox(t, 'payments.payment.failed', payment.id)).toHaveLength(1);
   });
 
@@ -126,10 +118,10 @@ describe('POST /webhooks/paypal/:tenant', () => {
       expect(res.statusCode, what).toBe(401);
       expect(res.json().error.code).toBe('INVALID_SIGNATURE');
     }
-    expect(await stored(payment.id)).toBe('processing');
-    expect(await recorded(JSON.parse(good.body).id)).toBe(0);
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, JSON.parse(good.body).id)).toBe(0);
     expect((await notify(t, shop.id, good)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('cross-tenant: store B’s webhook id does not verify store A’s delivery; B’s own delivery cannot move A’s payment', async () => {
@@ -144,7 +136,7 @@ describe('POST /webhooks/paypal/:tenant', () => {
     const theirs = await notify(t, other.id, toThem);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().data.outcome).toBe('ignored');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('a store without webhook_id refuses every webhook (401) without asking PayPal; polling still works', async () => {
@@ -199,9 +191,9 @@ describe('POST /webhooks/paypal/:tenant', () => {
     } finally {
       double.unavailable = null;
     }
-    expect(await recorded(JSON.parse(delivery.body).id)).toBe(0);
+    expect(await notificationsRecorded(t, JSON.parse(delivery.body).id)).toBe(0);
     expect((await notify(t, shop.id, delivery)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('PayPal’s verification unreachable is 401 (PayPal delivers again); unknown store 404; malformed address 400', async () => {

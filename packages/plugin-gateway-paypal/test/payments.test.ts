@@ -1,9 +1,13 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, outbox, PAYMENTS, withUnreachableGateway, type Caller,
+} from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import paypal from '../src/index.js';
 import { fromPayPalValue, PAYPAL_CURRENCIES, toPayPalValue } from '../src/money.js';
 import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
-import { basic, caller, configure, createOrder, GATEWAYS, newAccount, outbox, pay, PAYMENTS, paypalApp, paypalStore, storeIn as ownStore, type Caller, type PayPalStore } from './helpers.js';
+import { BASE_URL_VARIABLE, basic, configure, newAccount, pay, paypalStore, storeIn as ownStore, type PayPalStore } from './helpers.js';
 
 let w: PayPalStore;
 let double: PayPalDouble;
@@ -17,9 +21,7 @@ beforeAll(async () => {
   w = await paypalStore();
   ({ double, t, shop, admin, store, account, foreign } = w);
 });
-afterAll(async () => {
-  await w?.close();
-});
+afterAll(() => w?.close());
 
 const storeIn = (currency: string, names?: Array<keyof PayPalAccount>) => ownStore(w, currency, names);
 const sent = (since: number) => double.requests.slice(since);
@@ -28,53 +30,30 @@ const tokenRequests = (acc: PayPalAccount) => double.requests.filter((r) => r.pa
 
 describe('gateway credentials', () => {
   it('lists PayPal with its currencies and fields, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [paypal] = res.json().data;
-    expect(paypal).toMatchObject({
-      id: 'paypal', name: 'PayPal', configured: false, enabled: false, public_credentials: {},
-      payment_fields: [{ name: 'paypal_order_id', type: 'string', required: true, description: expect.any(String) }],
-    });
-    expect(paypal.currencies).toEqual([...PAYPAL_CURRENCIES]);
-    expect(paypal.currencies).toHaveLength(24);
-    expect(paypal.currencies).toEqual(expect.arrayContaining(['USD', 'EUR', 'JPY', 'HUF', 'TWD', 'GBP', 'MXN', 'BRL']));
-    expect(paypal.currencies).not.toContain('PEN');
-    expect(paypal.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
+    const listed = await expectListedNotConfigured(store, 'paypal');
+    expect(listed).toMatchObject({ name: 'PayPal', payment_fields: [{ name: 'paypal_order_id', type: 'string', required: true, description: expect.any(String) }] });
+    expect(listed.currencies).toEqual([...PAYPAL_CURRENCIES]);
+    expect(listed.currencies).toHaveLength(24);
+    expect(listed.currencies).toEqual(expect.arrayContaining(['USD', 'EUR', 'JPY', 'HUF', 'TWD', 'GBP', 'MXN', 'BRL']));
+    expect(listed.currencies).not.toContain('PEN');
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean; required: boolean }) => [f.name, f.secret, f.required])).toEqual([
       ['client_id', false, true], ['client_secret', true, true], ['webhook_id', true, false], ['merchant_id', false, false],
     ]);
   });
 
   it('a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and calls nothing', async () => {
-    const res = await pay(store, await createOrder(admin), 'ANYORDER');
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([await pay(store, await createOrder(admin), 'ANYORDER')], double);
   });
 
   it('PUT stores the credentials sealed; client_id is public, the secret and the webhook id never come back', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/paypal`, { credentials: { client_id: account.client_id, client_secret: account.client_secret, webhook_id: account.webhook_id } });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'paypal', configured: true, enabled: true, public_credentials: { client_id: account.client_id } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/paypal`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
-      expect(read.body).not.toContain(account.client_secret);
-      expect(read.body).not.toContain(account.webhook_id);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    expect(row.credentials_sealed).not.toContain(account.client_secret);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual({ client_id: account.client_id, client_secret: account.client_secret, webhook_id: account.webhook_id });
+    const credentials = { client_id: account.client_id, client_secret: account.client_secret, webhook_id: account.webhook_id };
+    await expectCredentialsSealed(t, shop, 'paypal', credentials, ['client_id']);
   });
 
   it('client_id and client_secret are required, webhook_id is not; unknown or mistyped credentials are refused', async () => {
     const fresh = caller(t, await t.createTenant({ currency: 'USD' }));
-    const missing = await fresh('PUT', `${GATEWAYS}/paypal`, { credentials: { webhook_id: 'WH' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual([
-      expect.objectContaining({ path: 'body.credentials.client_id', message: 'is required' }),
-      expect.objectContaining({ path: 'body.credentials.client_secret', message: 'is required' }),
-    ]);
-    const unknown = await fresh('PUT', `${GATEWAYS}/paypal`, { credentials: { secret: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.secret');
+    await expectMissingCredentials(fresh, 'paypal', { webhook_id: 'WH' }, ['client_id', 'client_secret']);
+    await expectUnknownCredential(fresh, 'paypal', 'secret');
     expect((await fresh('PUT', `${GATEWAYS}/paypal`, { credentials: { client_id: 7, client_secret: 'x' } })).statusCode).toBe(400);
     const enough = await fresh('PUT', `${GATEWAYS}/paypal`, { credentials: { client_id: 'AZ-app', client_secret: 'EL-secret' } });
     expect(enough.statusCode).toBe(200);
@@ -295,16 +274,10 @@ describe('POST /payments on PayPal', () => {
   });
 
   it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
-    const down = await paypalApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'USD' });
-      const api = caller(down, tenant);
-      await configure(api, account);
+    await withUnreachableGateway(paypal, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api), 'ANYORDER');
       expect(res.statusCode).toBe(201);
       expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
-    } finally {
-      await down.close();
-    }
+    }, { currency: 'USD' });
   });
 });

@@ -1,7 +1,8 @@
 import type { TestApp } from '@qhatu/core/testing';
+import { createOrder, outbox, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
-import { configure, createOrder, outbox, pay, PAYMENTS, paypalStore, type Caller, type PayPalStore } from './helpers.js';
+import { configure, pay, paypalStore, type PayPalStore } from './helpers.js';
 
 // Refunds go to the PayPal order's capture: POST /v2/payments/captures/{id}/refund, read back with
 // GET /v2/payments/refunds/{id} while PayPal leaves them pending.
@@ -15,9 +16,7 @@ beforeAll(async () => {
   ({ double, t, admin, account } = w);
   await configure(admin, account);
 });
-afterAll(async () => {
-  await w?.close();
-});
+afterAll(() => w?.close());
 
 const sent = (since: number) => double.requests.slice(since);
 

@@ -1,7 +1,8 @@
 import type { TestApp } from '@qhatu/core/testing';
+import { caller, createOrder, ok, outbox, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
-import { caller, configure, createOrder, newAccount, ok, openSession, outbox, pay, PAYMENTS, paypalStore, storeIn as ownStore, type Caller, type PayPalStore } from './helpers.js';
+import { configure, newAccount, openSession, pay, paypalStore, storeIn as ownStore, type PayPalStore } from './helpers.js';
 
 // POST /api/v1/payments/sessions opens a PayPal order on the server for the Qhatu order; the JS SDK
 // shows it to the buyer, and the payment names it by paypal_order_id.
@@ -16,9 +17,7 @@ beforeAll(async () => {
   ({ double, t, admin, store, account } = w);
   await configure(admin, account);
 });
-afterAll(async () => {
-  await w?.close();
-});
+afterAll(() => w?.close());
 
 const storeIn = (currency: string) => ownStore(w, currency);
 const sent = (since: number) => double.requests.slice(since);

@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
-import { gatewayApp, PAYMENTS, GATEWAYS, type Caller } from '@qhatu/plugin-payments/testing';
-import stripe from '../src/index.js';
+import { configureGateway, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 
-export { caller, createOrder, GATEWAYS, MISSING, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
-
-/** The app with Stripe pointed at the double (operator configuration, as in production). */
-export function stripeApp(baseUrl: string, options: { workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
-  return gatewayApp(stripe, 'QHATU_GATEWAY_STRIPE_BASE_URL', baseUrl, options);
-}
+/** Where the operator points Stripe (the double, in these tests), as in production. */
+export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_STRIPE_BASE_URL';
 
 export interface StripeAccount {
   secret_key: string;
@@ -22,10 +16,7 @@ export function newAccount(): StripeAccount {
   return { secret_key: `sk_test_${k}`, webhook_secret: `whsec_${randomBytes(18).toString('base64')}`, publishable_key: `pk_test_${k}` };
 }
 
-export async function configure(admin: Caller, account: StripeAccount): Promise<void> {
-  const res = await admin('PUT', `${GATEWAYS}/stripe`, { enabled: true, credentials: account });
-  if (res.statusCode !== 200) throw new Error(`stripe not configured: ${res.body}`);
-}
+export const configure = (admin: Caller, account: StripeAccount) => configureGateway(admin, 'stripe', account);
 
 export async function pay(api: Caller, order: { id: string; total: number; currency: string }, paymentMethod = 'pm_card_visa') {
   return api('POST', PAYMENTS, { order_id: order.id, gateway: 'stripe', amount: order.total, currency: order.currency, payment_method_id: paymentMethod });
@@ -37,4 +28,3 @@ export function notify(t: TestApp, tenantId: string, event: { body: string; sign
   if (event.signature !== undefined) headers['stripe-signature'] = event.signature;
   return t.request({ method: 'POST', url: `/webhooks/stripe/${tenantId}`, headers, payload: event.body });
 }
-

@@ -1,11 +1,14 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import stripe from '../src/index.js';
 import { signStripePayload } from '../src/signature.js';
 import { StripeDouble } from './fixtures/stripe-double.js';
-import { caller, configure, createOrder, newAccount, notify, outbox, pay, PAYMENTS, stripeApp, type Caller, type StripeAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, notify, pay, type StripeAccount } from './helpers.js';
 
 // Stripe's signed events at /webhooks/stripe/<tenant id>: verified with that store's endpoint
 // secret before anything is read, the intent re-read from Stripe, each event id taken once.
+let w: GatewayStores<StripeDouble>;
 let double: StripeDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -16,18 +19,12 @@ let otherAccount: StripeAccount;
 beforeAll(async () => {
   account = newAccount();
   otherAccount = newAccount();
-  double = await new StripeDouble(new Set([account.secret_key, otherAccount.secret_key])).start();
-  t = await stripeApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
+  w = await gatewayStores(stripe, BASE_URL_VARIABLE, await new StripeDouble(new Set([account.secret_key, otherAccount.secret_key])).start());
+  ({ double, t, shop, other, admin } = w);
   await configure(admin, account);
   await configure(caller(t, other), otherAccount);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 /** A payment Stripe is still processing, and its intent. */
 async function processing(api: Caller = admin) {
@@ -36,9 +33,6 @@ async function processing(api: Caller = admin) {
   return payment as { id: string; provider_payment_id: string; order_id: string };
 }
 const read = async (id: string, api: Caller = admin) => (await api('GET', `${PAYMENTS}/${id}`)).json().data;
-/** The stored status, without GET's re-read from Stripe (which would move a settled intent by itself). */
-const stored = async (id: string) =>
-  (await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]))[0].status;
 
 describe('POST /webhooks/stripe/:tenant', () => {
   it('payment_intent.succeeded moves processing → paid once; the same event again changes nothing', async () => {
@@ -48,7 +42,7 @@ describe('POST /webhooks/stripe/:tenant', () => {
     const res = await notify(t, shop.id, event);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
     expect(await read(payment.id)).toMatchObject({ status: 'paid', captured_at: expect.any(String) });
     const again = await notify(t, shop.id, event);
     expect(again.statusCode).toBe(200);
@@ -69,7 +63,7 @@ describe('POST /webhooks/stripe/:tenant', () => {
     const payment = await processing();
     const intent = double.settle(payment.provider_payment_id, 'requires_payment_method');
     expect((await notify(t, shop.id, double.event('payment_intent.payment_failed', intent, account.webhook_secret))).statusCode).toBe(200);
-    expect(await stored(payment.id)).toBe('failed');
+    expect(await storedStatus(t, payment.id)).toBe('failed');
     expect(await read(payment.id)).toMatchObject({ status: 'failed', failure_reason: 'Your card was declined.' });
     expect(await outbox(t, 'payments.payment.failed', payment.id)).toHaveLength(1);
   });
@@ -94,12 +88,12 @@ describe('POST /webhooks/stripe/:tenant', () => {
       expect(res.statusCode, JSON.stringify(attempt.signature)).toBe(401);
       expect(res.json().error.code).toBe('INVALID_SIGNATURE');
     }
-    expect(await stored(payment.id)).toBe('processing');
+    expect(await storedStatus(t, payment.id)).toBe('processing');
     const [{ count }] = await t.app.orm.em.getConnection().execute(`select count(*)::int as count from payments_notification where event_id = ?`, [good.eventId]);
     expect(count).toBe(0);
     // The genuine one still works afterwards.
     expect((await notify(t, shop.id, good)).json().data.outcome).toBe('processed');
-    expect(await stored(payment.id)).toBe('paid');
+    expect(await storedStatus(t, payment.id)).toBe('paid');
   });
 
   it('a cross-tenant notification changes nothing: another store’s secret, or another store’s intent', async () => {
@@ -112,7 +106,7 @@ describe('POST /webhooks/stripe/:tenant', () => {
     const res = await notify(t, other.id, signedByOther);
     expect(res.statusCode).toBe(200);
     expect(res.json().data.outcome).toBe('ignored');
-    expect(await stored(mine.id)).toBe('processing');
+    expect(await storedStatus(t, mine.id)).toBe('processing');
   });
 
   it('an unknown gateway, store or malformed address is 4xx', async () => {

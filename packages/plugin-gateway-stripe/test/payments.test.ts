@@ -1,10 +1,15 @@
-import { Secrets } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import {
+  caller, createOrder, expectCredentialsSealed, expectListedNotConfigured, expectMissingCredentials, expectNotConfigured, expectUnknownCredential,
+  GATEWAYS, gatewayStores, MISSING, outbox, PAYMENTS, withUnreachableGateway, type Caller, type GatewayStores,
+} from '@qhatu/plugin-payments/testing';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import stripe from '../src/index.js';
 import { StripeDouble } from './fixtures/stripe-double.js';
-import { caller, configure, createOrder, GATEWAYS, MISSING, newAccount, outbox, pay, PAYMENTS, stripeApp, type Caller, type StripeAccount } from './helpers.js';
+import { BASE_URL_VARIABLE, configure, newAccount, pay, type StripeAccount } from './helpers.js';
 
+let w: GatewayStores<StripeDouble>;
 let double: StripeDouble;
 let t: TestApp;
 let shop: TestTenant;
@@ -14,69 +19,38 @@ let store: Caller;
 let account: StripeAccount;
 beforeAll(async () => {
   account = newAccount();
-  double = await new StripeDouble(new Set([account.secret_key])).start();
-  t = await stripeApp(double.url);
-  shop = await t.createTenant({ currency: 'PEN' });
-  other = await t.createTenant({ currency: 'PEN' });
-  admin = caller(t, shop);
-  store = caller(t, shop, shop.storefrontToken);
+  w = await gatewayStores(stripe, BASE_URL_VARIABLE, await new StripeDouble(new Set([account.secret_key])).start());
+  ({ double, t, shop, other, admin, store } = w);
 });
-afterAll(async () => {
-  await t?.close();
-  await double?.close();
-});
+afterAll(() => w?.close());
 
 describe('gateway credentials', () => {
   it('lists the installed gateway with its fields, not configured yet', async () => {
-    const res = await store('GET', GATEWAYS);
-    expect(res.statusCode).toBe(200);
-    const [stripe] = res.json().data;
-    expect(stripe).toMatchObject({
-      id: 'stripe', name: 'Stripe', configured: false, enabled: false, public_credentials: {},
-      payment_fields: [{ name: 'payment_method_id', type: 'string', required: true, description: expect.any(String) }],
-    });
-    expect(stripe.currencies).toEqual(expect.arrayContaining(['USD', 'PEN', 'EUR']));
-    expect(stripe.currencies.length).toBeGreaterThan(130);
-    expect(stripe.credential_fields.map((f: { name: string; secret: boolean }) => [f.name, f.secret])).toEqual([['secret_key', true], ['webhook_secret', true], ['publishable_key', false]]);
+    const listed = await expectListedNotConfigured(store, 'stripe');
+    expect(listed).toMatchObject({ name: 'Stripe', payment_fields: [{ name: 'payment_method_id', type: 'string', required: true, description: expect.any(String) }] });
+    expect(listed.currencies).toEqual(expect.arrayContaining(['USD', 'PEN', 'EUR']));
+    expect(listed.currencies.length).toBeGreaterThan(130);
+    expect(listed.credential_fields.map((f: { name: string; secret: boolean }) => [f.name, f.secret])).toEqual([['secret_key', true], ['webhook_secret', true], ['publishable_key', false]]);
   });
 
   it('a payment before configuration is 422 GATEWAY_NOT_CONFIGURED and records nothing', async () => {
-    const order = await createOrder(admin);
-    const res = await pay(store, order);
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
-    expect(double.requests).toHaveLength(0);
+    expectNotConfigured([await pay(store, await createOrder(admin))], double);
   });
 
   it('PUT stores the credentials sealed; no answer ever carries a secret', async () => {
-    const res = await admin('PUT', `${GATEWAYS}/stripe`, { credentials: account });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ id: 'stripe', configured: true, enabled: true, public_credentials: { publishable_key: account.publishable_key } });
-    for (const read of [res, await admin('GET', `${GATEWAYS}/stripe`), await store('GET', GATEWAYS)]) {
-      expect(read.body).not.toContain(account.secret_key);
-      expect(read.body).not.toContain(account.webhook_secret);
-    }
-    const [row] = await t.app.orm.em.getConnection().execute(`select credentials_sealed from payments_gateway_setting where tenant_id = ?`, [shop.id]);
-    expect(row.credentials_sealed).not.toContain(account.secret_key);
-    expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(account);
+    await expectCredentialsSealed(t, shop, 'stripe', account, ['publishable_key']);
   });
 
   it('PUT merges: switching off keeps the credentials; a later PUT may send only one of them', async () => {
     expect((await admin('PUT', `${GATEWAYS}/stripe`, { enabled: false })).json().data).toMatchObject({ configured: true, enabled: false });
     const order = await createOrder(admin);
-    const off = await pay(store, order);
-    expect(off.statusCode).toBe(422);
-    expect(off.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
+    expectNotConfigured([await pay(store, order)]);
     expect((await admin('PUT', `${GATEWAYS}/stripe`, { enabled: true, credentials: { publishable_key: account.publishable_key } })).json().data).toMatchObject({ enabled: true });
   });
 
   it('refuses unknown credentials, missing required ones, wrong types and unknown gateways', async () => {
-    const unknown = await admin('PUT', `${GATEWAYS}/stripe`, { credentials: { api_key: 'x' } });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details[0].path).toBe('body.credentials.api_key');
-    const missing = await caller(t, other)('PUT', `${GATEWAYS}/stripe`, { credentials: { secret_key: 'sk_test_x' } });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.details).toEqual([expect.objectContaining({ path: 'body.credentials.webhook_secret', message: 'is required' })]);
+    await expectUnknownCredential(admin, 'stripe', 'api_key');
+    await expectMissingCredentials(caller(t, other), 'stripe', { secret_key: 'sk_test_x' }, ['webhook_secret']);
     expect((await admin('PUT', `${GATEWAYS}/stripe`, { enabled: 'yes' })).statusCode).toBe(400);
     expect((await admin('PUT', `${GATEWAYS}/stripe`, { credentials: { secret_key: 42 } })).statusCode).toBe(400);
     expect((await admin('PUT', `${GATEWAYS}/stripe`, { extra: true })).statusCode).toBe(400);
@@ -194,17 +168,11 @@ describe('POST /payments on Stripe', () => {
   });
 
   it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
-    const down = await stripeApp('http://127.0.0.1:9');
-    try {
-      const tenant = await down.createTenant({ currency: 'PEN' });
-      const api = caller(down, tenant);
-      await configure(api, account);
+    await withUnreachableGateway(stripe, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api));
       expect(res.statusCode).toBe(201);
       expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('could not be reached') });
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   it('every call goes through Stripe’s SDK: pinned Stripe-Version, its User-Agent, Qhatu’s idempotency keys on writes only', async () => {

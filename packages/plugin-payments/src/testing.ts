@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
-import type { QhatuPlugin } from '@qhatu/core';
+import { Secrets, type QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
 import orders from '@qhatu/plugin-orders';
+import { expect } from 'vitest';
 import payments from './index.js';
 
 /** What every gateway package's tests share: the app around a gateway, callers, an order to pay. */
 
 export const PAYMENTS = '/api/v1/payments';
 export const GATEWAYS = '/api/v1/payments/gateways';
+export const SESSIONS = '/api/v1/payments/sessions';
 export const MISSING = '00000000-0000-4000-8000-000000000001';
 
 /** The app with `gateway` pointed at its provider double through `baseUrlVariable` (operator configuration). */
@@ -29,6 +33,76 @@ export async function gatewayApp(
   });
 }
 
+/** A provider double, started: where its gateway is pointed, and how it is stopped. */
+export interface ProviderDouble {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A provider's API on 127.0.0.1, as a gateway's double serves it: `handle` answers each request. */
+export abstract class HttpDouble implements ProviderDouble {
+  url = '';
+  private server?: Server;
+
+  /** Listens on a free port, `url` its address. */
+  async start(): Promise<this> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** Stops listening, cutting any connection still open. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/** The app on `double` with two stores in `currency` (PEN unless told), neither configured; `close()` stops the app and the double. */
+export async function gatewayStores<D extends ProviderDouble>(gateway: QhatuPlugin, baseUrlVariable: string, double: D, options: { currency?: string } = {}) {
+  const t = await gatewayApp(gateway, baseUrlVariable, double.url).catch(async (error: unknown) => {
+    await double.close();
+    throw error;
+  });
+  const close = async () => {
+    await t.close();
+    await double.close();
+  };
+  try {
+    const shop = await t.createTenant({ currency: options.currency ?? 'PEN' });
+    const other = await t.createTenant({ currency: options.currency ?? 'PEN' });
+    return { double, t, shop, other, admin: caller(t, shop), store: caller(t, shop, shop.storefrontToken), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+export type GatewayStores<D extends ProviderDouble> = Awaited<ReturnType<typeof gatewayStores<D>>>;
+
+/** Runs `work` as the admin of a store (in `currency`, PEN unless told) configured by `configure` on an app whose provider cannot be reached. */
+export async function withUnreachableGateway<T>(
+  gateway: QhatuPlugin,
+  baseUrlVariable: string,
+  configure: (admin: Caller) => Promise<void>,
+  work: (admin: Caller) => Promise<T>,
+  options: { currency?: string } = {},
+): Promise<T> {
+  const down = await gatewayApp(gateway, baseUrlVariable, 'http://127.0.0.1:9');
+  try {
+    const api = caller(down, await down.createTenant({ currency: options.currency ?? 'PEN' }));
+    await configure(api);
+    return await work(api);
+  } finally {
+    await down.close();
+  }
+}
+
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export function caller(t: TestApp, tenant: TestTenant, token?: string) {
@@ -36,6 +110,69 @@ export function caller(t: TestApp, tenant: TestTenant, token?: string) {
     t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
 }
 export type Caller = ReturnType<typeof caller>;
+type Answer = Awaited<ReturnType<Caller>>;
+
+/** Switches gateway `id` on with `credentials`, or throws with the answer. */
+export async function configureGateway(admin: Caller, id: string, credentials: object): Promise<void> {
+  const res = await admin('PUT', `${GATEWAYS}/${id}`, { enabled: true, credentials });
+  if (res.statusCode !== 200) throw new Error(`${id} not configured: ${res.body}`);
+}
+
+/** The app's one gateway as GET /payments/gateways lists it to `api`, checked to be `id` and not configured yet. */
+export async function expectListedNotConfigured(api: Caller, id: string) {
+  const res = await api('GET', GATEWAYS);
+  expect(res.statusCode).toBe(200);
+  const [listed] = res.json().data;
+  expect(listed).toMatchObject({ id, configured: false, enabled: false, public_credentials: {} });
+  return listed;
+}
+
+/** Checks each answer is 422 GATEWAY_NOT_CONFIGURED and, given `double`, that the provider was never called. */
+export function expectNotConfigured(answers: Answer[], double?: { requests: unknown[] }): void {
+  for (const res of answers) {
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
+  }
+  if (double) expect(double.requests).toHaveLength(0);
+}
+
+/**
+ * PUTs `credentials` for gateway `id` as the store's admin and checks that the answer shows the `shown` ones
+ * and only them, that neither it nor any later read carries another (a secret), and that the stored row
+ * holds them all sealed.
+ */
+export async function expectCredentialsSealed<C extends object>(t: TestApp, tenant: TestTenant, id: string, credentials: C, shown: Array<keyof C & string>) {
+  const admin = caller(t, tenant);
+  const store = caller(t, tenant, tenant.storefrontToken);
+  const secrets = Object.entries(credentials).filter(([name]) => !shown.includes(name as keyof C & string)).map(([, value]) => String(value));
+  const res = await admin('PUT', `${GATEWAYS}/${id}`, { credentials });
+  expect(res.statusCode).toBe(200);
+  expect(res.json().data).toMatchObject({ id, configured: true, enabled: true });
+  expect(res.json().data.public_credentials).toEqual(Object.fromEntries(shown.map((name) => [name, credentials[name]])));
+  for (const read of [res, await admin('GET', `${GATEWAYS}/${id}`), await store('GET', GATEWAYS), await admin('GET', GATEWAYS)]) {
+    for (const secret of secrets) expect(read.body).not.toContain(secret);
+  }
+  const [row] = await t.app.orm.em.getConnection().execute<Array<{ credentials_sealed: string }>>(
+    `select credentials_sealed from payments_gateway_setting where tenant_id = ? and gateway = ?`,
+    [tenant.id, id],
+  );
+  for (const secret of secrets) expect(row.credentials_sealed).not.toContain(secret);
+  expect(JSON.parse(t.app.container.resolve(Secrets).open(row.credentials_sealed))).toEqual(credentials);
+}
+
+/** PUTs only `credentials` for gateway `id` and checks the 400 names each of `missing`, in order, as required, and nothing else. */
+export async function expectMissingCredentials(api: Caller, id: string, credentials: object, missing: string[]): Promise<void> {
+  const res = await api('PUT', `${GATEWAYS}/${id}`, { credentials });
+  expect(res.statusCode).toBe(400);
+  expect(res.json().error.details).toEqual(missing.map((name) => ({ path: `body.credentials.${name}`, message: 'is required' })));
+}
+
+/** PUTs a credential `name` gateway `id` does not know and checks the 400 names it first. */
+export async function expectUnknownCredential(api: Caller, id: string, name: string): Promise<void> {
+  const res = await api('PUT', `${GATEWAYS}/${id}`, { credentials: { [name]: 'x' } });
+  expect(res.statusCode).toBe(400);
+  expect(res.json().error.details[0].path).toBe(`body.credentials.${name}`);
+}
 
 /** An order of `quantity` units of a fresh product priced `price`. */
 export async function createOrder(admin: Caller, price = 2500, quantity = 2): Promise<{ id: string; total: number; currency: string }> {
@@ -59,6 +196,19 @@ export async function outbox(t: TestApp, type: string, id: string) {
   );
 }
 
+/** A payment's stored status, without GET's re-read from the provider (which would move a settled payment by itself). */
+export async function storedStatus(t: TestApp, id: string): Promise<string> {
+  const [row] = await t.app.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from payments_payment where id = ?`, [id]);
+  return row.status;
+}
+
+/** How many notifications were recorded with the provider's event id `eventId`. */
+export async function notificationsRecorded(t: TestApp, eventId: string): Promise<number> {
+  const [row] = await t.app.orm.em.getConnection().execute<Array<{ count: number }>>(`select count(*)::int as count from payments_notification where event_id = ?`, [eventId]);
+  return row.count;
+}
+
+/** Waits until `check` holds, asking every 100 ms for up to `ms`. */
 export async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -127,3 +277,67 @@ export async function fullStore(
   };
 }
 export type FullStore = Awaited<ReturnType<typeof fullStore>>;
+
+/**
+ * `fullStore` on `double` with what every gateway's full-path test checks along the way: `awaitingPayment()`
+ * checks the checkout waits for 95.00 in the store's currency, `expectPaid` what a captured payment moved,
+ * `expectRefundedInTwo` a refund in two parts,
+ * `untilPaid` and `untilRefunded` wait for the order; `close()` stops the app and the double (for `afterAll`).
+ */
+export async function fullPath<D extends ProviderDouble>(
+  gateway: QhatuPlugin,
+  baseUrlVariable: string,
+  double: D,
+  configure: (admin: Caller) => Promise<void>,
+  options: { currency?: string } = {},
+) {
+  const currency = options.currency ?? 'PEN';
+  const s = await fullStore(gateway, baseUrlVariable, double.url, configure, { currency }).catch(async (error: unknown) => {
+    await double.close();
+    throw error;
+  });
+  type Placed = { id: string; order_id: string };
+
+  /** Waits for the checkout completed and its order paid. */
+  const untilPaid = (c: Placed) => until(async () => (await s.checkoutStatus(c.id)) === 'completed' && (await s.orderStatus(c.order_id)) === 'paid');
+
+  return {
+    ...s,
+    double,
+    /** A checkout awaiting payment for 2 units of a product with 5 in stock (95.00 with shipping); and its variant. */
+    async awaitingPayment() {
+      const placed = await s.awaitingPayment();
+      expect(placed.checkout).toMatchObject({ status: 'payment_pending', order_id: expect.any(String), total: 9500, currency });
+      return placed;
+    },
+    untilPaid,
+    /** Waits for the checkout completed and its order paid, then checks the order's history, the 2 units of `variant` reserved and the captured event of `payment`. */
+    async expectPaid(c: Placed, variant: string, payment: { id: string }, method: string) {
+      await untilPaid(c);
+      const history = (await s.admin('GET', `/api/v1/orders/${c.order_id}`)).json().data.history;
+      expect(history.map((h: { from: string; to: string }) => `${h.from}→${h.to}`)).toEqual(['pending→confirmed', 'confirmed→paid']);
+      expect(JSON.stringify(await s.level(s.warehouse, variant))).toContain('"reserved":2');
+      const [captured] = await outbox(s.t, 'payments.payment.captured', payment.id);
+      expect(captured.data).toMatchObject({ id: payment.id, order_id: c.order_id, amount: 9500, currency, method, status: 'paid' });
+    },
+    /** Refunds 15.00 of `payment`, then the rest with 0, each refunded at once: the order stays paid between them, the payment ends refunded in full. */
+    async expectRefundedInTwo(c: Placed, payment: { id: string }) {
+      const partial = await ok(await s.admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 1500, reason: 'requested_by_customer' }), 201);
+      expect(partial).toMatchObject({ amount: 1500, status: 'refunded' });
+      expect(await s.orderStatus(c.order_id)).toBe('paid');
+      const rest = await ok(await s.admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0, reason: 'requested_by_customer' }), 201);
+      expect(rest).toMatchObject({ amount: 8000, status: 'refunded' });
+      expect((await s.admin('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'refunded', refunded_amount: 9500 });
+    },
+    /** Waits for the order refunded and the 2 units of `variant` no longer reserved. */
+    async untilRefunded(c: Placed, variant: string) {
+      await until(async () => (await s.orderStatus(c.order_id)) === 'refunded');
+      await until(async () => JSON.stringify(await s.level(s.warehouse, variant)).includes('"reserved":0'));
+    },
+    close: async () => {
+      await s.t.close();
+      await double.close();
+    },
+  };
+}
+export type FullPath<D extends ProviderDouble> = Awaited<ReturnType<typeof fullPath<D>>>;
