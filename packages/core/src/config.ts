@@ -47,14 +47,21 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Validates settings read from the environment (core's, or a plugin's own from
+ * `config.environment`): unset and empty variables count as absent, and every problem is
+ * reported at once in a `ConfigError`.
+ */
+export function parseEnvironment<S extends z.ZodType>(env: Record<string, string | undefined>, schema: S): z.output<S> {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  return parsed.data;
+}
+
 /** Reads and validates the environment; every problem is reported at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): QhatuConfig {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(env, EnvSchema);
   const embedded = !e.DATABASE_URL;
   const mode = e.QHATU_ENV ?? (embedded ? 'development' : 'production');
   if (mode === 'production' && !e.QHATU_PLATFORM_TOKEN) {

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
 export { Secrets } from './auth/secrets.js';
 export { AccessTokens, hashToken } from './auth/tokens.js';
-export { ConfigError, loadConfig, type QhatuConfig } from './config.js';
+export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
 export { Database, Tx, type SqlReader } from './db/database.js';

@@ -1,6 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import path from 'node:path';
-import { ConfigError, type QhatuConfig } from '@qhatu/core';
+import { ConfigError, parseEnvironment, type QhatuConfig } from '@qhatu/core';
 import { z } from 'zod';
 
 export const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
@@ -69,10 +69,7 @@ export const MEDIA_SETTINGS = Symbol.for('qhatu.media.settings');
 
 /** Reads the media settings from the raw environment; every problem is reported at once. */
 export function loadMediaSettings(config: QhatuConfig): MediaSettings {
-  const cleaned = Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = MediaEnv.safeParse(cleaned);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const e = parsed.data;
+  const e = parseEnvironment(config.environment, MediaEnv);
   const problems: string[] = [];
   if (Boolean(e.QHATU_S3_ACCESS_KEY_ID) !== Boolean(e.QHATU_S3_SECRET_ACCESS_KEY)) {
     problems.push('QHATU_S3_ACCESS_KEY_ID and QHATU_S3_SECRET_ACCESS_KEY go together');

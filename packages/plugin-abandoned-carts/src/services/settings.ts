@@ -1,4 +1,4 @@
-import type { QhatuConfig } from '@qhatu/core';
+import { parseEnvironment, type QhatuConfig } from '@qhatu/core';
 import { z } from 'zod';
 
 const Env = z.object({
@@ -19,7 +19,7 @@ export interface AbandonedCartSettings {
 export const ABANDONED_CART_SETTINGS = Symbol.for('qhatu.abandoned-carts.settings');
 
 export function readSettings(config: QhatuConfig): AbandonedCartSettings {
-  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  const env = parseEnvironment(config.environment, Env);
   return {
     idleMs: env.QHATU_ABANDONED_AFTER_MINUTES * 60_000,
     sweepMs: env.QHATU_ABANDONED_SWEEP_SECONDS * 1000,

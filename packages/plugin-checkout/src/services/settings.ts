@@ -1,4 +1,4 @@
-import type { QhatuConfig } from '@qhatu/core';
+import { parseEnvironment, type QhatuConfig } from '@qhatu/core';
 import { z } from 'zod';
 
 const Env = z.object({
@@ -13,6 +13,6 @@ export interface CheckoutSettings {
 export const CHECKOUT_SETTINGS = Symbol.for('qhatu.checkout.settings');
 
 export function readSettings(config: QhatuConfig): CheckoutSettings {
-  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  const env = parseEnvironment(config.environment, Env);
   return { cartTtlMs: env.QHATU_CHECKOUT_CART_TTL_HOURS * 3_600_000 };
 }

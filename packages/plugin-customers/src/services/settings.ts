@@ -1,4 +1,4 @@
-import type { QhatuConfig } from '@qhatu/core';
+import { parseEnvironment, type QhatuConfig } from '@qhatu/core';
 import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -21,6 +21,6 @@ export interface CustomerSettings {
 export const CUSTOMER_SETTINGS = Symbol.for('qhatu.customers.settings');
 
 export function readSettings(config: QhatuConfig): CustomerSettings {
-  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  const env = parseEnvironment(config.environment, Env);
   return { tokenTtlDays: env.QHATU_CUSTOMERS_TOKEN_TTL_DAYS, registerClaims: env.QHATU_CUSTOMERS_REGISTER_CLAIMS };
 }

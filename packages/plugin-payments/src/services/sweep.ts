@@ -1,4 +1,4 @@
-import { CLOCK, CONFIG, Database, TenantContext, type Clock, type QhatuConfig } from '@qhatu/core';
+import { CLOCK, CONFIG, Database, parseEnvironment, TenantContext, type Clock, type QhatuConfig } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import { Payments } from './payments.js';
@@ -19,7 +19,7 @@ export interface SweepSettings {
 }
 
 export function sweepSettings(config: QhatuConfig): SweepSettings {
-  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  const env = parseEnvironment(config.environment, Env);
   return { afterMs: env.QHATU_PAYMENTS_SWEEP_AFTER_SECONDS * 1000, everyMs: env.QHATU_PAYMENTS_SWEEP_SECONDS * 1000 };
 }
 

@@ -1,4 +1,4 @@
-import type { QhatuConfig } from '@qhatu/core';
+import { parseEnvironment, type QhatuConfig } from '@qhatu/core';
 import { z } from 'zod';
 
 const Env = z.object({
@@ -23,7 +23,7 @@ export interface WebhookSettings {
 export const WEBHOOK_SETTINGS = Symbol.for('qhatu.webhooks.settings');
 
 export function readSettings(config: QhatuConfig): WebhookSettings {
-  const env = Env.parse(Object.fromEntries(Object.entries(config.environment).filter(([, v]) => v !== undefined && v !== '')));
+  const env = parseEnvironment(config.environment, Env);
   return {
     timeoutMs: env.QHATU_WEBHOOKS_TIMEOUT_MS,
     retryBaseMs: env.QHATU_WEBHOOKS_RETRY_BASE_MS,
