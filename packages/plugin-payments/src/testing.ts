@@ -62,6 +62,18 @@ export abstract class HttpDouble implements ProviderDouble {
   }
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+
+  /** The request's whole body as text. */
+  protected async body(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** A JSON answer, as providers send theirs. */
+  protected json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  }
 }
 
 /** The app on `double` with two stores in `currency` (PEN unless told), neither configured; `close()` stops the app and the double. */
