@@ -48,7 +48,7 @@ export default definePlugin({
     // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.
     container.resolve(OutboxRelay).queueOn(PAYMENT_CONFIRMED_EVENT, PAYMENT_CONFIRMED_JOB);
     // Stock added: paid-for orders that were short of it try again.
-    container.resolve(OutboxRelay).queueOn('inventory.stock.adjusted', STOCK_ARRIVED_JOB);
+    container.resolve(OutboxRelay).queueOn('inventory.stock.adjusted', STOCK_ARRIVED_JOB, (data) => typeof data.delta === 'number' && data.delta > 0);
   },
   jobs: {
     [PAYMENT_CONFIRMED_JOB]: {

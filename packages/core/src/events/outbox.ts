@@ -59,11 +59,12 @@ export class OutboxRelay {
   /**
    * Reacts to another plugin's event with a job of one's own: for each committed event of `type`,
    * `job` is queued (once per event: its id names the job) with the event's data, in the event's
-   * tenant, after the relay's transaction commits. The job must be safe to run twice.
+   * tenant, after the relay's transaction commits; with `accept`, only events whose data it accepts. The job
+   * must be safe to run twice.
    */
-  queueOn(type: string, job: string): void {
+  queueOn(type: string, job: string, accept?: (data: Record<string, unknown>) => boolean): void {
     this.subscribe((event, tx) => {
-      if (event.type !== type) return;
+      if (event.type !== type || (accept && !accept(event.data))) return;
       tx.afterCommit(() =>
         TenantContext.run({ tenantId: event.tenantId }, () => this.jobs.add(job, event.data, { jobId: `${job}-${event.id}` })).then(
           () => undefined,
