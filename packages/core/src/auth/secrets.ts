@@ -35,9 +35,21 @@ export class Secrets {
 
   open(sealed: string): string {
     const [version, iv, tag, body] = sealed.split('.');
-    if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('Not a sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    if (version !== VERSION || iv === undefined || tag === undefined || body === undefined) throw new Error('Not a sealed secret');
+    const [ivBytes, tagBytes, bodyBytes] = [strictBase64url(iv), strictBase64url(tag), strictBase64url(body)];
+    if (ivBytes?.length !== 12 || tagBytes?.length !== 16 || !bodyBytes) throw new Error('Not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, ivBytes);
+    decipher.setAuthTag(tagBytes);
+    return Buffer.concat([decipher.update(bodyBytes), decipher.final()]).toString('utf8');
   }
+}
+
+/**
+ * The bytes of a base64url text in its one canonical spelling, or null: Node's decoder skips
+ * characters outside the alphabet and ignores a last character's spare bits, so two spellings
+ * of one secret would otherwise both open.
+ */
+function strictBase64url(text: string): Buffer | null {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : null;
 }
