@@ -69,6 +69,18 @@ describe('POST /api/v1/catalog/products', () => {
     expect(first.handle).toBe('poncho');
   });
 
+  it('gives products created at once from one title each its own handle; one explicit handle goes to one of them', async () => {
+    const made = await Promise.all(Array.from({ length: 6 }, () => create(tshirt({ title: 'Llama Beanie', tags: [], images: [], variants: [{ title: 'One', price: 100 }] }))));
+    expect(made.map((res) => res.statusCode)).toEqual(Array(6).fill(201));
+    expect(made.map((res) => res.json().data.handle).sort()).toEqual(['llama-beanie', 'llama-beanie-2', 'llama-beanie-3', 'llama-beanie-4', 'llama-beanie-5', 'llama-beanie-6']);
+
+    const same = await Promise.all(Array.from({ length: 4 }, () => create(tshirt({ handle: 'vicuna-scarf', tags: [], images: [], variants: [{ title: 'One', price: 100 }] }))));
+    expect(same.map((res) => res.statusCode).sort()).toEqual([201, 409, 409, 409]);
+    for (const res of same.filter((r) => r.statusCode === 409)) {
+      expect(res.json().error).toMatchObject({ code: 'CONFLICT', message: 'The handle "vicuna-scarf" is taken', details: [{ path: 'body.handle', message: 'is taken' }] });
+    }
+  });
+
   it('refuses a repeated SKU inside one request and an unknown media file', async () => {
     const twice = await create(tshirt({ variants: [{ title: 'a', sku: 'DUP', price: 1 }, { title: 'b', sku: 'DUP', price: 1 }] }));
     expect(twice.statusCode).toBe(400);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, Database, escapeLike, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
@@ -50,15 +50,29 @@ export class Products implements MediaUser {
     @inject(CollectionProducts) private readonly collections: CollectionProducts,
   ) {}
 
+  /**
+   * A product with its variants. A handle made from the title is numbered past the taken ones;
+   * when another product takes it between the look-up and the insert, the next one is tried.
+   */
   async create(input: ProductInput): Promise<ProductView> {
     this.refuseStock(input.variants.map((v, i) => [`body.variants.${i}.inventory_quantity`, v.inventory_quantity]));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.insert(input);
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes('catalog_product_handle')) throw error;
+        if (input.handle) throw handleTaken(input.handle);
+        if (attempt === 5) throw error;
+      }
+    }
+  }
+
+  private async insert(input: ProductInput): Promise<ProductView> {
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
       const handle = input.handle ?? (await this.freeHandle(em, slugify(input.title)));
-      if (input.handle && (await em.count(Product, { handle }))) {
-        throw AppError.conflict(`The handle "${handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
-      }
+      if (input.handle && (await em.count(Product, { handle }))) throw handleTaken(handle);
       await requireBrand(em, input.brand_id);
       await requireSupplier(em, input.supplier_id);
       const at = tx.now();
@@ -102,9 +116,7 @@ export class Products implements MediaUser {
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, id);
-      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) {
-        throw AppError.conflict(`The handle "${patch.handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
-      }
+      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) throw handleTaken(patch.handle);
       if (patch.brand_id && patch.brand_id !== product.brandId) await requireBrand(em, patch.brand_id);
       if (patch.supplier_id && patch.supplier_id !== product.supplierId) await requireSupplier(em, patch.supplier_id);
       if (patch.title !== undefined) product.title = patch.title;
@@ -302,4 +314,8 @@ export function productEvent(product: Product, variants: Variant[]) {
     stock: variants.reduce((sum, v) => sum + v.inventoryQuantity, 0),
     updated_at: product.updatedAt.toISOString(),
   };
+}
+
+function handleTaken(handle: string): AppError {
+  return AppError.conflict(`The handle "${handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
 }
