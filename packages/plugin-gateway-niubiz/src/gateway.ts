@@ -11,7 +11,7 @@ import type {
   SessionRequest,
   SessionResult,
 } from '@qhatu/plugin-payments';
-import { nextPurchaseNumber, toDecimal } from './amounts.js';
+import { toDecimal } from './amounts.js';
 import { niubiz, segment } from './client.js';
 import { authorizationResult, errorMessage, refundEntry, refundResult, refundState } from './results.js';
 import { NiubizCredentialsRefused } from './security.js';
@@ -73,7 +73,9 @@ export const niubizGateway: PaymentGateway = {
     if (req.currency !== 'PEN') throw AppError.unprocessable('GATEWAY_REFUSED', `Niubiz takes PEN only, not ${req.currency}`);
     const merchantId = ctx.credentials.merchant_id;
     const amount = toDecimal(req.amount);
-    const purchaseNumber = nextPurchaseNumber();
+    // Numeric, at most 12 digits and unique per merchant: the session's number is unique among all stores.
+    const purchaseNumber = String(req.number);
+    if (purchaseNumber.length > 12) throw new Error(`Session number ${purchaseNumber} is longer than Niubiz's 12-digit purchase number`);
     // MDD4 is the buyer's email among Niubiz's antifraud fields; a shopper IP the storefront did not give is 0.0.0.0.
     const merchantDefineData: Record<string, string> = req.customerEmail ? { MDD4: req.customerEmail } : {};
     const res = await niubiz(ctx, 'POST', `/api.ecommerce/v2/ecommerce/token/session/${segment(merchantId)}`, {

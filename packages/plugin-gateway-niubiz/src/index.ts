@@ -3,7 +3,7 @@ import { PAYMENT_GATEWAY } from '@qhatu/plugin-payments';
 import { niubizGateway } from './gateway.js';
 
 export { niubizGateway, externalReferenceId, NIUBIZ_CURRENCIES, NIUBIZ_REFUND_COMMENTS } from './gateway.js';
-export { toDecimal, nextPurchaseNumber } from './amounts.js';
+export { toDecimal } from './amounts.js';
 
 /** Gateway 4: Niubiz Pago Web. The checkout form posts back to POST /webhooks/niubiz/<tenant id>?session=<id>. */
 export default definePlugin({

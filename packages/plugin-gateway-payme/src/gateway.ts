@@ -14,7 +14,6 @@ import type {
 } from '@qhatu/plugin-payments';
 import { alignetMessage, authBaseUrl, api, PaymeAuthError, truthy, withToken } from './client.js';
 import {
-  newOperationNumber,
   NUMERIC_CURRENCY,
   operationResult,
   parseProviderPaymentId,
@@ -71,7 +70,8 @@ export const paymeGateway: PaymentGateway = {
   async createSession(ctx: GatewayContext, req: SessionRequest): Promise<SessionResult> {
     const currency = NUMERIC_CURRENCY[req.currency];
     if (!currency) throw AppError.unprocessable('GATEWAY_REFUSED', `Pay-me does not take ${req.currency}`);
-    const operationNumber = newOperationNumber();
+    // Numeric, six digits or more, unique per merchant: the session's number is unique among all stores.
+    const operationNumber = String(req.number);
     let res;
     try {
       // Pay-me's Flex documentation writes this audience with its trailing slash.

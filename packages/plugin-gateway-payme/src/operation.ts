@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { ChargeResult } from '@qhatu/plugin-payments';
 import { alignetMessage, type AlignetMeta } from './client.js';
 
@@ -10,15 +9,6 @@ export const NUMERIC_CURRENCY: Record<string, string> = { PEN: '604' };
 export function paymeAmount(amount: number): string {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new Error(`Not an amount in minor units: ${amount}`);
   return String(amount);
-}
-
-/**
- * A new operation number for the store's merchant code. Pay-me wants it numeric (six digits or
- * more) and unique per merchant: milliseconds since 1970 and two random digits (15 digits), so
- * two sessions opened by any number of servers collide only within the same millisecond and draw.
- */
-export function newOperationNumber(now = Date.now()): string {
-  return `${now}${String(randomInt(100)).padStart(2, '0')}`;
 }
 
 /**

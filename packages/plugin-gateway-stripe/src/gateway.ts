@@ -35,7 +35,11 @@ export function intentResult(intent: Stripe.PaymentIntent): ChargeResult {
     case 'requires_confirmation':
       return { ...base, status: 'pending', nextAction: { type: 'stripe_handle_next_action', client_secret: intent.client_secret ?? null, next_action: intent.next_action ?? null } };
     default:
-      return { ...base, status: 'failed', failureReason: intent.last_payment_error?.message ?? `Stripe payment ${intent.status}` };
+      return {
+        ...base,
+        status: 'failed',
+        failureReason: intent.last_payment_error?.message ?? (intent.cancellation_reason ? `Stripe payment canceled (${intent.cancellation_reason})` : `Stripe payment ${intent.status}`),
+      };
   }
 }
 
@@ -93,6 +97,17 @@ export const stripeGateway: PaymentGateway = {
 
   async status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
     return intentResult(await stripeClient(ctx).paymentIntents.retrieve(providerPaymentId));
+  },
+
+  async cancel(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
+    const stripe = stripeClient(ctx);
+    try {
+      return intentResult(await stripe.paymentIntents.cancel(providerPaymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: `qhatu-cancel-${providerPaymentId}` }));
+    } catch (error) {
+      if (!refusal(error)) throw error;
+      // Stripe refuses to cancel an intent that moved on (the shopper finished): its state is the answer.
+      return intentResult(await stripe.paymentIntents.retrieve(providerPaymentId));
+    }
   },
 
   async refundStatus(ctx: GatewayContext, providerRefundId: string): Promise<RefundResult> {

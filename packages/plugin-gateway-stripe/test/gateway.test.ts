@@ -26,6 +26,24 @@ const charge = (overrides: Partial<ChargeRequest> = {}): ChargeRequest => ({
 });
 
 describe('the Stripe adapter over the SDK', () => {
+  it('cancels an abandoned intent as abandoned; an intent the shopper finished first is answered as it is', async () => {
+    const left = await stripeGateway.charge(ctx, charge({ fields: { payment_method_id: 'pm_card_threeDSecure' } }));
+    expect(left.status).toBe('pending');
+    const cancelled = await stripeGateway.cancel!(ctx, left.providerPaymentId!);
+    expect(cancelled).toMatchObject({ status: 'failed', providerPaymentId: left.providerPaymentId, failureReason: 'Stripe payment canceled (abandoned)' });
+    const sent = double.requests.at(-1)!;
+    expect(sent).toMatchObject({ method: 'POST', path: `/v1/payment_intents/${left.providerPaymentId}/cancel`, form: { cancellation_reason: 'abandoned' }, idempotencyKey: `qhatu-cancel-${left.providerPaymentId}` });
+    expect(double.intents.get(left.providerPaymentId!)!.status).toBe('canceled');
+
+    const finished = await stripeGateway.charge(ctx, charge({ fields: { payment_method_id: 'pm_card_threeDSecure' } }));
+    double.settle(finished.providerPaymentId!, 'succeeded');
+    expect(await stripeGateway.cancel!(ctx, finished.providerPaymentId!)).toMatchObject({ status: 'paid', providerPaymentId: finished.providerPaymentId });
+    expect(double.intents.get(finished.providerPaymentId!)!.status).toBe('succeeded');
+    expect(double.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /v1/payment_intents/${finished.providerPaymentId}/cancel`, `GET /v1/payment_intents/${finished.providerPaymentId}`,
+    ]);
+  });
+
   it('a charge sent twice with one payment id is one PaymentIntent: Stripe replays the first answer', async () => {
     const req = charge();
     const first = await stripeGateway.charge(ctx, req);

@@ -58,6 +58,11 @@ export interface ChargeRequest {
 export interface SessionRequest {
   /** Qhatu's id of the session. */
   sessionId: string;
+  /**
+   * A number no other session of any store was given, seven digits or more, increasing: the
+   * numeric purchase or operation number that some providers want unique per merchant.
+   */
+  number: number;
   orderId: string;
   /** Minor units of `currency`: the order's total. */
   amount: number;
@@ -177,6 +182,13 @@ export interface PaymentGateway {
    * cannot read. Gateways whose provider settles by itself omit it: confirming re-reads the payment.
    */
   confirm?(ctx: GatewayContext, request: ConfirmRequest): Promise<ChargeResult>;
+  /**
+   * Voids a payment the shopper left halfway (3-D Secure never finished), so that it can no longer
+   * be completed, and answers its state afterwards: failed, or what it became if the shopper
+   * finished first. The sweep calls it a day after the payment was made. Gateways whose provider
+   * cannot void a pending payment, or expires it by itself, omit it: the payment is re-read.
+   */
+  cancel?(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
   /** Re-reads a payment from the provider (polling, and before a notification moves anything). */
   status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
   /** Refunds on the original gateway; `amount` is always given (full refunds are worked out by payments). */

@@ -11,6 +11,7 @@ import { refundMachine } from './machines/refund.js';
 import { paymentsMigration } from './migrations/0001_payments.js';
 import { sessionsMigration } from './migrations/0002_sessions.js';
 import { gatewayDataMigration } from './migrations/0003_gateway_data.js';
+import { sessionNumberMigration } from './migrations/0004_session_number.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -44,7 +45,7 @@ export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
-  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration],
+  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
   register(container) {

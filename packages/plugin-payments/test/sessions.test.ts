@@ -70,6 +70,17 @@ describe('payment sessions', () => {
     expect(await ok(await store('GET', `${SESSIONS}/${session.id}`), 200)).toEqual(session);
   });
 
+  it('are numbered from one sequence: sessions opened at once never share a purchase number', async () => {
+    const orders = await Promise.all([1, 2, 3].map(() => createOrder(admin)));
+    const sessions = await Promise.all([...orders, ...orders].map((order) => open(store, order.id)));
+    const numbers = sessions.map((session) => session.client.purchase_number as string);
+    expect(new Set(numbers).size).toBe(6);
+    for (const number of numbers) {
+      expect(number).toMatch(/^\d{7,}$/);
+      expect(form.sessions.get(sessions[numbers.indexOf(number)].reference)).toMatchObject({ purchase: number });
+    }
+  });
+
   it('refuse what cannot be opened, each with a precise error', async () => {
     const order = await createOrder(admin);
     const unsupported = await store('POST', SESSIONS, { order_id: order.id, gateway: 'acme' });
@@ -256,6 +267,33 @@ describe('the sweep', () => {
       next_action: null, failure_reason: 'The payment was not completed within 24 hours: the shopper did not finish the next action',
     });
     expect(await outbox(swept, 'payments.payment.failed', waiting.id)).toHaveLength(1);
+    expect((await ok(await pay('tok_ok'), 201)).status).toBe('paid');
+  });
+
+  it('voids at the provider a payment the shopper left halfway a day later; the order can be paid again', async () => {
+    const tenant = await swept.createTenant({ currency: 'PEN' });
+    const api = caller(swept, tenant);
+    await ok(await api('PUT', '/api/v1/payments/gateways/acme', { credentials: { api_key: 'acme_key', signing_key: 'k' } }), 200);
+    const order = await createOrder(api);
+    const pay = (token: string) => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: token, installments: 1 });
+    const left = await ok(await pay('tok_challenge'), 201);
+    expect(left).toMatchObject({ status: 'pending', provider_payment_id: expect.stringMatching(/^ch_/), next_action: { type: 'acme_challenge' } });
+    const voids = () => acme.requests.filter((r) => r.url === `/charges/${left.provider_payment_id}/void`);
+    // Re-read while the shopper may still finish, never voided.
+    clock.offsetMs += 3_600_000;
+    await until(async () => acme.requests.some((r) => r.url === `/charges/${left.provider_payment_id}`));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(voids()).toHaveLength(0);
+    expect((await ok(await api('GET', `${PAYMENTS}/${left.id}`), 200)).status).toBe('pending');
+
+    clock.offsetMs += 24 * 3_600_000;
+    await until(async () => (await ok(await api('GET', `${PAYMENTS}/${left.id}`), 200)).status === 'failed');
+    expect(await ok(await api('GET', `${PAYMENTS}/${left.id}`), 200)).toMatchObject({
+      next_action: null, failure_reason: 'The shopper did not finish the next action within 24 hours: Acme Pay cancelled the payment',
+    });
+    expect(acme.charges.get(left.provider_payment_id)!.status).toBe('voided');
+    expect(voids()).toHaveLength(1);
+    expect(await outbox(swept, 'payments.payment.failed', left.id)).toHaveLength(1);
     expect((await ok(await pay('tok_ok'), 201)).status).toBe('paid');
   });
 });

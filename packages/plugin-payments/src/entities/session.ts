@@ -11,6 +11,8 @@ export const PaymentSession = defineEntity({
     gateway: p.string(),
     /** The provider's reference (a session key, a form token, an order id, a nonce). */
     reference: p.string(),
+    /** The session's number from one sequence of all stores (see `SessionRequest.number`). */
+    number: p.bigint('number').nullable(),
     amount: p.bigint('number'),
     currency: p.string(),
     /** What the browser needs; never a secret. */

@@ -174,6 +174,25 @@ export class Payments {
     });
   }
 
+  /**
+   * Voids at the provider a payment still pending since before `cutoff` with a payment there (the
+   * shopper left its next action halfway) and records the provider's answer: failed, or paid when
+   * the shopper finished first. A gateway that cannot void leaves the payment to polling.
+   */
+  async abandon(id: string, cutoff: Date): Promise<void> {
+    const found = await this.db.tenant(async (tx) => {
+      const payment = await tx.em.findOne(Payment, { id });
+      const gateway = payment && this.gateways.find(payment.gateway);
+      if (!payment || !gateway?.cancel || payment.status !== 'pending' || !payment.providerPaymentId || payment.createdAt >= cutoff) return null;
+      return { payment, gateway, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }) };
+    });
+    if (!found) return;
+    const { payment, gateway, ctx } = found;
+    const result = await gateway.cancel!(ctx, payment.providerPaymentId!);
+    const failureReason = `The shopper did not finish the next action within 24 hours: ${gateway.name} cancelled the payment`;
+    await this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, id), result.status === 'failed' ? { ...result, failureReason } : result));
+  }
+
   /** Re-reads an open payment from its provider (the sweep); a final one is left alone. */
   async refresh(id: string): Promise<void> {
     const payment = await this.db.tenant(({ em }) => em.findOne(Payment, { id }));

@@ -43,7 +43,7 @@ export class Sessions {
     }
     const id = randomUUID();
     const tenantId = TenantContext.tenantId();
-    const { ctx, order } = await this.db.tenant(async (tx) => {
+    const { ctx, order, number } = await this.db.tenant(async (tx) => {
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: true });
       const order = await tx.em.findOne(Order, { id: input.order_id });
       if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
@@ -52,12 +52,14 @@ export class Sessions {
       if (!gateway.currencies.includes(order.currency)) {
         throw AppError.validation(`${gateway.name} does not take ${order.currency}`, [{ path: 'body.gateway', message: `takes ${gateway.currencies.slice(0, 5).join(', ')}${gateway.currencies.length > 5 ? ', ...' : ''}` }]);
       }
-      return { ctx, order };
+      const [{ number }] = await tx.em.execute<Array<{ number: string }>>(`SELECT nextval('payments_session_number') AS number`);
+      return { ctx, order, number: Number(number) };
     });
     let opened: SessionResult;
     try {
       opened = await gateway.createSession(ctx, {
         sessionId: id,
+        number,
         orderId: order.id,
         amount: order.total,
         currency: order.currency,
@@ -72,7 +74,7 @@ export class Sessions {
     }
     return this.db.tenant(async (tx) =>
       tx.em.create(PaymentSession, {
-        id, tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, reference: opened.reference, amount: order.total, currency: order.currency,
+        id, tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, reference: opened.reference, number, amount: order.total, currency: order.currency,
         client: opened.client, data: opened.data ?? {}, returnUrl: input.return_url ?? null, paymentId: null, expiresAt: opened.expiresAt ?? null, createdAt: tx.now(),
       }),
     );

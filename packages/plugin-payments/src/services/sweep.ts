@@ -1,6 +1,7 @@
 import { CLOCK, CONFIG, Database, parseEnvironment, TenantContext, type Clock, type QhatuConfig } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
+import { Gateways } from './gateways.js';
 import { Payments } from './payments.js';
 import { Refunds } from './refunds.js';
 
@@ -28,9 +29,14 @@ export interface PaymentSweepResult {
   refunds: number;
   /** Pending payments with nothing at the provider to re-read, given up after a day. */
   expired: number;
+  /** Pending payments a day old voided at a provider that can (`PaymentGateway.cancel`). */
+  abandoned: number;
 }
 
-/** A pending payment the provider knows nothing of (3-D Secure never finished, no answer recorded) is failed after this. */
+/**
+ * A pending payment the provider knows nothing of (3-D Secure never finished, no answer recorded)
+ * is failed after this; one the provider holds is voided there, when its gateway can.
+ */
 export const PENDING_EXPIRES_MS = 24 * 3_600_000;
 
 /** At most this many of each per run, oldest first: a run stays short, the next one goes on. */
@@ -49,6 +55,7 @@ export class PaymentSweep {
     @inject(Database) private readonly db: Database,
     @inject(Payments) private readonly payments: Payments,
     @inject(Refunds) private readonly refunds: Refunds,
+    @inject(Gateways) private readonly gateways: Gateways,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(CONFIG) config: QhatuConfig,
   ) {
@@ -84,9 +91,21 @@ export class PaymentSweep {
         ORDER BY p.created_at LIMIT ${BATCH}`,
       [new Date(now - PENDING_EXPIRES_MS)],
     );
+    // Only gateways that can void: the others' pending payments would fill every batch.
+    const voiding = this.gateways.all().filter((g) => g.cancel).map((g) => g.id);
+    const left = voiding.length
+      ? await this.db.query<{ tenant_id: string; id: string }>(
+          `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
+            WHERE p.status = 'pending' AND p.provider_payment_id IS NOT NULL AND p.created_at < ? AND p.gateway IN (${voiding.map(() => '?').join(', ')})
+              AND t.status IN ('active', 'trial')
+            ORDER BY p.created_at LIMIT ${BATCH}`,
+          [new Date(now - PENDING_EXPIRES_MS), ...voiding],
+        )
+      : [];
     await each(payments, (id) => this.payments.refresh(id));
     await each(refunds, (id) => this.refunds.refresh(id));
     await each(stale, (id) => this.payments.expire(id, new Date(now - PENDING_EXPIRES_MS)));
-    return { payments: payments.length, refunds: refunds.length, expired: stale.length };
+    await each(left, (id) => this.payments.abandon(id, new Date(now - PENDING_EXPIRES_MS)));
+    return { payments: payments.length, refunds: refunds.length, expired: stale.length, abandoned: left.length };
   }
 }
