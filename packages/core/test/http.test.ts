@@ -36,6 +36,30 @@ describe('errors', () => {
     expect(xml.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('refuse a NUL character (which PostgreSQL cannot store) in the body, the query or the path, naming where', async () => {
+    const body = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'before\u0000after' } });
+    expect(body.statusCode).toBe(400);
+    expect(body.json()).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'body.body: must not contain the NUL character (U+0000)', details: [{ path: 'body.body', message: 'must not contain the NUL character (U+0000)' }] },
+    });
+    const query = await t.request({ method: 'GET', url: '/api/v1/notes?filter[status]=open%00', headers: a.headers() });
+    expect(query.json().error.details).toEqual([{ path: 'querystring.filter[status]', message: 'must not contain the NUL character (U+0000)' }]);
+    const path = await t.request({ method: 'POST', url: '/api/v1/notes/%00/close', headers: a.headers() });
+    expect(path.json().error.details).toEqual([{ path: 'params.id', message: 'must not contain the NUL character (U+0000)' }]);
+    const list = (await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers() })).json().data;
+    expect(list.some((n: { body: string }) => n.body.startsWith('before'))).toBe(false);
+  });
+
+  it('answer a URL the router cannot read with the contract body', async () => {
+    const long = await t.request({ method: 'POST', url: `/api/v1/notes/${'x'.repeat(150)}/close`, headers: a.headers() });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'A path parameter is longer than 100 characters', details: [{ path: 'params', message: 'too long' }] } });
+    expect(long.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const broken = await t.request({ method: 'POST', url: '/api/v1/notes/%E0%A4%A/close', headers: a.headers() });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The URL is not valid' });
+  });
+
   it('carry a request id, given or generated', async () => {
     const given = await t.request({ method: 'GET', url: '/health/live', headers: { 'x-request-id': 'abc-123' } });
     expect(given.headers['x-request-id']).toBe('abc-123');

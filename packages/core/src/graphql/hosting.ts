@@ -5,6 +5,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { AccessTokens } from '../auth/tokens.js';
 import { AppError, isAppError } from '../errors.js';
 import { authorize } from '../http/auth.js';
+import { databaseError } from '../http/errors.js';
 import type { QhatuPlugin } from '../plugin.js';
 import { playgroundHtml } from './playground.js';
 import type { QhatuGraphQLContext } from './types.js';
@@ -107,9 +108,11 @@ export async function hostGraphQL(
         return Array.isArray(inner) && inner.length > 0 ? inner : [e];
       });
       const errors = flat.map((e) => {
-        const original = (e as GraphQLError).originalError ?? e;
+        const thrown = (e as GraphQLError).originalError ?? e;
+        // A database error the client caused (a NUL character, a taken unique value) reads as it does over REST.
+        const original = isAppError(thrown) || !e.path ? thrown : (databaseError(thrown) ?? thrown);
         const code = (e.extensions?.code as string | undefined) ?? (isAppError(original) ? graphqlCode(original) : e.path ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
-        const message = code === 'INTERNAL_ERROR' ? 'An unexpected error occurred' : e.message;
+        const message = code === 'INTERNAL_ERROR' ? 'An unexpected error occurred' : original === thrown ? e.message : (original as Error).message;
         return { message, locations: e.locations, path: e.path, extensions: { code, path: e.path ?? null } };
       });
       return { statusCode: 200, response: { data: execution.data ?? null, errors } };

@@ -16,10 +16,21 @@ const PG_CODES: Record<string, () => AppError> = {
   '22003': () => AppError.validation('A number is out of range'),
   '22001': () => AppError.validation('A value is too long'),
   '42501': () => AppError.forbidden('This record belongs to another tenant'),
+  // A NUL character (U+0000), which PostgreSQL stores in no text or jsonb.
+  '22021': () => AppError.validation('A text contains a character that cannot be stored (U+0000)'),
+  '22P05': () => AppError.validation('A text contains a character that cannot be stored (U+0000)'),
   // Two transactions waited on each other or overlapped: nothing was written; the same request may be sent again.
   '40P01': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
   '40001': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
 };
+
+/** What a PostgreSQL error the client caused (a unique value, a bad reference, a NUL) means, or null. */
+export function databaseError(error: unknown): AppError | null {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  const pg = typeof code === 'string' && Object.hasOwn(PG_CODES, code) ? PG_CODES[code] : undefined;
+  return pg ? pg() : null;
+}
 
 /** Turns anything thrown into the contract's error body; nothing else ever leaves. */
 export function toAppError(error: unknown, request?: FastifyRequest): AppError {
@@ -53,9 +64,8 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
   if (error instanceof SyntaxError && e.statusCode === 400) {
     return new AppError(400, bodyCode, 'The body is not valid JSON', [{ path: 'body', message: e.message }]);
   }
-  const pgCode = (e as { code?: string }).code ?? (e.cause as { code?: string } | undefined)?.code;
-  const pg = pgCode ? PG_CODES[pgCode] : undefined;
-  if (pg) return pg();
+  const pg = databaseError(error);
+  if (pg) return pg;
   if (e.statusCode === 429) return new AppError(429, 'RATE_LIMITED', 'Too many requests');
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError(e.statusCode, 'BAD_REQUEST', e.message);

@@ -16,9 +16,11 @@ import type { QhatuPlugin } from '../plugin.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
-import { installErrorHandling } from './errors.js';
+import { AppError } from '../errors.js';
+import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
+import { refuseNulCharacters } from './text.js';
 import './route-config.js';
 
 /** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
@@ -57,6 +59,12 @@ export async function buildHttp(
     },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // A URL the router cannot read answers the contract's error body too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      return sendError(reply, AppError.validation(tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid', [{ path: 'params', message: tooLong ? 'too long' : 'cannot be decoded' }]));
+    },
   });
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
@@ -114,6 +122,7 @@ export async function buildHttp(
     api.addHook('onRequest', async (request) => {
       await authorize(request, request.routeOptions.config.auth!, tokens);
     });
+    refuseNulCharacters(api);
     await installRateLimits(api, config);
     installIdempotency(api, db, container.resolve(Secrets));
     await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
