@@ -31,6 +31,15 @@ describe('POST /catalog/brands', () => {
     expect((await create({ name: 'Short hex', color: '#fff' })).color).toBe('#fff');
   });
 
+  it('gives brands created at once from one name each its own slug; one explicit slug goes to one of them', async () => {
+    const made = await Promise.all(Array.from({ length: 5 }, () => api('POST', BASE, { name: 'Andes Wool' })));
+    expect(made.map((res) => res.statusCode)).toEqual(Array(5).fill(201));
+    expect(made.map((res) => res.json().data.slug).sort()).toEqual(['andes-wool', 'andes-wool-2', 'andes-wool-3', 'andes-wool-4', 'andes-wool-5']);
+    const same = await Promise.all(Array.from({ length: 3 }, () => api('POST', BASE, { name: 'Puna', slug: 'puna' })));
+    expect(same.map((res) => res.statusCode).sort()).toEqual([201, 409, 409]);
+    expect(same.find((res) => res.statusCode === 409)!.json().error).toMatchObject({ message: 'The slug "puna" is taken', details: [{ path: 'body.slug', message: 'is taken' }] });
+  });
+
   it('keeps an explicit slug and refuses a taken one (409)', async () => {
     expect((await create({ name: 'Alpaca Co', slug: 'alpaca' })).slug).toBe('alpaca');
     const res = await api('POST', BASE, { name: 'Another', slug: 'alpaca' });

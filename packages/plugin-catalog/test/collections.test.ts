@@ -38,6 +38,12 @@ describe('POST /catalog/collections', () => {
     expect((await create({ title: 'Summer Sale!', slug: '' })).slug).toBe('summer-sale-3');
   });
 
+  it('gives collections created at once from one title each its own slug', async () => {
+    const made = await Promise.all(Array.from({ length: 5 }, () => api('POST', BASE, { title: 'Winter Sale' })));
+    expect(made.map((res) => res.statusCode)).toEqual(Array(5).fill(201));
+    expect(made.map((res) => res.json().data.slug).sort()).toEqual(['winter-sale', 'winter-sale-2', 'winter-sale-3', 'winter-sale-4', 'winter-sale-5']);
+  });
+
   it('keeps an explicit slug, refuses a taken one with 409 and a malformed one with 400', async () => {
     expect((await create({ title: 'Winter', slug: 'cold-days' })).slug).toBe('cold-days');
     const taken = await api('POST', BASE, { title: 'Other', slug: 'cold-days' });

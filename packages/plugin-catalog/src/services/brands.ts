@@ -6,7 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { Brand } from '../entities/brand.js';
 import type { BrandCreate } from '../schemas/brand.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { resolveSlug } from './references.js';
+import { resolveSlug, retryTaken } from './references.js';
 
 export const BRAND_EVENTS = ['products.brand.created', 'products.brand.updated', 'products.brand.deleted'] as const;
 
@@ -25,27 +25,29 @@ export class Brands implements MediaUser {
   ) {}
 
   async create(input: BrandCreate): Promise<BrandView> {
-    return this.db.tenant(async (tx) => {
-      const { em } = tx;
-      const slug = await resolveSlug(em, Brand, input.slug, input.name);
-      const at = tx.now();
-      const brand = em.create(Brand, {
-        id: randomUUID(),
-        tenantId: tx.tenantId,
-        name: input.name,
-        slug,
-        description: input.description ?? null,
-        color: input.color ?? null,
-        logoMediaId: input.logo_media_id ?? null,
-        logoUrl: await this.media.urlOf(tx, input.logo_media_id, 'body.logo_media_id'),
-        websiteUrl: input.website_url ?? null,
-        createdAt: at,
-        updatedAt: at,
-      });
-      tx.publish('products.brand.created', brandEvent(brand));
-      await em.flush();
-      return { brand, productCount: 0 };
-    });
+    return retryTaken('catalog_brand_slug', { name: 'slug', requested: input.slug }, () =>
+      this.db.tenant(async (tx) => {
+        const { em } = tx;
+        const slug = await resolveSlug(em, Brand, input.slug, input.name);
+        const at = tx.now();
+        const brand = em.create(Brand, {
+          id: randomUUID(),
+          tenantId: tx.tenantId,
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          color: input.color ?? null,
+          logoMediaId: input.logo_media_id ?? null,
+          logoUrl: await this.media.urlOf(tx, input.logo_media_id, 'body.logo_media_id'),
+          websiteUrl: input.website_url ?? null,
+          createdAt: at,
+          updatedAt: at,
+        });
+        tx.publish('products.brand.created', brandEvent(brand));
+        await em.flush();
+        return { brand, productCount: 0 };
+      }),
+    );
   }
 
   async get(id: string): Promise<BrandView> {
@@ -67,25 +69,27 @@ export class Brands implements MediaUser {
 
   /** PUT: every field as sent, null for the absent ones; an absent slug is kept. */
   async replace(id: string, input: BrandCreate): Promise<BrandView> {
-    return this.db.tenant(async (tx) => {
-      const { em } = tx;
-      const brand = await em.findOne(Brand, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!brand) throw AppError.notFound('Brand', 'BRAND_NOT_FOUND');
-      brand.slug = await resolveSlug(em, Brand, input.slug, input.name, brand);
-      const mediaId = input.logo_media_id ?? null;
-      if (mediaId !== brand.logoMediaId) {
-        brand.logoUrl = await this.media.urlOf(tx, mediaId, 'body.logo_media_id');
-        brand.logoMediaId = mediaId;
-      }
-      brand.name = input.name;
-      brand.description = input.description ?? null;
-      brand.color = input.color ?? null;
-      brand.websiteUrl = input.website_url ?? null;
-      brand.updatedAt = tx.now();
-      tx.publish('products.brand.updated', brandEvent(brand));
-      await em.flush();
-      return { brand, productCount: (await productCounts(em, tx.tenantId, [id])).get(id) ?? 0 };
-    });
+    return retryTaken('catalog_brand_slug', { name: 'slug', requested: input.slug }, () =>
+      this.db.tenant(async (tx) => {
+        const { em } = tx;
+        const brand = await em.findOne(Brand, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!brand) throw AppError.notFound('Brand', 'BRAND_NOT_FOUND');
+        brand.slug = await resolveSlug(em, Brand, input.slug, input.name, brand);
+        const mediaId = input.logo_media_id ?? null;
+        if (mediaId !== brand.logoMediaId) {
+          brand.logoUrl = await this.media.urlOf(tx, mediaId, 'body.logo_media_id');
+          brand.logoMediaId = mediaId;
+        }
+        brand.name = input.name;
+        brand.description = input.description ?? null;
+        brand.color = input.color ?? null;
+        brand.websiteUrl = input.website_url ?? null;
+        brand.updatedAt = tx.now();
+        tx.publish('products.brand.updated', brandEvent(brand));
+        await em.flush();
+        return { brand, productCount: (await productCounts(em, tx.tenantId, [id])).get(id) ?? 0 };
+      }),
+    );
   }
 
   /** Its products stay, without a brand (the foreign key sets their brand_id to null). */

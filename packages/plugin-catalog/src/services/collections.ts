@@ -6,7 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { Collection, type CollectionStatus } from '../entities/collection.js';
 import type { CollectionCreate, CollectionReplace } from '../schemas/collection.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { resolveSlug } from './references.js';
+import { resolveSlug, retryTaken } from './references.js';
 
 export const COLLECTION_EVENTS = [
   'products.collection.created',
@@ -31,34 +31,36 @@ export class Collections implements MediaUser {
   ) {}
 
   async create(input: CollectionCreate): Promise<Collection> {
-    return this.db.tenant(async (tx) => {
-      const { em } = tx;
-      const slug = await resolveSlug(em, Collection, input.slug, input.title);
-      const imageUrl = await this.media.urlOf(tx, input.image_media_id, 'body.image_media_id');
-      // New collections go last when sorted by position.
-      const last = await em.findOne(Collection, {}, { orderBy: { position: 'desc' }, fields: ['position'] });
-      const at = tx.now();
-      const collection = em.create(Collection, {
-        id: randomUUID(),
-        tenantId: tx.tenantId,
-        title: input.title,
-        slug,
-        description: input.description ?? null,
-        status: input.status ?? 'active',
-        sortOrder: input.sort_order ?? 'manual',
-        seoTitle: input.seo_title ?? null,
-        seoDescription: input.seo_description ?? null,
-        imageMediaId: input.image_media_id ?? null,
-        imageUrl,
-        position: last ? last.position + 1 : 0,
-        productCount: 0,
-        createdAt: at,
-        updatedAt: at,
-      });
-      tx.publish('products.collection.created', collectionEvent(collection));
-      await em.flush();
-      return collection;
-    });
+    return retryTaken('catalog_collection_slug', { name: 'slug', requested: input.slug }, () =>
+      this.db.tenant(async (tx) => {
+        const { em } = tx;
+        const slug = await resolveSlug(em, Collection, input.slug, input.title);
+        const imageUrl = await this.media.urlOf(tx, input.image_media_id, 'body.image_media_id');
+        // New collections go last when sorted by position.
+        const last = await em.findOne(Collection, {}, { orderBy: { position: 'desc' }, fields: ['position'] });
+        const at = tx.now();
+        const collection = em.create(Collection, {
+          id: randomUUID(),
+          tenantId: tx.tenantId,
+          title: input.title,
+          slug,
+          description: input.description ?? null,
+          status: input.status ?? 'active',
+          sortOrder: input.sort_order ?? 'manual',
+          seoTitle: input.seo_title ?? null,
+          seoDescription: input.seo_description ?? null,
+          imageMediaId: input.image_media_id ?? null,
+          imageUrl,
+          position: last ? last.position + 1 : 0,
+          productCount: 0,
+          createdAt: at,
+          updatedAt: at,
+        });
+        tx.publish('products.collection.created', collectionEvent(collection));
+        await em.flush();
+        return collection;
+      }),
+    );
   }
 
   async get(id: string, filter: Pick<CollectionFilter, 'activeOnly'> = {}): Promise<Collection> {
@@ -76,27 +78,29 @@ export class Collections implements MediaUser {
 
   /** PUT: every field as sent, defaults for the absent ones; an absent slug or position is kept. */
   async replace(id: string, input: CollectionReplace): Promise<Collection> {
-    return this.db.tenant(async (tx) => {
-      const { em } = tx;
-      const collection = await lockCollection(em, id);
-      collection.slug = await resolveSlug(em, Collection, input.slug, input.title, collection);
-      const mediaId = input.image_media_id ?? null;
-      if (mediaId !== collection.imageMediaId) {
-        collection.imageUrl = await this.media.urlOf(tx, mediaId, 'body.image_media_id');
-        collection.imageMediaId = mediaId;
-      }
-      collection.title = input.title;
-      collection.description = input.description ?? null;
-      collection.status = input.status ?? 'active';
-      collection.sortOrder = input.sort_order ?? 'manual';
-      collection.seoTitle = input.seo_title ?? null;
-      collection.seoDescription = input.seo_description ?? null;
-      if (input.position !== undefined) collection.position = input.position;
-      collection.updatedAt = tx.now();
-      tx.publish('products.collection.updated', collectionEvent(collection));
-      await em.flush();
-      return collection;
-    });
+    return retryTaken('catalog_collection_slug', { name: 'slug', requested: input.slug }, () =>
+      this.db.tenant(async (tx) => {
+        const { em } = tx;
+        const collection = await lockCollection(em, id);
+        collection.slug = await resolveSlug(em, Collection, input.slug, input.title, collection);
+        const mediaId = input.image_media_id ?? null;
+        if (mediaId !== collection.imageMediaId) {
+          collection.imageUrl = await this.media.urlOf(tx, mediaId, 'body.image_media_id');
+          collection.imageMediaId = mediaId;
+        }
+        collection.title = input.title;
+        collection.description = input.description ?? null;
+        collection.status = input.status ?? 'active';
+        collection.sortOrder = input.sort_order ?? 'manual';
+        collection.seoTitle = input.seo_title ?? null;
+        collection.seoDescription = input.seo_description ?? null;
+        if (input.position !== undefined) collection.position = input.position;
+        collection.updatedAt = tx.now();
+        tx.publish('products.collection.updated', collectionEvent(collection));
+        await em.flush();
+        return collection;
+      }),
+    );
   }
 
   /** The products stay; only their membership goes (by the foreign key's cascade). */

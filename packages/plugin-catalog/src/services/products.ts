@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, Database, escapeLike, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
@@ -9,7 +9,7 @@ import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { readProduct, readProductPage } from './product-reads.js';
-import { requireBrand, requireSupplier } from './references.js';
+import { requireBrand, requireSupplier, retryTaken } from './references.js';
 
 export interface ProductView {
   product: Product;
@@ -56,15 +56,7 @@ export class Products implements MediaUser {
    */
   async create(input: ProductInput): Promise<ProductView> {
     this.refuseStock(input.variants.map((v, i) => [`body.variants.${i}.inventory_quantity`, v.inventory_quantity]));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.insert(input);
-      } catch (error) {
-        if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes('catalog_product_handle')) throw error;
-        if (input.handle) throw handleTaken(input.handle);
-        if (attempt === 5) throw error;
-      }
-    }
+    return retryTaken('catalog_product_handle', { name: 'handle', requested: input.handle }, () => this.insert(input));
   }
 
   private async insert(input: ProductInput): Promise<ProductView> {

@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, escapeLike, slugify } from '@qhatu/core';
 import { Brand } from '../entities/brand.js';
@@ -55,7 +56,7 @@ export async function resolveSlug(
 
 /**
  * A slug for `base` that no other row of the tenant has: `base`, else `base-2`, `base-3`, ...
- * (one statement). A race between two creates ends at the unique index as a 409.
+ * (one statement). A race between two writes ends at the unique index: see `retryTaken`.
  */
 async function freeSlug(em: EntityManager, entity: Slugged, base: string, exceptId?: string): Promise<string> {
   const where: Record<string, unknown> = { $or: [{ slug: base }, { slug: { $like: `${escapeLike(base)}-%` } }] };
@@ -72,5 +73,22 @@ async function assertSlugFree(em: EntityManager, entity: Slugged, slug: string, 
   if (exceptId) where.id = { $ne: exceptId };
   if (await em.count(entity as never, where as never)) {
     throw AppError.conflict(`The slug "${slug}" is taken`, 'CONFLICT', [{ path: 'body.slug', message: 'is taken' }]);
+  }
+}
+
+/**
+ * Runs `write` (a whole transaction) again when another row took the slug or handle between its
+ * look-up and the write, caught by the unique index `index`: a value made from a name moves on to
+ * the next free number; one the client sent is the 409 naming its field.
+ */
+export async function retryTaken<T>(index: string, field: { name: 'slug' | 'handle'; requested: string | null | undefined }, write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes(index)) throw error;
+      if (field.requested) throw AppError.conflict(`The ${field.name} "${field.requested}" is taken`, 'CONFLICT', [{ path: `body.${field.name}`, message: 'is taken' }]);
+      if (attempt === 5) throw error;
+    }
   }
 }
