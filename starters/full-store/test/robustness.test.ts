@@ -271,3 +271,64 @@ describe('bad input, on every operation of the OpenAPI document', () => {
     expect(failures).toEqual([]);
   }, 300_000);
 });
+
+type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
+type InputType = { name: string; kind: string; inputFields: Array<{ name: string; type: TypeRef }> | null; enumValues: Array<{ name: string }> | null };
+
+const INTROSPECTION = `{ __schema {
+  queryType { fields { name args { name type { ...T } } type { ...T } } }
+  mutationType { fields { name args { name type { ...T } } type { ...T } } }
+  types { name kind inputFields { name type { ...T } } enumValues { name } }
+} }
+fragment T on __Type { kind name ofType { kind name ofType { kind name } } }`;
+
+/** The GraphQL spelling of a type reference (`[ID!]!`). */
+function spell(type: TypeRef): string {
+  if (type.kind === 'NON_NULL') return `${spell(type.ofType!)}!`;
+  if (type.kind === 'LIST') return `[${spell(type.ofType!)}]`;
+  return type.name!;
+}
+
+describe('bad input, on every GraphQL query and mutation', () => {
+  it('is an error with a precise code, never INTERNAL_ERROR', async () => {
+    const gql = (query: string, variables: Record<string, unknown> = {}) =>
+      t.request({ method: 'POST', url: '/graphql', headers: shop.headers(), payload: { query, variables } });
+    const schema = (await gql(INTROSPECTION)).json().data.__schema;
+    const types = new Map<string, InputType>(schema.types.map((type: InputType) => [type.name, type]));
+    const BAD_TEXT = ['not-an-id', 'a\u0000b', 'x'.repeat(5000), randomUUID(), ''];
+    /** A value of the type, with `bad` for every ID and String in it. */
+    const value = (type: TypeRef, bad: string | number, depth = 0): unknown => {
+      if (type.kind === 'NON_NULL') return value(type.ofType!, bad, depth);
+      if (type.kind === 'LIST') return [value(type.ofType!, bad, depth)];
+      const named = types.get(type.name!)!;
+      if (named.kind === 'ENUM') return named.enumValues![0].name;
+      if (named.kind === 'INPUT_OBJECT') return depth > 3 ? {} : Object.fromEntries(named.inputFields!.map((f) => [f.name, value(f.type, bad, depth + 1)]));
+      if (type.name === 'Int') return typeof bad === 'number' ? bad : 1;
+      if (type.name === 'Float') return typeof bad === 'number' ? bad : 1.5;
+      if (type.name === 'Boolean') return true;
+      return typeof bad === 'string' ? bad : 'sample';
+    };
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [operation, fields] of [['query', schema.queryType.fields], ['mutation', schema.mutationType?.fields ?? []]] as const) {
+      for (const field of fields as Array<{ name: string; args: Array<{ name: string; type: TypeRef }>; type: TypeRef }>) {
+        if (field.name.startsWith('__') || !field.args.length) continue;
+        let inner = field.type;
+        while (inner.ofType) inner = inner.ofType;
+        const selection = types.get(inner.name!)?.kind === 'OBJECT' ? ' { __typename }' : '';
+        const declared = field.args.map((a) => `$${a.name}: ${spell(a.type)}`).join(', ');
+        const query = `${operation}(${declared}) { ${field.name}(${field.args.map((a) => `${a.name}: $${a.name}`).join(', ')})${selection} }`;
+        for (const bad of [...BAD_TEXT, -1, 2_147_483_647, 0]) {
+          const res = await gql(query, Object.fromEntries(field.args.map((a) => [a.name, value(a.type, bad)])));
+          sent++;
+          const errors: Array<{ message: string; extensions?: { code?: string } }> = res.json().errors ?? [];
+          if (res.statusCode >= 500 || errors.some((e) => !e.extensions?.code || e.extensions.code === 'INTERNAL_ERROR')) {
+            failures.push(`${res.statusCode} ← ${field.name} ${JSON.stringify(bad).slice(0, 40)}: ${res.body.slice(0, 200)}`);
+          }
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(50);
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
