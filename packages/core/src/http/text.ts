@@ -11,7 +11,7 @@ const NOT_STORABLE = 'must not contain the NUL character (U+0000)';
  */
 export function nulAt(value: unknown, path: string, depth = 0): string | null {
   if (typeof value === 'string') return value.includes(NUL) ? path : null;
-  if (value === null || typeof value !== 'object' || depth > 64 || Buffer.isBuffer(value)) return null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = nulAt(value[i], `${path}.${i}`, depth + 1);
@@ -19,6 +19,8 @@ export function nulAt(value: unknown, path: string, depth = 0): string | null {
     }
     return null;
   }
+  // Parsed JSON and query strings only: a raw body (a stream, a buffer) is its route's to read.
+  if (ArrayBuffer.isView(value) || typeof (value as { pipe?: unknown }).pipe === 'function') return null;
   for (const key of Object.keys(value)) {
     if (key.includes(NUL)) return path;
     const found = nulAt((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
