@@ -83,7 +83,10 @@ export async function buildHttp(
       info: {
         title: 'Qhatu commerce API',
         version: '1.0.0',
-        description: 'Multi-tenant headless commerce. Tenant routes take `Authorization: Bearer <token>` and `X-Tenant-ID`.',
+        description:
+          'Multi-tenant headless commerce. Tenant routes take `Authorization: Bearer <token>` and `X-Tenant-ID`. ' +
+          'Every error has the body `{"error": {"code", "message", "details"}}`; besides the answers each operation lists, ' +
+          'any may answer 413 (body too large), 415 (body not JSON) or 429 (too many requests).',
       },
       servers: [{ url: config.publicUrl }],
       components: {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { AppError } from '@qhatu/core';
-import type { FastifyInstance } from 'fastify';
+import { AppError, errorResponses } from '@qhatu/core';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
@@ -26,7 +26,13 @@ export async function localStorageRoutes(app: FastifyInstance, container: Depend
     scope.withTypeProvider<ZodTypeProvider>().put(`${UPLOADS_PATH}/*`, {
       config: { auth: 'public' },
       bodyLimit: maxBytes,
-      schema: { tags, summary: 'Upload the bytes of a pending file (the signed upload_url)', params: KeyParams, querystring: UploadGrantQuery },
+      schema: {
+        tags,
+        summary: 'Upload the bytes of a pending file (the signed upload_url)',
+        params: KeyParams,
+        querystring: UploadGrantQuery,
+        response: { 200: z.null().meta({ description: 'Stored; the ETag header is the MD5 of the bytes' }), ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
+      },
     }, async (req, reply) => {
       const { type, size, expires, signature } = req.query;
       const length = req.headers['content-length'];
@@ -35,13 +41,19 @@ export async function localStorageRoutes(app: FastifyInstance, container: Depend
         contentLength: length === undefined ? undefined : Number(length),
         body: (req.body as Readable | undefined) ?? Readable.from([]),
       });
-      return reply.code(200).header('etag', `"${etag}"`).send();
+      // An empty body, as S3 answers a presigned PUT.
+      return (reply as FastifyReply).code(200).header('etag', `"${etag}"`).send();
     });
   });
 
   app.withTypeProvider<ZodTypeProvider>().get(`${FILES_PATH}/*`, {
     config: { auth: 'public' },
-    schema: { tags, summary: 'A stored file or variant, by its storage key', params: KeyParams },
+    schema: {
+      tags,
+      summary: 'A stored file or variant, by its storage key',
+      params: KeyParams,
+      response: { 200: z.unknown().meta({ description: "The file's bytes, with its content type" }), ...errorResponses(400, 404) },
+    },
   }, async (req, reply) => {
     const key = req.params['*'];
     const object = isStorageKey(key) ? await storage.get(key) : null;

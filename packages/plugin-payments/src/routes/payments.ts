@@ -36,7 +36,7 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
       tags,
       summary: 'Pay an order on a gateway; recorded (201) whatever the provider answers, its status tells the outcome',
       body: PaymentCreate,
-      response: { 201: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 422) },
+      response: { 201: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 409, 422) },
     },
   }, async (req, reply) => reply.code(201).send({ data: paymentOut(await payments.create(req.body)) }));
 
