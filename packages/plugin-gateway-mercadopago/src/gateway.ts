@@ -143,6 +143,8 @@ export const mercadoPagoGateway: PaymentGateway = {
     { name: 'public_key', required: false, secret: false, description: 'APP_USR-…/TEST-… public key for MercadoPago.js in the storefront' },
   ],
   defaultBaseUrl: 'https://api.mercadopago.com',
+  // Every charge and refund carries an idempotency key made from Qhatu's id.
+  idempotent: true,
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
     const body: Record<string, unknown> = {

@@ -72,6 +72,8 @@ export const stripeGateway: PaymentGateway = {
     { name: 'publishable_key', required: false, secret: false, description: 'pk_… for Stripe.js in the storefront' },
   ],
   defaultBaseUrl: 'https://api.stripe.com',
+  // Every charge and refund carries an idempotency key made from Qhatu's id.
+  idempotent: true,
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
     try {

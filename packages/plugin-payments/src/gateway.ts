@@ -174,7 +174,14 @@ export interface PaymentGateway {
   /** The provider's production API; the operator overrides it with QHATU_GATEWAY_<ID>_BASE_URL. */
   readonly defaultBaseUrl: string;
 
-  /** Creates and confirms the charge from the client's token. Throws only for programming errors. */
+  /**
+   * The provider takes `charge` and `refund` repeated with the same payment or refund id as one
+   * call (idempotency keys made from Qhatu's ids, as Stripe's, Mercado Pago's and PayPal's APIs
+   * take). A call whose answer was lost (a timeout, a dropped connection, a 5xx) is then repeated
+   * until the provider answers, instead of being recorded failed while the provider may have done it.
+   */
+  readonly idempotent?: boolean;
+  /** Creates and confirms the charge from the client's token; throws when the provider cannot be reached. */
   charge(ctx: GatewayContext, request: ChargeRequest): Promise<ChargeResult>;
   /**
    * Finishes a pending payment once the browser did what `nextAction` asked (a provider that wants

@@ -46,11 +46,35 @@ export abstract class HttpDouble implements ProviderDouble {
 
   /** Listens on a free port, `url` its address. */
   async start(): Promise<this> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const server = createServer((req, res) => {
+      if (this.lose > 0 && this.loses(req)) {
+        // Done, but the answer never arrives: the connection drops instead.
+        this.lose--;
+        const cut = () => {
+          req.socket.destroy();
+          return res;
+        };
+        res.writeHead = cut as never;
+        res.end = cut as never;
+      }
+      void this.handle(req, res);
+    });
     this.server = server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return this;
+  }
+
+  private lose = 0;
+  private loses: (req: IncomingMessage) => boolean = () => true;
+
+  /**
+   * The next `count` requests that `which` picks are carried out but their answers are lost (the
+   * connection drops after the work is done), as when a provider times out after charging.
+   */
+  loseAnswers(count: number, which: (req: IncomingMessage) => boolean = () => true): void {
+    this.lose = count;
+    this.loses = which;
   }
 
   /** Stops listening, cutting any connection still open. */

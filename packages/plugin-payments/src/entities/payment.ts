@@ -20,6 +20,11 @@ export const Payment = defineEntity({
     nextAction: p.json<Record<string, unknown>>().nullable(),
     /** What the gateway keeps while the payment is pending (`ChargeResult.keep`); never shown. */
     gatewayData: p.json<Record<string, unknown>>().nullable(),
+    /**
+     * The client's payment fields, sealed, while a charge whose answer was lost is repeated
+     * (idempotent gateways only); null otherwise. Never shown.
+     */
+    retryFields: p.text().nullable(),
     /** The payment session it paid, for gateways that open one. */
     sessionId: p.uuid().nullable(),
     /** Sum of the refunds the provider confirmed. */

@@ -12,3 +12,9 @@ export async function lockPayment(tx: Tx, id: string): Promise<Payment> {
 export function unreachable(error: unknown): string {
   return `The payment provider could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }
+
+/**
+ * A charge or refund whose answer was lost, on an idempotent gateway, is repeated for this long,
+ * well within the time providers keep idempotency keys; then it is failed.
+ */
+export const RETRY_FOR_MS = 6 * 3_600_000;

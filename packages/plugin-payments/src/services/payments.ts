@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { AppError, Database, LOGGER, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, LOGGER, paginate, Secrets, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -9,7 +9,7 @@ import { Refund } from '../entities/refund.js';
 import type { ChargeResult } from '../gateway.js';
 import { paymentMachine } from '../machines/payment.js';
 import { publishFailed, publishPaid } from './events.js';
-import { lockPayment, unreachable } from './locks.js';
+import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { Refunds } from './refunds.js';
@@ -24,6 +24,8 @@ export interface PaymentInput extends Record<string, unknown> {
 
 const FINAL = new Set(['paid', 'failed', 'partially_refunded', 'refunded']);
 
+
+
 export { lockPayment, unreachable } from './locks.js';
 
 /** Payments: recorded first, then charged on the gateway outside any transaction, then moved by the answer. */
@@ -35,6 +37,7 @@ export class Payments {
     @inject(GatewaySettings) private readonly settings: GatewaySettings,
     @inject(Sessions) private readonly sessions: Sessions,
     @inject(Refunds) private readonly refunds: Refunds,
+    @inject(Secrets) private readonly secrets: Secrets,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -53,7 +56,7 @@ export class Payments {
       const at = tx.now();
       const payment = tx.em.create(Payment, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, amount: input.amount, currency: input.currency,
-        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, gatewayData: null, sessionId: null, refundedAmount: 0,
+        status: 'pending', providerPaymentId: null, method: null, failureReason: null, nextAction: null, gatewayData: null, retryFields: null, sessionId: null, refundedAmount: 0,
         capturedAt: null, createdAt: at, updatedAt: at,
       });
       const session = await this.sessions.claim(tx, gateway, payment, fields);
@@ -65,9 +68,57 @@ export class Payments {
       result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session });
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
+      // The provider may have charged: an idempotent one is asked again (GET /payments/:id, the sweep).
+      if (gateway.idempotent) return this.keepForRetry(payment.id, fields);
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
     }
     return this.settle(gateway.name, gateway.id, payment.id, result);
+  }
+
+  /** Leaves a payment whose charge went unanswered pending, with its fields sealed for the repeat. */
+  private async keepForRetry(id: string, fields: Record<string, unknown>): Promise<Payment> {
+    return this.db.tenant(async (tx) => {
+      const payment = await lockPayment(tx, id);
+      if (payment.status === 'pending' && !payment.providerPaymentId) {
+        payment.retryFields = this.secrets.seal(JSON.stringify(fields));
+        payment.updatedAt = tx.now();
+      }
+      return payment;
+    });
+  }
+
+  /**
+   * Repeats, with the same payment id (so the same idempotency key), a charge whose answer was
+   * lost; the provider's answer moves the payment. Unanswered for RETRY_FOR_MS, the payment is failed.
+   */
+  async retryCharge(id: string): Promise<void> {
+    const found = await this.db.tenant(async (tx) => {
+      const payment = await tx.em.findOne(Payment, { id });
+      const gateway = payment && this.gateways.find(payment.gateway);
+      if (!payment?.retryFields || payment.status !== 'pending' || !gateway) return null;
+      const session = payment.sessionId ? await this.sessions.stored(tx, payment.sessionId) : null;
+      return { payment, gateway, session, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }) };
+    });
+    if (!found) return;
+    const { payment, gateway, session, ctx } = found;
+    const fields = JSON.parse(this.secrets.open(payment.retryFields!)) as Record<string, unknown>;
+    let result: ChargeResult;
+    try {
+      result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session });
+    } catch (error) {
+      this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed again');
+      await this.db.tenant(async (tx) => {
+        const locked = await lockPayment(tx, id);
+        if (!locked.retryFields || locked.status !== 'pending') return;
+        if (tx.now().getTime() - locked.createdAt.getTime() < RETRY_FOR_MS) {
+          locked.updatedAt = tx.now();
+          return;
+        }
+        await this.applyCharge(tx, locked, { status: 'failed', providerPaymentId: null, failureReason: `${unreachable(error)} (for 6 hours); check the provider's dashboard before charging again` });
+      });
+      return;
+    }
+    await this.settle(gateway.name, gateway.id, payment.id, result);
   }
 
   /** Applies a charge's answer; a provider payment already paying another payment fails this one. */
@@ -113,11 +164,13 @@ export class Payments {
   async get(id: string): Promise<{ payment: Payment; refunds: Refund[] }> {
     const { payment, open } = await this.db.tenant(async ({ em }) => ({
       payment: await em.findOne(Payment, { id }),
-      open: await em.find(Refund, { paymentId: id, status: { $in: ['pending', 'processing'] }, providerRefundId: { $ne: null } }),
+      // Open refunds: re-read from the provider, or, unanswered, asked again.
+      open: await em.find(Refund, { paymentId: id, status: { $in: ['pending', 'processing'] } }),
     }));
     if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
     if (!FINAL.has(payment.status) && payment.providerPaymentId) await this.poll(payment);
-    for (const refund of open) await this.refunds.refresh(refund.id);
+    else if (payment.retryFields) await this.retryCharge(payment.id);
+    for (const refund of open) await (refund.providerRefundId ? this.refunds.refresh(refund.id) : this.refunds.retry(refund.id));
     return this.db.tenant(async ({ em }) => ({
       payment: (await em.findOne(Payment, { id }))!,
       refunds: await em.find(Refund, { paymentId: id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
@@ -218,6 +271,8 @@ export class Payments {
    */
   async applyCharge(tx: Tx, payment: Payment, result: ChargeResult): Promise<Payment> {
     if (result.providerPaymentId && !payment.providerPaymentId) payment.providerPaymentId = result.providerPaymentId;
+    // The provider answered: nothing is left to repeat.
+    payment.retryFields = null;
     if (FINAL.has(payment.status)) return payment;
     if (result.method) payment.method = result.method;
     payment.nextAction = result.status === 'pending' ? (result.nextAction ?? null) : null;

@@ -11,7 +11,7 @@ import { refundMachine } from '../machines/refund.js';
 import { publishRefund } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
-import { lockPayment, unreachable } from './locks.js';
+import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
 
 export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
@@ -63,12 +63,54 @@ export class Refunds {
       result = await gateway.refund(ctx, { refundId: refund.id, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, refundId: refund.id }, 'refund gateway call failed');
-      result = { status: 'failed', providerRefundId: null, failureReason: unreachable(error) };
+      // The provider may have refunded: on an idempotent one the refund stays pending (its amount
+      // still counted) and is asked again; failing it would let the same money go out twice.
+      if (gateway.idempotent) return refund;
+      result = { status: 'failed', providerRefundId: null, failureReason: `${unreachable(error)}; check the provider's dashboard before refunding again` };
     }
     return this.db.tenant(async (tx) => {
       const locked = await lockPayment(tx, paymentId);
       const stored = (await tx.em.findOne(Refund, { id: refund.id }, { refresh: true }))!;
       return this.apply(tx, locked, stored, result);
+    });
+  }
+
+  /**
+   * Repeats, with the same refund id (so the same idempotency key), a refund whose answer was lost
+   * on an idempotent gateway. Unanswered for RETRY_FOR_MS, it is failed with a word to check the
+   * provider before refunding again.
+   */
+  async retry(refundId: string): Promise<void> {
+    const found = await this.db.tenant(async (tx) => {
+      const refund = await tx.em.findOne(Refund, { id: refundId });
+      const payment = refund && (await tx.em.findOne(Payment, { id: refund.paymentId }));
+      const gateway = payment && this.gateways.find(payment.gateway);
+      if (!refund || !payment || !gateway?.idempotent || refund.status !== 'pending' || refund.providerRefundId) return null;
+      return { refund, payment, gateway, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }) };
+    });
+    if (!found) return;
+    const { refund, payment, gateway, ctx } = found;
+    let result: RefundResult;
+    try {
+      result = await gateway.refund(ctx, { refundId, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
+    } catch (error) {
+      this.logger.warn({ err: error, gateway: gateway.id, refundId }, 'refund gateway call failed again');
+      await this.db.tenant(async (tx) => {
+        const locked = await lockPayment(tx, payment.id);
+        const stored = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
+        if (stored.status !== 'pending' || stored.providerRefundId) return;
+        if (tx.now().getTime() - stored.createdAt.getTime() < RETRY_FOR_MS) {
+          stored.updatedAt = tx.now();
+          return;
+        }
+        await this.apply(tx, locked, stored, { status: 'failed', providerRefundId: null, failureReason: `${unreachable(error)} (for 6 hours); check the provider's dashboard before refunding again` });
+      });
+      return;
+    }
+    await this.db.tenant(async (tx) => {
+      const locked = await lockPayment(tx, payment.id);
+      const stored = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
+      await this.apply(tx, locked, stored, result);
     });
   }
 

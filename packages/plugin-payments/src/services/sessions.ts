@@ -80,6 +80,12 @@ export class Sessions {
     );
   }
 
+  /** The session a payment paid, as `charge` receives it. */
+  async stored(tx: Tx, id: string): Promise<StoredSession | null> {
+    const session = await tx.em.findOne(PaymentSession, { id });
+    return session && { id: session.id, reference: session.reference, data: session.data, amount: session.amount, currency: session.currency };
+  }
+
   async get(id: string): Promise<PaymentSession> {
     const session = await this.db.tenant(({ em }) => em.findOne(PaymentSession, { id }));
     if (!session) throw AppError.notFound('Payment session', 'PAYMENT_SESSION_NOT_FOUND');

@@ -31,6 +31,8 @@ export interface PaymentSweepResult {
   expired: number;
   /** Pending payments a day old voided at a provider that can (`PaymentGateway.cancel`). */
   abandoned: number;
+  /** Charges and refunds whose answer was lost, asked again (idempotent gateways). */
+  repeated: number;
 }
 
 /**
@@ -102,10 +104,35 @@ export class PaymentSweep {
           [new Date(now - PENDING_EXPIRES_MS), ...voiding],
         )
       : [];
+    // Charges and refunds whose answer was lost, on gateways that take a repeated call as one.
+    const idempotent = this.gateways.all().filter((g) => g.idempotent).map((g) => g.id);
+    const among = idempotent.map(() => '?').join(', ');
+    const unansweredCharges = await this.db.query<{ tenant_id: string; id: string }>(
+      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
+        WHERE p.retry_fields IS NOT NULL AND p.status = 'pending' AND p.updated_at < ? AND t.status IN ('active', 'trial')
+        ORDER BY p.updated_at LIMIT ${BATCH}`,
+      [cutoff],
+    );
+    const unansweredRefunds = idempotent.length
+      ? await this.db.query<{ tenant_id: string; id: string }>(
+          `SELECT r.tenant_id, r.id FROM payments_refund r
+             JOIN payments_payment p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
+             JOIN core_tenant t ON t.id = r.tenant_id
+            WHERE r.status = 'pending' AND r.provider_refund_id IS NULL AND r.updated_at < ? AND p.gateway IN (${among})
+              AND t.status IN ('active', 'trial')
+            ORDER BY r.updated_at LIMIT ${BATCH}`,
+          [cutoff, ...idempotent],
+        )
+      : [];
+    await each(unansweredCharges, (id) => this.payments.retryCharge(id));
+    await each(unansweredRefunds, (id) => this.refunds.retry(id));
     await each(payments, (id) => this.payments.refresh(id));
     await each(refunds, (id) => this.refunds.refresh(id));
     await each(stale, (id) => this.payments.expire(id, new Date(now - PENDING_EXPIRES_MS)));
     await each(left, (id) => this.payments.abandon(id, new Date(now - PENDING_EXPIRES_MS)));
-    return { payments: payments.length, refunds: refunds.length, expired: stale.length, abandoned: left.length };
+    return {
+      payments: payments.length, refunds: refunds.length, expired: stale.length, abandoned: left.length,
+      repeated: unansweredCharges.length + unansweredRefunds.length,
+    };
   }
 }
