@@ -129,6 +129,24 @@ describe('POST /payments on Mercado Pago', () => {
     });
   });
 
+  it('an answer lost after Mercado Pago charged or refunded: pending, then asked again with the same X-Idempotency-Key, done once', async () => {
+    const writes = (path: RegExp) => (req: { method?: string; url?: string }) => req.method === 'POST' && path.test(req.url ?? '');
+    double.loseAnswers(1, writes(/^\/v1\/payments$/));
+    const payment = (await pay(store, await createOrder(admin))).json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+    const made = () => [...double.payments.values()].filter((p) => p.external_reference === payment.id);
+    expect(made()).toHaveLength(1);
+    expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'paid', provider_payment_id: String(made()[0].id) });
+    expect(made()).toHaveLength(1);
+
+    double.loseAnswers(1, writes(/\/refunds$/));
+    const refund = (await admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0 })).json().data;
+    expect(refund).toMatchObject({ status: 'pending', provider_refund_id: null });
+    expect((await admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 1 })).json().error.code).toBe('REFUND_EXCEEDS_AMOUNT');
+    expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'refunded', refunds: [{ id: refund.id, status: 'refunded' }] });
+    expect(made()[0].refunds).toHaveLength(1);
+  });
+
   it('another store cannot read or refund the payment; storefront keys cannot refund', async () => {
     const payment = (await pay(store, await createOrder(admin))).json().data;
     expect((await caller(t, other)('GET', `${PAYMENTS}/${payment.id}`)).statusCode).toBe(404);
