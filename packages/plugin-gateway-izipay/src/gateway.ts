@@ -59,6 +59,8 @@ export const izipayGateway: PaymentGateway = {
     { name: 'public_key', required: true, secret: false, description: "The public key (shop id:testpublickey_…) for the storefront's embedded form" },
   ],
   defaultBaseUrl: 'https://api.micuentaweb.pe',
+  // The charge reads back what the browser paid; a refund (CancelOrRefund) takes no key.
+  idempotent: { charge: true, refund: false },
 
   async createSession(ctx: GatewayContext, req: SessionRequest): Promise<SessionResult> {
     if (!(IZIPAY_CURRENCIES as readonly string[]).includes(req.currency)) throw new AppError(422, 'GATEWAY_REFUSED', `Izipay does not take ${req.currency}`);

@@ -231,14 +231,24 @@ describe('POST /payments on Izipay: the transaction the form made, re-read', () 
     expect(double.requests).toHaveLength(before);
   });
 
-  it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
+  it('a provider that cannot be reached: 201 pending, since the form may have paid; every read asks again', async () => {
     const order = await createOrder(admin);
     const browser = double.pay((await openForm(store, order)).client.form_token);
     await withUnreachableGateway(izipay, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
       const res = await pay(api, await createOrder(api), browser);
       expect(res.statusCode).toBe(201);
-      expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
+      expect(res.json().data).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+      expect((await api('GET', `${PAYMENTS}/${res.json().data.id}`)).json().data.status).toBe('pending');
     });
+  });
+
+  it('a read-back whose answer is lost: 201 pending, and the next read finds the transaction the form made', async () => {
+    const order = await createOrder(admin);
+    const browser = double.pay((await openForm(store, order)).client.form_token);
+    double.loseAnswers(1, (req) => req.url?.endsWith('/Transaction/Get') ?? false);
+    const payment = (await pay(store, order, browser)).json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+    expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'paid', provider_payment_id: browser.uuid });
   });
 
   it('another store cannot read the payment; storefront keys cannot refund', async () => {

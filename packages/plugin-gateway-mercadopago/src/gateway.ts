@@ -144,7 +144,7 @@ export const mercadoPagoGateway: PaymentGateway = {
   ],
   defaultBaseUrl: 'https://api.mercadopago.com',
   // Every charge and refund carries an idempotency key made from Qhatu's id.
-  idempotent: true,
+  idempotent: { charge: true, refund: true },
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
     const body: Record<string, unknown> = {

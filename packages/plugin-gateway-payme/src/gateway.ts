@@ -63,6 +63,8 @@ export const paymeGateway: PaymentGateway = {
     },
   ],
   defaultBaseUrl: 'https://api.alignet.io',
+  // The charge reads back what Flex paid; the extorno takes no key.
+  idempotent: { charge: true, refund: false },
   sessionField: 'merchant_operation_number',
   sessionRequired: true,
 

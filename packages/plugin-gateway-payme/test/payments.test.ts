@@ -210,18 +210,22 @@ describe('POST /payments on Pay-me', () => {
     expect(double.requests.slice(before).map((r) => `${r.method} ${r.path.split('/')[1]}`)).toEqual(['GET charges', 'POST token', 'GET charges']);
   });
 
-  it('a Pay-me that cannot be reached: 201 failed, the reason says so', async () => {
+  it('a Pay-me that cannot be reached: 201 pending, since Flex did charge; read back once Pay-me answers', async () => {
     const order = await createOrder(admin);
     const session = await openSession(store, order.id);
     const { chargeId } = await double.pay(session.client);
     double.down = true;
+    let payment;
     try {
       const res = await pay(store, order, session, chargeId);
       expect(res.statusCode).toBe(201);
-      expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
+      payment = res.json().data;
+      expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+      expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data.status).toBe('pending');
     } finally {
       double.down = false;
     }
+    expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'paid', provider_payment_id: expect.stringContaining(chargeId) });
   });
 
   it('a session pays once: a second payment naming it is 409', async () => {

@@ -86,8 +86,8 @@ export const paypalGateway: PaymentGateway = {
     { name: 'merchant_id', required: false, secret: false, description: "The store's PayPal account id; when set, an order paying any other account is refused" },
   ],
   defaultBaseUrl: 'https://api-m.paypal.com',
-  // Every charge and refund carries an idempotency key made from Qhatu's id.
-  idempotent: true,
+  // Every capture and refund carries a PayPal-Request-Id made from Qhatu's id.
+  idempotent: { charge: true, refund: true },
   sessionField: 'paypal_order_id',
   sessionRequired: false,
 

@@ -73,7 +73,7 @@ export const stripeGateway: PaymentGateway = {
   ],
   defaultBaseUrl: 'https://api.stripe.com',
   // Every charge and refund carries an idempotency key made from Qhatu's id.
-  idempotent: true,
+  idempotent: { charge: true, refund: true },
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
     try {

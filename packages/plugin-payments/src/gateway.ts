@@ -175,12 +175,14 @@ export interface PaymentGateway {
   readonly defaultBaseUrl: string;
 
   /**
-   * The provider takes `charge` and `refund` repeated with the same payment or refund id as one
-   * call (idempotency keys made from Qhatu's ids, as Stripe's, Mercado Pago's and PayPal's APIs
-   * take). A call whose answer was lost (a timeout, a dropped connection, a 5xx) is then repeated
-   * until the provider answers, instead of being recorded failed while the provider may have done it.
+   * Which calls can be made again with the same request and never charge or refund twice: with
+   * an idempotency key made from Qhatu's payment or refund id (Stripe's, Mercado Pago's and
+   * PayPal's APIs take one), or because the call only reads back what the browser already did
+   * (Izipay's and Pay-me's charges). A call of these whose answer was lost (a timeout, a dropped
+   * connection, a 5xx) is repeated until the provider answers, instead of being recorded failed
+   * while the provider may have done it.
    */
-  readonly idempotent?: boolean;
+  readonly idempotent?: { charge: boolean; refund: boolean };
   /** Creates and confirms the charge from the client's token; throws when the provider cannot be reached. */
   charge(ctx: GatewayContext, request: ChargeRequest): Promise<ChargeResult>;
   /**

@@ -69,7 +69,7 @@ export class Payments {
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
       // The provider may have charged: an idempotent one is asked again (GET /payments/:id, the sweep).
-      if (gateway.idempotent) return this.keepForRetry(payment.id, fields);
+      if (gateway.idempotent?.charge) return this.keepForRetry(payment.id, fields);
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
     }
     return this.settle(gateway.name, gateway.id, payment.id, result);

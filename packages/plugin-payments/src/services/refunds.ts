@@ -65,7 +65,7 @@ export class Refunds {
       this.logger.warn({ err: error, gateway: gateway.id, refundId: refund.id }, 'refund gateway call failed');
       // The provider may have refunded: on an idempotent one the refund stays pending (its amount
       // still counted) and is asked again; failing it would let the same money go out twice.
-      if (gateway.idempotent) return refund;
+      if (gateway.idempotent?.refund) return refund;
       result = { status: 'failed', providerRefundId: null, failureReason: `${unreachable(error)}; check the provider's dashboard before refunding again` };
     }
     return this.db.tenant(async (tx) => {
@@ -85,7 +85,7 @@ export class Refunds {
       const refund = await tx.em.findOne(Refund, { id: refundId });
       const payment = refund && (await tx.em.findOne(Payment, { id: refund.paymentId }));
       const gateway = payment && this.gateways.find(payment.gateway);
-      if (!refund || !payment || !gateway?.idempotent || refund.status !== 'pending' || refund.providerRefundId) return null;
+      if (!refund || !payment || !gateway?.idempotent?.refund || refund.status !== 'pending' || refund.providerRefundId) return null;
       return { refund, payment, gateway, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }) };
     });
     if (!found) return;

@@ -105,7 +105,7 @@ export class PaymentSweep {
         )
       : [];
     // Charges and refunds whose answer was lost, on gateways that take a repeated call as one.
-    const idempotent = this.gateways.all().filter((g) => g.idempotent).map((g) => g.id);
+    const idempotent = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
     const among = idempotent.map(() => '?').join(', ');
     const unansweredCharges = await this.db.query<{ tenant_id: string; id: string }>(
       `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
