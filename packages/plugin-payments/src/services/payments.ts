@@ -24,8 +24,6 @@ export interface PaymentInput extends Record<string, unknown> {
 
 const FINAL = new Set(['paid', 'failed', 'partially_refunded', 'refunded']);
 
-
-
 export { lockPayment, unreachable } from './locks.js';
 
 /** Payments: recorded first, then charged on the gateway outside any transaction, then moved by the answer. */

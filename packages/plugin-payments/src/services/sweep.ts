@@ -41,6 +41,9 @@ export interface PaymentSweepResult {
  */
 export const PENDING_EXPIRES_MS = 24 * 3_600_000;
 
+/** `?, ?, ?` for a list of bound values. */
+const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+
 /** At most this many of each per run, oldest first: a run stays short, the next one goes on. */
 const BATCH = 200;
 
@@ -98,30 +101,29 @@ export class PaymentSweep {
     const left = voiding.length
       ? await this.db.query<{ tenant_id: string; id: string }>(
           `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
-            WHERE p.status = 'pending' AND p.provider_payment_id IS NOT NULL AND p.created_at < ? AND p.gateway IN (${voiding.map(() => '?').join(', ')})
+            WHERE p.status = 'pending' AND p.provider_payment_id IS NOT NULL AND p.created_at < ? AND p.gateway IN (${marks(voiding)})
               AND t.status IN ('active', 'trial')
             ORDER BY p.created_at LIMIT ${BATCH}`,
           [new Date(now - PENDING_EXPIRES_MS), ...voiding],
         )
       : [];
     // Charges and refunds whose answer was lost, on gateways that take a repeated call as one.
-    const idempotent = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
-    const among = idempotent.map(() => '?').join(', ');
+    const repeatable = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
     const unansweredCharges = await this.db.query<{ tenant_id: string; id: string }>(
       `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
         WHERE p.retry_fields IS NOT NULL AND p.status = 'pending' AND p.updated_at < ? AND t.status IN ('active', 'trial')
         ORDER BY p.updated_at LIMIT ${BATCH}`,
       [cutoff],
     );
-    const unansweredRefunds = idempotent.length
+    const unansweredRefunds = repeatable.length
       ? await this.db.query<{ tenant_id: string; id: string }>(
           `SELECT r.tenant_id, r.id FROM payments_refund r
              JOIN payments_payment p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
              JOIN core_tenant t ON t.id = r.tenant_id
-            WHERE r.status = 'pending' AND r.provider_refund_id IS NULL AND r.updated_at < ? AND p.gateway IN (${among})
+            WHERE r.status = 'pending' AND r.provider_refund_id IS NULL AND r.updated_at < ? AND p.gateway IN (${marks(repeatable)})
               AND t.status IN ('active', 'trial')
             ORDER BY r.updated_at LIMIT ${BATCH}`,
-          [cutoff, ...idempotent],
+          [cutoff, ...repeatable],
         )
       : [];
     await each(unansweredCharges, (id) => this.payments.retryCharge(id));
