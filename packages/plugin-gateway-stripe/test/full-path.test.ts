@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
-import { StripeDouble } from './fixtures/stripe-double.js';
+import { StripeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, type StripeAccount } from './helpers.js';
 
 // cart → checkout → order → payment on Stripe → signed notification → order paid (stock reserved)

@@ -5,7 +5,7 @@ import type { ChargeRequest, GatewayContext } from '@qhatu/plugin-payments';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripeGateway } from '../src/index.js';
-import { StripeDouble } from './fixtures/stripe-double.js';
+import { StripeDouble } from '../src/testing.js';
 import { newAccount, type StripeAccount } from './helpers.js';
 
 // The adapter against the double without the app: what the SDK sends, retries and throws.

@@ -8,7 +8,7 @@ import payments from '@qhatu/plugin-payments';
 import { caller, createOrder, outbox, PAYMENTS, until, type Caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
-import { StripeDouble } from './fixtures/stripe-double.js';
+import { StripeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, pay } from './helpers.js';
 
 /**

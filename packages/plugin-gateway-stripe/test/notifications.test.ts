@@ -3,7 +3,7 @@ import { caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
 import { signStripePayload } from '../src/signature.js';
-import { StripeDouble } from './fixtures/stripe-double.js';
+import { StripeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, pay, type StripeAccount } from './helpers.js';
 
 // Stripe's signed events at /webhooks/stripe/<tenant id>: verified with that store's endpoint

@@ -6,7 +6,7 @@ import {
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
-import { StripeDouble } from './fixtures/stripe-double.js';
+import { StripeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, pay, type StripeAccount } from './helpers.js';
 
 let w: GatewayStores<StripeDouble>;

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StripeDouble } from '@qhatu/plugin-gateway-stripe/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -17,6 +18,9 @@ let server: ChildProcess;
 let base: string;
 let dataDir: string;
 let output = '';
+/** Stripe, as the store's payment provider: a double on 127.0.0.1 the operator points the store at. */
+const stripeKey = 'sk_test_scenario';
+let stripe: StripeDouble;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -45,7 +49,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-scenario-'));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), QHATU_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  stripe = await new StripeDouble(new Set([stripeKey])).start();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), QHATU_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QHATU_GATEWAY_STRIPE_BASE_URL: stripe.url };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'QHATU_PLATFORM_TOKEN', 'QHATU_ENV']) delete env[name];
   server = spawn(process.execPath, ['packages/cli/bin/qhatu.js', 'start', '--config', 'starters/full-store/qhatu.config.ts'], { cwd: root, env });
   server.stdout!.on('data', (d) => (output += d));
@@ -59,8 +64,20 @@ afterAll(async () => {
     server.kill('SIGTERM');
     await exited;
   }
+  await stripe?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+/** Polls `read` until it gives `expected` (the in-process workers move orders along). */
+async function until<T>(read: () => Promise<T>, expected: T, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  let last: T = await read();
+  while (last !== expected && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  expect(last).toBe(expected);
+}
 
 async function call(method: string, url: string, headers: Record<string, string>, body?: unknown) {
   const res = await fetch(`${base}${url}`, {
@@ -150,5 +167,39 @@ describe('a store on the embedded database', () => {
     const suspended = await call('POST', `/api/v1/tenants/${tenantId}/suspend`, platform);
     expect(suspended.body.data.status).toBe('suspended');
     expect((await call('GET', '/api/v1/catalog/products', shopper)).body.error.code).toBe('TENANT_SUSPENDED');
+  });
+
+  it('sells: cart → checkout → order → Stripe payment → paid, then a refund, with the workers in-process', async () => {
+    const platform = { authorization: `Bearer ${(await readFile(path.join(dataDir, 'platform-token'), 'utf8')).trim()}` };
+    const tenantId = (await call('POST', '/api/v1/tenants', platform, { name: 'Cusco Knits', currency: 'PEN' })).body.data.id;
+    const keyOf = async (scope: string) => (await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: scope, scope })).body.data.token;
+    const admin = { authorization: `Bearer ${await keyOf('admin')}`, 'x-tenant-id': tenantId };
+    const shopper = { authorization: `Bearer ${await keyOf('storefront')}`, 'x-tenant-id': tenantId };
+
+    const configured = await call('PUT', '/api/v1/payments/gateways/stripe', admin, { enabled: true, credentials: { secret_key: stripeKey, webhook_secret: 'whsec_scenario' } });
+    expect(configured.status).toBe(200);
+    const warehouse = (await call('POST', '/api/v1/inventory/warehouses', admin, { name: 'Cusco', code: 'CUS' })).body.data.id;
+    const variant = (await call('POST', '/api/v1/catalog/products', admin, { title: 'Llama beanie', variants: [{ title: 'One size', price: 4000 }] })).body.data.variants[0].id;
+    expect((await call('POST', `/api/v1/inventory/warehouses/${warehouse}/stock/adjust`, admin, { variant_id: variant, delta: 5, reason: 'received' })).status).toBe(200);
+
+    const cart = (await call('POST', '/api/v1/checkout/carts', shopper, {})).body.data;
+    expect((await call('POST', `/api/v1/checkout/carts/${cart.id}/items`, shopper, { variant_id: variant, quantity: 2 })).status).toBe(201);
+    const started = (await call('POST', '/api/v1/checkout/checkouts', shopper, { cart_id: cart.id, email: 'rosa@example.com' })).body.data;
+    const address = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'PE', zip: '08000', phone: '+51987654321' };
+    const checkout = (await call('PUT', `/api/v1/checkout/checkouts/${started.id}/shipping`, shopper, {
+      shipping_address: address, billing_address: address, shipping_rate: { carrier: 'Olva', service: 'Express', price: 1500 },
+    })).body.data;
+    expect(checkout).toMatchObject({ status: 'payment_pending', total: 9500, order_id: expect.any(String) });
+
+    const payment = await call('POST', '/api/v1/payments', shopper, { order_id: checkout.order_id, gateway: 'stripe', amount: 9500, currency: 'PEN', payment_method_id: 'pm_card_visa' });
+    expect(payment.status).toBe(201);
+    expect(payment.body.data).toMatchObject({ status: 'paid', provider_payment_id: expect.stringMatching(/^pi_/) });
+    await until(async () => (await call('GET', `/api/v1/orders/${checkout.order_id}`, admin)).body.data.status, 'paid');
+    await until(async () => (await call('GET', `/api/v1/checkout/checkouts/${checkout.id}`, shopper)).body.data.status, 'completed');
+
+    const refund = await call('POST', `/api/v1/payments/${payment.body.data.id}/refund`, admin, { amount: 0, reason: 'requested_by_customer' });
+    expect(refund.body.data).toMatchObject({ status: 'refunded', amount: 9500 });
+    await until(async () => (await call('GET', `/api/v1/orders/${checkout.order_id}`, admin)).body.data.status, 'refunded');
+    expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([9500]);
   });
 });
