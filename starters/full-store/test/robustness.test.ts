@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import project from '../qhatu.config.js';
 
 /**
- * Bad input never yields a 500. Every operation of /openapi.json is sent, as a store's admin,
- * ids of nothing and of something, malformed queries, and bodies built from its own schema with
- * one field at a time made wrong (types, sizes, NUL characters, numbers past any column). Each
- * answer must be a success or a 4xx with the contract's error body; a 5xx only when a provider
- * could not be reached (502 with its code).
+ * Bad input never yields a 500. Every operation of /openapi.json is sent, as the caller it needs
+ * (a store's admin, else its storefront key, a customer or the platform), ids of nothing and of
+ * something, malformed queries, and bodies built from its own schema with one field at a time
+ * made wrong (types, sizes, NUL characters, numbers past any column); each write is also sent
+ * four times at once. Each answer must be a success or a 4xx with the contract's error body (a
+ * 5xx only when a provider could not be reached: 502 with its code), and one that the
+ * operation's OpenAPI entry lists.
  */
 
 type Schema = {
