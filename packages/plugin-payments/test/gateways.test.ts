@@ -139,6 +139,20 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(double.requests.at(-1)).toMatchObject({ url: '/refunds', body: { charge: res.json().data.provider_payment_id, amount: 1000 } });
   });
 
+  it('pays in two short transactions, and reads a settled payment in one (SQL statements per request)', async () => {
+    const api = caller(t, shop);
+    const order = await createOrder(api);
+    await api('GET', `${PAYMENTS}/gateways`); // the caller's key is looked up once, then cached
+    const paid = await t.countQueries(() => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 }));
+    expect(paid.result.json().data.status).toBe('paid');
+    // BEGIN, tenant, settings, order, insert, COMMIT; BEGIN, tenant, lock, outbox, update, COMMIT.
+    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(12);
+    const read = await t.countQueries(() => api('GET', `${PAYMENTS}/${paid.result.json().data.id}`));
+    expect(read.result.json().data.status).toBe('paid');
+    // BEGIN, tenant, payment, refunds, COMMIT: a settled payment asks the provider nothing.
+    expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(5);
+  });
+
   it('takes its signed notifications at /webhooks/acme/<store>; the raw body reaches the gateway', async () => {
     const api = caller(t, shop);
     const order = await createOrder(api);

@@ -70,7 +70,7 @@ export class Payments {
       if (gateway.idempotent?.charge) return this.keepForRetry(payment.id, fields);
       result = { status: 'failed', providerPaymentId: null, failureReason: unreachable(error) };
     }
-    return this.settle(gateway.name, gateway.id, payment.id, result);
+    return this.settle(gateway.name, payment.id, result);
   }
 
   /** Leaves a payment whose charge went unanswered pending, with its fields sealed for the repeat. */
@@ -116,26 +116,21 @@ export class Payments {
       });
       return;
     }
-    await this.settle(gateway.name, gateway.id, payment.id, result);
+    await this.settle(gateway.name, payment.id, result);
   }
 
   /** Applies a charge's answer; a provider payment already paying another payment fails this one. */
-  private async settle(gatewayName: string, gatewayId: string, paymentId: string, result: ChargeResult): Promise<Payment> {
+  private async settle(gatewayName: string, paymentId: string, result: ChargeResult): Promise<Payment> {
     const taken = (id: string): ChargeResult => ({
       status: 'failed',
       providerPaymentId: null,
       failureReason: `${gatewayName}'s payment ${id} already pays another payment of this store`,
     });
     try {
-      return await this.db.tenant(async (tx) => {
-        // A provider's payment pays one Qhatu payment: a token or transaction brought twice fails the second.
-        const other = result.providerPaymentId
-          ? await tx.em.findOne(Payment, { gateway: gatewayId, providerPaymentId: result.providerPaymentId, id: { $ne: paymentId } })
-          : null;
-        return this.applyCharge(tx, await lockPayment(tx, paymentId), other ? taken(result.providerPaymentId!) : result);
-      });
+      return await this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, paymentId), result));
     } catch (error) {
-      // Two payments naming the same provider payment at once: the unique index stops the second.
+      // A provider's payment pays one Qhatu payment: the unique index on it refuses a token or
+      // transaction brought twice (also at once), and the second payment fails instead.
       if (!(error instanceof UniqueConstraintViolationException) || !result.providerPaymentId) throw error;
       return this.db.tenant(async (tx) => this.applyCharge(tx, await lockPayment(tx, paymentId), taken(result.providerPaymentId!)));
     }
@@ -160,19 +155,22 @@ export class Payments {
 
   /** The payment with its refunds; a payment or refund still open is re-read from the provider first (polling). */
   async get(id: string): Promise<{ payment: Payment; refunds: Refund[] }> {
-    const { payment, open } = await this.db.tenant(async ({ em }) => ({
-      payment: await em.findOne(Payment, { id }),
-      // Open refunds: re-read from the provider, or, unanswered, asked again.
-      open: await em.find(Refund, { paymentId: id, status: { $in: ['pending', 'processing'] } }),
-    }));
+    const read = () =>
+      this.db.tenant(async ({ em }) => ({
+        payment: await em.findOne(Payment, { id }),
+        refunds: await em.find(Refund, { paymentId: id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+      }));
+    const { payment, refunds } = await read();
     if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
-    if (!FINAL.has(payment.status) && payment.providerPaymentId) await this.poll(payment);
+    const polled = !FINAL.has(payment.status) && Boolean(payment.providerPaymentId);
+    // Open refunds: re-read from the provider, or, unanswered, asked again.
+    const open = refunds.filter((r) => r.status === 'pending' || r.status === 'processing');
+    if (!polled && !payment.retryFields && !open.length) return { payment, refunds };
+    if (polled) await this.poll(payment);
     else if (payment.retryFields) await this.retryCharge(payment.id);
     for (const refund of open) await (refund.providerRefundId ? this.refunds.refresh(refund.id) : this.refunds.retry(refund.id));
-    return this.db.tenant(async ({ em }) => ({
-      payment: (await em.findOne(Payment, { id }))!,
-      refunds: await em.find(Refund, { paymentId: id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
-    }));
+    const now = await read();
+    return { payment: now.payment!, refunds: now.refunds };
   }
 
   /**
@@ -207,7 +205,7 @@ export class Payments {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment confirmation failed');
       throw new AppError(502, 'GATEWAY_UNAVAILABLE', `${gateway.name} could not be reached to confirm the payment; retry`);
     }
-    return this.settle(gateway.name, gateway.id, payment.id, result);
+    return this.settle(gateway.name, payment.id, result);
   }
 
   /**
