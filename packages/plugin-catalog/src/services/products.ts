@@ -9,7 +9,7 @@ import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { readProduct, readProductPage } from './product-reads.js';
-import { requireBrand, requireSupplier, retryTaken } from './references.js';
+import { requireBrand, requireSupplier, retryTaken, taken } from './references.js';
 
 export interface ProductView {
   product: Product;
@@ -64,7 +64,7 @@ export class Products implements MediaUser {
       const { em } = tx;
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
       const handle = input.handle ?? (await this.freeHandle(em, slugify(input.title)));
-      if (input.handle && (await em.count(Product, { handle }))) throw handleTaken(handle);
+      if (input.handle && (await em.count(Product, { handle }))) throw taken('handle', handle);
       await requireBrand(em, input.brand_id);
       await requireSupplier(em, input.supplier_id);
       const at = tx.now();
@@ -108,7 +108,7 @@ export class Products implements MediaUser {
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, id);
-      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) throw handleTaken(patch.handle);
+      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) throw taken('handle', patch.handle);
       if (patch.brand_id && patch.brand_id !== product.brandId) await requireBrand(em, patch.brand_id);
       if (patch.supplier_id && patch.supplier_id !== product.supplierId) await requireSupplier(em, patch.supplier_id);
       if (patch.title !== undefined) product.title = patch.title;
@@ -306,8 +306,4 @@ export function productEvent(product: Product, variants: Variant[]) {
     stock: variants.reduce((sum, v) => sum + v.inventoryQuantity, 0),
     updated_at: product.updatedAt.toISOString(),
   };
-}
-
-function handleTaken(handle: string): AppError {
-  return AppError.conflict(`The handle "${handle}" is taken`, 'CONFLICT', [{ path: 'body.handle', message: 'is taken' }]);
 }

@@ -72,7 +72,7 @@ async function assertSlugFree(em: EntityManager, entity: Slugged, slug: string, 
   const where: Record<string, unknown> = { slug };
   if (exceptId) where.id = { $ne: exceptId };
   if (await em.count(entity as never, where as never)) {
-    throw AppError.conflict(`The slug "${slug}" is taken`, 'CONFLICT', [{ path: 'body.slug', message: 'is taken' }]);
+    throw taken('slug', slug);
   }
 }
 
@@ -87,8 +87,13 @@ export async function retryTaken<T>(index: string, field: { name: 'slug' | 'hand
       return await write();
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes(index)) throw error;
-      if (field.requested) throw AppError.conflict(`The ${field.name} "${field.requested}" is taken`, 'CONFLICT', [{ path: `body.${field.name}`, message: 'is taken' }]);
+      if (field.requested) throw taken(field.name, field.requested);
       if (attempt === 5) throw error;
     }
   }
+}
+
+/** 409 CONFLICT naming the body field whose value another row has. */
+export function taken(field: 'slug' | 'handle', value: string): AppError {
+  return AppError.conflict(`The ${field} "${value}" is taken`, 'CONFLICT', [{ path: `body.${field}`, message: 'is taken' }]);
 }
