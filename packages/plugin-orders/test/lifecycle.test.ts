@@ -80,6 +80,15 @@ describe('payment confirmed (the job body; the event path is in payments.test.ts
     await expectStatus(wrongCurrency.order.id, 'confirmed');
   });
 
+  it('a payment confirmed after the order was cancelled leaves it cancelled and says so (orders.order.payment_mismatch)', async () => {
+    const { order } = await newOrder(1);
+    expect((await post(order.id, 'cancel', { reason: 'customer changed their mind' })).statusCode).toBe(200);
+    await confirmPayment(t, shop, order);
+    await expectStatus(order.id, 'cancelled');
+    const [late] = await outbox(t, 'orders.order.payment_mismatch', order.id);
+    expect(late.data).toMatchObject({ id: order.id, status: 'cancelled', payment_id: `pay_${order.id.slice(0, 8)}`, amount: order.total, order_total: order.total });
+  });
+
   it('ignores unknown orders and unusable data', async () => {
     expect(await confirmPayment(t, shop, { id: MISSING, total: 1, currency: 'USD' })).toBeNull();
     expect(await confirmPayment(t, shop, { id: 'not-a-uuid', total: 1, currency: 'USD' })).toBeNull();

@@ -235,8 +235,11 @@ export class Orders {
       }
       const note = `payment ${payment.payment_id}`;
       if (order.status === 'pending') await move(tx, order, 'confirm', note);
-      if (order.status !== 'confirmed') return order;
-      if (payment.currency !== order.currency || payment.amount < order.total) {
+      // Paid for after it was cancelled (a 3-D Secure or a provider that answered late): the money
+      // came in for nothing; the event tells the store to refund it.
+      const late = order.status === 'cancelled';
+      if (order.status !== 'confirmed' && !late) return order;
+      if (late || payment.currency !== order.currency || payment.amount < order.total) {
         tx.publish('orders.order.payment_mismatch', {
           id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
           amount: payment.amount, currency: payment.currency, order_total: order.total, order_currency: order.currency,
