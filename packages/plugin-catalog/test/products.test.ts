@@ -81,6 +81,15 @@ describe('POST /api/v1/catalog/products', () => {
     }
   });
 
+  it('gives one handle to one of two products renamed to it at once; the other gets the precise 409', async () => {
+    const a = (await create(tshirt({ title: 'Race A', tags: [], images: [], variants: [{ title: 'One', price: 100 }] }))).json().data;
+    const b = (await create(tshirt({ title: 'Race B', tags: [], images: [], variants: [{ title: 'One', price: 100 }] }))).json().data;
+    const rename = (id: string) => t.request({ method: 'PATCH', url: `/api/v1/catalog/products/${id}`, headers: shop.headers(), payload: { handle: 'race-winner' } });
+    const both = await Promise.all([rename(a.id), rename(b.id)]);
+    expect(both.map((res) => res.statusCode).sort()).toEqual([200, 409]);
+    expect(both.find((res) => res.statusCode === 409)!.json().error).toMatchObject({ message: 'The handle "race-winner" is taken', details: [{ path: 'body.handle', message: 'is taken' }] });
+  });
+
   it('refuses a repeated SKU inside one request and an unknown media file', async () => {
     const twice = await create(tshirt({ variants: [{ title: 'a', sku: 'DUP', price: 1 }, { title: 'b', sku: 'DUP', price: 1 }] }));
     expect(twice.statusCode).toBe(400);

@@ -105,26 +105,29 @@ export class Products implements MediaUser {
   }
 
   async update(id: string, patch: ProductPatch): Promise<ProductView> {
-    return this.db.tenant(async (tx) => {
-      const { em } = tx;
-      const product = await this.lock(em, id);
-      if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) throw taken('handle', patch.handle);
-      if (patch.brand_id && patch.brand_id !== product.brandId) await requireBrand(em, patch.brand_id);
-      if (patch.supplier_id && patch.supplier_id !== product.supplierId) await requireSupplier(em, patch.supplier_id);
-      if (patch.title !== undefined) product.title = patch.title;
-      if (patch.handle !== undefined) product.handle = patch.handle;
-      if (patch.description_html !== undefined) product.descriptionHtml = patch.description_html;
-      if (patch.status !== undefined) product.status = patch.status;
-      if (patch.brand_id !== undefined) product.brandId = patch.brand_id;
-      if (patch.supplier_id !== undefined) product.supplierId = patch.supplier_id;
-      if (patch.tags !== undefined) product.tags = dedupe(patch.tags);
-      if (patch.images !== undefined) product.images = await this.images(tx, patch.images);
-      product.updatedAt = tx.now();
-      const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
-      tx.publish('products.product.updated', productEvent(product, variants));
-      await em.flush();
-      return { product, variants };
-    });
+    // A handle another product takes at the same moment is the same precise 409.
+    return retryTaken('catalog_product_handle', { name: 'handle', requested: patch.handle }, () =>
+      this.db.tenant(async (tx) => {
+        const { em } = tx;
+        const product = await this.lock(em, id);
+        if (patch.handle && patch.handle !== product.handle && (await em.count(Product, { handle: patch.handle }))) throw taken('handle', patch.handle);
+        if (patch.brand_id && patch.brand_id !== product.brandId) await requireBrand(em, patch.brand_id);
+        if (patch.supplier_id && patch.supplier_id !== product.supplierId) await requireSupplier(em, patch.supplier_id);
+        if (patch.title !== undefined) product.title = patch.title;
+        if (patch.handle !== undefined) product.handle = patch.handle;
+        if (patch.description_html !== undefined) product.descriptionHtml = patch.description_html;
+        if (patch.status !== undefined) product.status = patch.status;
+        if (patch.brand_id !== undefined) product.brandId = patch.brand_id;
+        if (patch.supplier_id !== undefined) product.supplierId = patch.supplier_id;
+        if (patch.tags !== undefined) product.tags = dedupe(patch.tags);
+        if (patch.images !== undefined) product.images = await this.images(tx, patch.images);
+        product.updatedAt = tx.now();
+        const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
+        tx.publish('products.product.updated', productEvent(product, variants));
+        await em.flush();
+        return { product, variants };
+      }),
+    );
   }
 
   /** Its variants, downloads and metafields go with it (foreign keys); it leaves its collections. */
