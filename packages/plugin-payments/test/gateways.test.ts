@@ -204,6 +204,10 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(ofOrder.json().data[1].refunds).toEqual([]);
     const onlyFailed = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&filter[status]=failed`)).json().data;
     expect(onlyFailed.map((p: { id: string }) => p.id)).toEqual([failed.id]);
+    // Found from the provider's dashboard by the provider's id.
+    const byProvider = (await api('GET', `${PAYMENTS}?filter[provider_payment_id]=${encodeURIComponent(paid.provider_payment_id)}`)).json().data;
+    expect(byProvider.map((p: { id: string }) => p.id)).toEqual([paid.id]);
+    expect((await caller(t, other)('GET', `${PAYMENTS}?filter[provider_payment_id]=${encodeURIComponent(paid.provider_payment_id)}`)).json().data).toEqual([]);
 
     const first = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&limit=1`)).json();
     expect(first.data.map((p: { id: string }) => p.id)).toEqual([paid.id]);

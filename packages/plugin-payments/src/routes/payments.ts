@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { PaymentConfirm, PaymentCreate, PaymentListQuery, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
-import { Payments } from '../services/payments.js';
+import { Payments, type PaymentFilter } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
 import { Sessions } from '../services/sessions.js';
 import { paymentOut, refundOut, sessionOut } from './serialize.js';
@@ -44,12 +44,12 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
     config: { auth: ADMIN },
     schema: {
       tags,
-      summary: "The store's payments with their refunds (filter by order, status or gateway); stored states, not re-read",
+      summary: "The store's payments with their refunds (filter by order, status, gateway or the provider's payment id); stored states, not re-read",
       querystring: PaymentListQuery,
       response: { 200: listOf(PaymentOut), ...errorResponses(400, 401, 403) },
     },
   }, async (req) => {
-    const { page, refunds: byPayment } = await payments.list(req.query, filtersOf(req.query) as { order_id?: string; status?: string; gateway?: string });
+    const { page, refunds: byPayment } = await payments.list(req.query, filtersOf(req.query) as PaymentFilter);
     return { data: page.items.map((p) => paymentOut(p, byPayment.get(p.id) ?? [])), meta: { pagination: page.pagination } };
   });
 

@@ -92,6 +92,8 @@ export const PaymentListQuery = listQuery({
     order_id: Uuid,
     status: z.enum(PAYMENT_STATUSES),
     gateway: z.string().min(1).max(40),
+    /** The provider's id of the payment (a pi_…, a charge id): finds it from the provider's dashboard. */
+    provider_payment_id: z.string().min(1).max(255),
   },
   sorts: ['created_at', 'amount'],
   defaultSort: '-created_at',

@@ -15,6 +15,13 @@ import { Gateways } from './gateways.js';
 import { Refunds } from './refunds.js';
 import { PAYABLE, Sessions } from './sessions.js';
 
+export interface PaymentFilter {
+  order_id?: string;
+  status?: string;
+  gateway?: string;
+  provider_payment_id?: string;
+}
+
 export interface PaymentInput extends Record<string, unknown> {
   order_id: string;
   gateway: string;
@@ -137,12 +144,13 @@ export class Payments {
   }
 
   /** The store's payments, newest first unless sorted otherwise, each with its refunds (one query for the page's refunds). */
-  async list(page: PageRequest, filter: { order_id?: string; status?: string; gateway?: string }): Promise<{ page: Page<Payment>; refunds: Map<string, Refund[]> }> {
+  async list(page: PageRequest, filter: PaymentFilter): Promise<{ page: Page<Payment>; refunds: Map<string, Refund[]> }> {
     return this.db.tenant(async ({ em }) => {
       const where: Record<string, unknown> = {};
       if (filter.order_id) where.orderId = filter.order_id;
       if (filter.status) where.status = filter.status;
       if (filter.gateway) where.gateway = filter.gateway;
+      if (filter.provider_payment_id) where.providerPaymentId = filter.provider_payment_id;
       const found = await paginate(em, Payment, where, page);
       const refunds = new Map<string, Refund[]>();
       if (found.items.length) {
