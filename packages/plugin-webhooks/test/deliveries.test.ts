@@ -151,3 +151,26 @@ describe('deliveries', () => {
     }
   });
 });
+
+describe('a subscription made while events wait for the relay', () => {
+  it('gets only the events that happened after it was made', async () => {
+    // Workers off: the outbox keeps what is announced until the relay starts.
+    const late = await createTestApp({ plugins: [webhooks, announcer], env: { QHATU_WEBHOOKS_SWEEP_MS: '300' } });
+    try {
+      const store = await late.createTenant();
+      const post = (url: string, payload: object) => late.request({ method: 'POST', url, headers: store.headers(), payload });
+      await post('/api/v1/announce', { type: 'announcer.news.published', headline: 'Before' });
+      await new Promise((res) => setTimeout(res, 20));
+      const r = await receiver();
+      expect((await post('/api/v1/webhooks', { url: r.url, events: ['announcer.news.published'], secret: SECRET })).statusCode).toBe(201);
+      const after = (await post('/api/v1/announce', { type: 'announcer.news.published', headline: 'After' })).json().event_id;
+      await late.app.jobs.startWorkers();
+      const message = await until(() => r.received[0]);
+      expect(JSON.parse(message.body)).toMatchObject({ id: after, data: { headline: 'After' } });
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.received).toHaveLength(1);
+    } finally {
+      await late.close();
+    }
+  });
+});

@@ -154,6 +154,8 @@ describe('a store on the embedded database', () => {
       await call('PATCH', `/api/v1/catalog/products/${productId}/variants/${product.body.data.variants[0].id}`, admin, { price: 7900 });
       const end = Date.now() + 20_000;
       while (received.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      // The first event after the subscription: the stock received before it is not sent.
+      expect(received).toHaveLength(1);
       const [message] = received;
       const event = JSON.parse(message.body);
       expect(event).toMatchObject({ specversion: '1.0', type: 'products.product.updated', source: '/qhatu/products', tenantid: tenantId });

@@ -31,11 +31,15 @@ export class Deliveries {
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Outbox subscriber: one delivery per interested subscription, written in the relay's transaction. */
+  /**
+   * Outbox subscriber: one delivery per interested subscription, written in the relay's
+   * transaction. A subscription gets the events that happened after it was made, however late
+   * the relay reads them.
+   */
   readonly recordEvent = async (event: DomainEvent, tx: Tx): Promise<void> => {
     const subscriptions = await tx.em.find(
       Subscription,
-      { tenantId: event.tenantId, enabled: true, events: { $contains: [event.type] } } as never,
+      { tenantId: event.tenantId, enabled: true, events: { $contains: [event.type] }, createdAt: { $lte: event.time } } as never,
       { filters: false },
     );
     if (subscriptions.length === 0) return;
