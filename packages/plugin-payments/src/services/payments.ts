@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
 import { Refund } from '../entities/refund.js';
-import type { ChargeResult } from '../gateway.js';
+import type { ChargeRequest, ChargeResult, StoredSession } from '../gateway.js';
 import { paymentMachine } from '../machines/payment.js';
 import { publishFailed, publishPaid } from './events.js';
 import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
@@ -32,6 +32,11 @@ export interface PaymentInput extends Record<string, unknown> {
 const FINAL = new Set(['paid', 'failed', 'partially_refunded', 'refunded']);
 
 export { lockPayment, unreachable } from './locks.js';
+
+/** What a gateway's `charge` gets for a payment: the first time, and each time it is repeated. */
+function chargeOf(payment: Payment, fields: Record<string, unknown>, session: StoredSession | null): ChargeRequest {
+  return { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session };
+}
 
 /** Payments: recorded first, then charged on the gateway outside any transaction, then moved by the answer. */
 @injectable()
@@ -70,7 +75,7 @@ export class Payments {
     });
     let result: ChargeResult;
     try {
-      result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session });
+      result = await gateway.charge(ctx, chargeOf(payment, fields, session));
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed');
       // The provider may have charged: an idempotent one is asked again (GET /payments/:id, the sweep).
@@ -109,7 +114,7 @@ export class Payments {
     const fields = JSON.parse(this.secrets.open(payment.retryFields!)) as Record<string, unknown>;
     let result: ChargeResult;
     try {
-      result = await gateway.charge(ctx, { paymentId: payment.id, orderId: payment.orderId, amount: payment.amount, currency: payment.currency, fields, session });
+      result = await gateway.charge(ctx, chargeOf(payment, fields, session));
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, paymentId: payment.id }, 'payment gateway call failed again');
       await this.db.tenant(async (tx) => {

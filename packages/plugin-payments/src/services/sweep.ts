@@ -41,6 +41,8 @@ export interface PaymentSweepResult {
  */
 export const PENDING_EXPIRES_MS = 24 * 3_600_000;
 
+type Row = { tenant_id: string; id: string };
+
 /** `?, ?, ?` for a list of bound values. */
 const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
@@ -67,21 +69,32 @@ export class PaymentSweep {
     this.settings = sweepSettings(config);
   }
 
-  async run(log?: (error: unknown, row: { tenant_id: string; id: string }) => void): Promise<PaymentSweepResult> {
+  async run(log?: (error: unknown, row: Row) => void): Promise<PaymentSweepResult> {
     const now = this.clock.now().getTime();
     const cutoff = new Date(now - this.settings.afterMs);
-    const open = (a: string) => `${a}.status IN ('pending', 'processing') AND ${a}.updated_at < ?`;
-    const payments = await this.db.query<{ tenant_id: string; id: string }>(
-      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
-        WHERE ${open('p')} AND p.provider_payment_id IS NOT NULL AND t.status IN ('active', 'trial') ORDER BY p.updated_at LIMIT ${BATCH}`,
-      [cutoff],
-    );
-    const refunds = await this.db.query<{ tenant_id: string; id: string }>(
-      `SELECT r.tenant_id, r.id FROM payments_refund r JOIN core_tenant t ON t.id = r.tenant_id
-        WHERE ${open('r')} AND r.provider_refund_id IS NOT NULL AND t.status IN ('active', 'trial') ORDER BY r.updated_at LIMIT ${BATCH}`,
-      [cutoff],
-    );
-    const each = async (rows: Array<{ tenant_id: string; id: string }>, work: (id: string) => Promise<void>) => {
+    const dayAgo = new Date(now - PENDING_EXPIRES_MS);
+    // Only gateways that can void, or repeat a refund: the others' rows would fill every batch.
+    const voiding = this.gateways.all().filter((g) => g.cancel).map((g) => g.id);
+    const repeatable = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
+    const open = `IN ('pending', 'processing')`;
+
+    const payments = await this.rows('payments_payment x', `x.status ${open} AND x.provider_payment_id IS NOT NULL AND x.updated_at < ?`, [cutoff]);
+    const refunds = await this.rows('payments_refund x', `x.status ${open} AND x.provider_refund_id IS NOT NULL AND x.updated_at < ?`, [cutoff]);
+    const stale = await this.rows('payments_payment x', `x.status = 'pending' AND x.provider_payment_id IS NULL AND x.created_at < ?`, [dayAgo], 'created_at');
+    const left = voiding.length
+      ? await this.rows('payments_payment x', `x.status = 'pending' AND x.provider_payment_id IS NOT NULL AND x.created_at < ? AND x.gateway IN (${marks(voiding)})`, [dayAgo, ...voiding], 'created_at')
+      : [];
+    // Charges and refunds whose answer was lost, on gateways that take a repeated call as one.
+    const unansweredCharges = await this.rows('payments_payment x', `x.retry_fields IS NOT NULL AND x.status = 'pending' AND x.updated_at < ?`, [cutoff]);
+    const unansweredRefunds = repeatable.length
+      ? await this.rows(
+          'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
+          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(repeatable)})`,
+          [cutoff, ...repeatable],
+        )
+      : [];
+
+    const each = async (rows: Row[], work: (id: string) => Promise<void>) => {
       for (const row of rows) {
         try {
           await TenantContext.run({ tenantId: row.tenant_id }, () => work(row.id));
@@ -90,51 +103,24 @@ export class PaymentSweep {
         }
       }
     };
-    const stale = await this.db.query<{ tenant_id: string; id: string }>(
-      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
-        WHERE p.status = 'pending' AND p.provider_payment_id IS NULL AND p.created_at < ? AND t.status IN ('active', 'trial')
-        ORDER BY p.created_at LIMIT ${BATCH}`,
-      [new Date(now - PENDING_EXPIRES_MS)],
-    );
-    // Only gateways that can void: the others' pending payments would fill every batch.
-    const voiding = this.gateways.all().filter((g) => g.cancel).map((g) => g.id);
-    const left = voiding.length
-      ? await this.db.query<{ tenant_id: string; id: string }>(
-          `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
-            WHERE p.status = 'pending' AND p.provider_payment_id IS NOT NULL AND p.created_at < ? AND p.gateway IN (${marks(voiding)})
-              AND t.status IN ('active', 'trial')
-            ORDER BY p.created_at LIMIT ${BATCH}`,
-          [new Date(now - PENDING_EXPIRES_MS), ...voiding],
-        )
-      : [];
-    // Charges and refunds whose answer was lost, on gateways that take a repeated call as one.
-    const repeatable = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
-    const unansweredCharges = await this.db.query<{ tenant_id: string; id: string }>(
-      `SELECT p.tenant_id, p.id FROM payments_payment p JOIN core_tenant t ON t.id = p.tenant_id
-        WHERE p.retry_fields IS NOT NULL AND p.status = 'pending' AND p.updated_at < ? AND t.status IN ('active', 'trial')
-        ORDER BY p.updated_at LIMIT ${BATCH}`,
-      [cutoff],
-    );
-    const unansweredRefunds = repeatable.length
-      ? await this.db.query<{ tenant_id: string; id: string }>(
-          `SELECT r.tenant_id, r.id FROM payments_refund r
-             JOIN payments_payment p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
-             JOIN core_tenant t ON t.id = r.tenant_id
-            WHERE r.status = 'pending' AND r.provider_refund_id IS NULL AND r.updated_at < ? AND p.gateway IN (${marks(repeatable)})
-              AND t.status IN ('active', 'trial')
-            ORDER BY r.updated_at LIMIT ${BATCH}`,
-          [cutoff, ...repeatable],
-        )
-      : [];
     await each(unansweredCharges, (id) => this.payments.retryCharge(id));
     await each(unansweredRefunds, (id) => this.refunds.retry(id));
     await each(payments, (id) => this.payments.refresh(id));
     await each(refunds, (id) => this.refunds.refresh(id));
-    await each(stale, (id) => this.payments.expire(id, new Date(now - PENDING_EXPIRES_MS)));
-    await each(left, (id) => this.payments.abandon(id, new Date(now - PENDING_EXPIRES_MS)));
+    await each(stale, (id) => this.payments.expire(id, dayAgo));
+    await each(left, (id) => this.payments.abandon(id, dayAgo));
     return {
       payments: payments.length, refunds: refunds.length, expired: stale.length, abandoned: left.length,
       repeated: unansweredCharges.length + unansweredRefunds.length,
     };
+  }
+
+  /** Rows `x` of stores still open (active or trial) matching `where`, oldest by `order` first, one batch. */
+  private rows(from: string, where: string, params: unknown[], order: 'updated_at' | 'created_at' = 'updated_at'): Promise<Row[]> {
+    return this.db.query<Row>(
+      `SELECT x.tenant_id, x.id FROM ${from} JOIN core_tenant t ON t.id = x.tenant_id
+        WHERE ${where} AND t.status IN ('active', 'trial') ORDER BY x.${order} LIMIT ${BATCH}`,
+      params,
+    );
   }
 }
