@@ -40,6 +40,15 @@ export interface ProviderDouble {
 }
 
 /** A provider's API on 127.0.0.1, as a gateway's double serves it: `handle` answers each request. */
+/** A request a provider double received, as tests inspect it (a double may record more). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  json: Record<string, unknown>;
+}
+
 export abstract class HttpDouble implements ProviderDouble {
   url = '';
   private server?: Server;
@@ -86,6 +95,11 @@ export abstract class HttpDouble implements ProviderDouble {
   }
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+
+  /** What tests see of a request: its method, path, credentials, content type and JSON body. */
+  protected recordOf(req: IncomingMessage, path: string, json: Record<string, unknown>): RecordedRequest {
+    return { method: req.method ?? '', path, authorization: req.headers.authorization, contentType: req.headers['content-type'], json };
+  }
 
   /** The request's whole body as text. */
   protected async body(req: IncomingMessage): Promise<string> {
