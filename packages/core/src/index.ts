@@ -38,7 +38,7 @@ export { CREDENTIAL_RATE_LIMIT } from './http/rate-limits.js';
 export * from './http/schemas.js';
 export { Jobs, type JobContext, type JobDefinition, type JobHandler } from './jobs/jobs.js';
 export { defineMachine, type Machine, type MachineDefinition, type Transition } from './machines/machine.js';
-export { definePlugin, defineProject, orderPlugins, PluginLoadError, type PluginContext, type QhatuPlugin, type QhatuProject } from './plugin.js';
+export { definePlugin, defineProject, orderPlugins, PluginLoadError, type PermissionDefinition, type PluginContext, type QhatuPlugin, type QhatuProject } from './plugin.js';
 export { escapeLike, slugify, Tenants } from './tenancy/tenants.js';
 export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 export { tenantOut } from './tenancy/routes.js';

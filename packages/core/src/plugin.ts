@@ -10,6 +10,12 @@ export interface PluginContext {
   container: DependencyContainer;
 }
 
+/** A permission a plugin declares; roles grant them, admin routes name them. */
+export interface PermissionDefinition {
+  name: string;
+  description: string;
+}
+
 export interface QhatuPlugin {
   /** Unique, lower-case; other plugins name it in `dependsOn`. */
   name: string;
@@ -27,6 +33,8 @@ export interface QhatuPlugin {
   prefix?: string;
   graphql?: GraphQLContribution;
   machines?: MachineDefinition<any, any>[];
+  /** The permissions this plugin's admin routes name (`<area>.<action>`, e.g. `orders.fulfil`). */
+  permissions?: PermissionDefinition[];
   /** The event types this plugin publishes. */
   events?: string[];
   jobs?: Record<string, JobDefinition>;

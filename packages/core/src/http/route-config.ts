@@ -6,6 +6,11 @@ export type AuthRule = 'public' | 'platform' | readonly Exclude<TokenKind, 'plat
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRule;
+    /**
+     * The permission a staff member (or a role-bound API key) needs on an admin route, e.g.
+     * `orders.fulfil`; one of the permissions a plugin declares in `definePlugin({ permissions })`.
+     */
+    permission?: string;
     /** Error codes this route's API uses for bad input, e.g. checkout's INVALID_REQUEST / INVALID_ID. */
     errorCodes?: { body?: string; params?: string; querystring?: string };
     /** Requests allowed per caller and window on this route (see `rateLimited`). */
