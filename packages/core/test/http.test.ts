@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, definePlugin, loadConfig, orderPlugins, PluginLoadError } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
@@ -58,6 +60,58 @@ describe('errors', () => {
     const broken = await t.request({ method: 'POST', url: '/api/v1/notes/%E0%A4%A/close', headers: a.headers() });
     expect(broken.statusCode).toBe(400);
     expect(broken.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The URL is not valid' });
+  });
+
+  it('take a JSON content type with an empty body as no body', async () => {
+    const created = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'to close' } });
+    const headers = { ...a.headers(), 'content-type': 'application/json' };
+    const close = await t.request({ method: 'POST', url: `/api/v1/notes/${created.json().data.id}/close`, headers, payload: '' });
+    expect(close.statusCode).toBe(200);
+    expect(close.json().data.status).toBe('closed');
+    const blank = await t.request({ method: 'POST', url: '/api/v1/notes/echo', headers, payload: ' \n' });
+    expect(blank.statusCode).toBeLessThan(300);
+    // A route that needs a body still says so, with the contract's body.
+    const missing = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: '' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toEqual({ code: 'VALIDATION_ERROR', message: 'This operation needs a JSON body', details: [{ path: 'body', message: 'is required' }] });
+    const broken = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: '{"body":' });
+    expect(broken.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'The body is not valid JSON' });
+    const poisoned = await t.request({ method: 'POST', url: '/api/v1/notes', headers, payload: '{"body":"x","__proto__":{"admin":true}}' });
+    expect(poisoned.statusCode).toBe(400);
+  });
+
+  it('answer a 20 KB URL (431) and a request that is not HTTP (400) with the contract body, then close the connection', async () => {
+    await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.http.server.address() as AddressInfo;
+    const exchange = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer)).on('error', reject);
+      });
+    const long = await exchange(`GET /api/v1/notes?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expect(long).toMatch(/^HTTP\/1\.1 431 /);
+    expect(long).toMatch(/\r\nConnection: close\r\n/i);
+    expect(JSON.parse(long.split('\r\n\r\n')[1])).toEqual({
+      error: { code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The URL and headers together exceed 16 KB', details: [] },
+    });
+    const garbage = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(garbage.split('\r\n\r\n')[1]).error.code).toBe('BAD_REQUEST');
+    // The server still serves the next connection.
+    expect(await exchange('GET /health/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('name the keys an object allows when it is sent one it does not know', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'x', colour: 'red' } });
+    expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'body: Unrecognized key "colour"; allowed keys: body' });
+  });
+
+  it('read as English', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(a.storefrontToken), payload: { body: 'x' } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toBe('This operation needs an admin token; this one is a storefront token');
   });
 
   it('carry a request id, given or generated', async () => {

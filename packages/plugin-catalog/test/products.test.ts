@@ -63,10 +63,26 @@ describe('POST /api/v1/catalog/products', () => {
     expect(handle.statusCode).toBe(409);
     const sku = await create(tshirt({ title: 'Poncho twin', handle: 'poncho-twin', variants: [{ title: 'One', sku: 'PONCHO-1', price: 100 }] }));
     expect(sku.statusCode).toBe(409);
-    expect(sku.json().error.code).toBe('CONFLICT');
+    expect(sku.json().error).toEqual({
+      code: 'CONFLICT',
+      message: 'The SKU "PONCHO-1" is taken by another variant',
+      details: [{ path: 'body.variants.0.sku', message: 'is taken' }],
+    });
+    const second = await create(tshirt({ title: 'Poncho pair', handle: 'poncho-pair', variants: [{ title: 'A', sku: 'PAIR-A', price: 100 }, { title: 'B', sku: 'PONCHO-1', price: 100 }] }));
+    expect(second.json().error.details).toEqual([{ path: 'body.variants.1.sku', message: 'is taken' }]);
+    const added = await t.request({ method: 'POST', url: `/api/v1/catalog/products/${first.id}/variants`, headers: shop.headers(), payload: { title: 'Two', sku: 'PONCHO-1', price: 100 } });
+    expect(added.statusCode).toBe(409);
+    expect(added.json().error.details).toEqual([{ path: 'body.sku', message: 'is taken' }]);
     const list = await t.request({ method: 'GET', url: '/api/v1/catalog/products?filter[handle]=poncho-twin', headers: shop.headers() });
     expect(list.json().data).toEqual([]);
     expect(first.handle).toBe('poncho');
+  });
+
+  it('names the keys a variant allows when it is sent one it does not know', async () => {
+    const res = await create(tshirt({ variants: [{ title: 'One', price: 100, colour: 'red' }] }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details[0]).toMatchObject({ path: 'body.variants.0' });
+    expect(res.json().error.details[0].message).toMatch(/^Unrecognized key "colour"; allowed keys: title, sku, price, /);
   });
 
   it('gives products created at once from one title each its own handle; one explicit handle goes to one of them', async () => {

@@ -3,7 +3,7 @@ import { GraphQLError, Kind, type ASTVisitor, type ValidationContext } from 'gra
 import mercurius from 'mercurius';
 import type { DependencyContainer } from 'tsyringe';
 import type { AccessTokens } from '../auth/tokens.js';
-import { AppError, isAppError } from '../errors.js';
+import { AppError, isAppError, withArticle } from '../errors.js';
 import { authorize } from '../http/auth.js';
 import { databaseError } from '../http/errors.js';
 import type { QhatuPlugin } from '../plugin.js';
@@ -92,7 +92,7 @@ export async function hostGraphQL(
           tenantId: principal.tenantId!,
           require(kinds) {
             if (!kinds.includes(principal.kind as never)) {
-              throw AppError.forbidden(`This operation needs a ${kinds.join(' or ')} token`);
+              throw AppError.forbidden(`This operation needs ${withArticle(kinds.join(' or '))} token`);
             }
             return principal;
           },

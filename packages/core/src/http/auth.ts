@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessTokens } from '../auth/tokens.js';
 import { TenantContext, type Principal, type TokenKind } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, withArticle } from '../errors.js';
 import type { AuthRule } from './route-config.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -48,7 +48,7 @@ export async function authorize(request: FastifyRequest, rule: AuthRule, tokens:
   }
   const principal = await tokens.authenticate(token, tenantId);
   if (!(rule as readonly TokenKind[]).includes(principal.kind)) {
-    throw AppError.forbidden(`This operation needs a ${rule.join(' or ')} token; this one is ${principal.kind}`);
+    throw AppError.forbidden(`This operation needs ${withArticle(rule.join(' or '))} token; this one is ${withArticle(principal.kind)} token`);
   }
   if (scope) {
     scope.tenantId = tenantId;

@@ -39,6 +39,9 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
   if (hasZodFastifySchemaValidationErrors(e) || e.validation) {
     const where = e.validationContext ?? 'body';
     const code = request?.routeOptions.config?.errorCodes?.[where as 'body'] ?? 'VALIDATION_ERROR';
+    if (where === 'body' && request?.body == null) {
+      return new AppError(400, code, 'This operation needs a JSON body', [{ path: 'body', message: 'is required' }]);
+    }
     const details: ErrorDetail[] = (e.validation ?? []).map((v) => {
       const field = (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
       const name = (v.params as { missingProperty?: string } | undefined)?.missingProperty;

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -22,6 +24,7 @@ import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
 import { refuseNulCharacters } from './text.js';
 import './route-config.js';
+import './zod-messages.js';
 
 /** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
 function graphqlOpenApi(method: string | string[]) {
@@ -44,6 +47,41 @@ function graphqlOpenApi(method: string | string[]) {
   };
 }
 
+/**
+ * A request Node's parser refuses (431 for a request line and headers over its limit, 400 for
+ * the rest) gets the contract's error body, and the connection is closed once it is written.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The URL and headers together exceed 16 KB', details: [] }
+      : { code: 'BAD_REQUEST', message: 'The request could not be read as HTTP', details: [] },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * `content-type: application/json` with an empty body (what `curl -H 'content-type: …'` sends on a
+ * bodiless POST) is no body: routes that take none answer as usual, routes that need one say so.
+ */
+function acceptEmptyJsonBodies(http: FastifyInstance): void {
+  const parse = http.getDefaultJsonParser('error', 'error');
+  http.removeContentTypeParser('application/json');
+  http.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (/^\s*$/.test(body as string)) return done(null, undefined);
+    parse(request, body as string, done);
+  });
+}
+
 /** The HTTP side of an app: REST with OpenAPI, health, GraphQL, and the hooks every request passes. */
 export async function buildHttp(
   config: QhatuConfig,
@@ -59,6 +97,8 @@ export async function buildHttp(
     },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // What Node's HTTP parser refuses before fastify sees it (a 20 KB URL, too many headers).
+    clientErrorHandler: answerClientError,
     // A URL the router cannot read answers the contract's error body too.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -66,6 +106,7 @@ export async function buildHttp(
       return sendError(reply, AppError.validation(tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid', [{ path: 'params', message: tooLong ? 'too long' : 'cannot be decoded' }]));
     },
   });
+  acceptEmptyJsonBodies(http);
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
   const jobs = container.resolve(Jobs);

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, withArticle } from '../errors.js';
 import type { Tx } from '../db/database.js';
 
 export interface TransitionContext<E, I = unknown> {
@@ -62,7 +62,7 @@ export function defineMachine<E, S extends string>(definition: MachineDefinition
       if (!t) throw new Error(`Machine ${definition.name} has no transition "${action}"`);
       const from = stateOf(entity);
       if (!allows(t, from)) {
-        throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot ${action} a ${definition.name} that is ${from}`, [
+        throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot ${action} ${withArticle(definition.name)} that is ${from}`, [
           { message: `allowed from: ${t.from === '*' ? 'any state' : t.from.join(', ')}`, from, action },
         ]);
       }

@@ -9,7 +9,7 @@ import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { readProduct, readProductPage } from './product-reads.js';
-import { requireBrand, requireSupplier, retryTaken, taken } from './references.js';
+import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
 
 export interface ProductView {
   product: Product;
@@ -56,7 +56,8 @@ export class Products implements MediaUser {
    */
   async create(input: ProductInput): Promise<ProductView> {
     this.refuseStock(input.variants.map((v, i) => [`body.variants.${i}.inventory_quantity`, v.inventory_quantity]));
-    return retryTaken('catalog_product_handle', { name: 'handle', requested: input.handle }, () => this.insert(input));
+    const skus = input.variants.map((v, i) => ({ path: `body.variants.${i}.sku`, sku: v.sku }));
+    return refuseTakenSkus(this.db, skus, () => retryTaken('catalog_product_handle', { name: 'handle', requested: input.handle }, () => this.insert(input)));
   }
 
   private async insert(input: ProductInput): Promise<ProductView> {
@@ -143,7 +144,7 @@ export class Products implements MediaUser {
 
   async addVariant(productId: string, input: VariantInput): Promise<Variant> {
     this.refuseStock([['body.inventory_quantity', input.inventory_quantity]]);
-    return this.db.tenant(async (tx) => {
+    return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: input.sku }], () => this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
       const existing = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
@@ -155,12 +156,12 @@ export class Products implements MediaUser {
       tx.publish('products.product.updated', productEvent(product, [...existing, variant]));
       await em.flush();
       return variant;
-    });
+    }));
   }
 
   async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<Variant> {
     this.refuseStock([['body.inventory_quantity', patch.inventory_quantity]]);
-    return this.db.tenant(async (tx) => {
+    return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: patch.sku }], () => this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
       const variants = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
@@ -173,7 +174,7 @@ export class Products implements MediaUser {
       tx.publish('products.product.updated', productEvent(product, variants));
       await em.flush();
       return variant;
-    });
+    }));
   }
 
   async removeVariant(productId: string, variantId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, escapeLike, slugify } from '@qhatu/core';
+import { AppError, escapeLike, slugify, type Database } from '@qhatu/core';
 import { Brand } from '../entities/brand.js';
 import { Collection } from '../entities/collection.js';
 import { Product } from '../entities/product.js';
@@ -96,4 +96,29 @@ export async function retryTaken<T>(index: string, field: { name: 'slug' | 'hand
 /** 409 CONFLICT naming the body field whose value another row has. */
 export function taken(field: 'slug' | 'handle', value: string): AppError {
   return AppError.conflict(`The ${field} "${value}" is taken`, 'CONFLICT', [{ path: `body.${field}`, message: 'is taken' }]);
+}
+
+/** A SKU the write wants, with the body field that gave it. */
+export interface WantedSku {
+  path: string;
+  sku: string | null | undefined;
+}
+
+/**
+ * Runs a write that gives variants SKUs; when another variant of the store has one of them
+ * (the unique index says so, also for a SKU taken at the same moment), answers the precise 409
+ * naming the field, as a taken handle does.
+ */
+export async function refuseTakenSkus<T>(db: Database, wanted: WantedSku[], write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes('catalog_variant_sku')) throw error;
+    const skus = wanted.flatMap((w) => (w.sku ? [w.sku] : []));
+    const rows = await db.read((sql) => sql.query<{ sku: string }>('select sku from catalog_variant where sku = any($1)', [skus]));
+    const takenSkus = new Set(rows.map((r) => r.sku));
+    const hit = wanted.find((w) => w.sku && takenSkus.has(w.sku)) ?? wanted.find((w) => w.sku);
+    if (!hit) throw error;
+    throw AppError.conflict(`The SKU "${hit.sku}" is taken by another variant`, 'CONFLICT', [{ path: hit.path, message: 'is taken' }]);
+  }
 }

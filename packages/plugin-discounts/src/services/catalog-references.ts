@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '@qhatu/core';
+import { AppError, withArticle } from '@qhatu/core';
 import { Collection, CollectionProduct, Product } from '@qhatu/plugin-catalog';
 import type { CouponTarget } from '../entities/coupon.js';
 
@@ -17,7 +17,7 @@ export async function requireTargets(
   const found = await em.find(entity as typeof Product, { id: { $in: unique } }, { fields: ['id'] });
   const known = new Set(found.map((r) => r.id));
   const what = target === 'products' ? 'product' : 'collection';
-  const details = ids.flatMap((id, i) => (known.has(id) ? [] : [{ path: pathOf(i), message: `is not a ${what} of this store`, id }]));
+  const details = ids.flatMap((id, i) => (known.has(id) ? [] : [{ path: pathOf(i), message: `is not ${withArticle(what)} of this store`, id }]));
   throw AppError.unprocessable(
     target === 'products' ? 'PRODUCT_NOT_FOUND' : 'COLLECTION_NOT_FOUND',
     `${details.length === 1 ? `The ${what} ${details[0].id} does` : `${details.length} ${what}s do`} not exist`,
