@@ -7,7 +7,7 @@ import { AppError, isAppError, withArticle } from '../errors.js';
 import { authorize } from '../http/auth.js';
 import { databaseError } from '../http/errors.js';
 import type { QhatuPlugin } from '../plugin.js';
-import { playgroundHtml } from './playground.js';
+import { playgroundHtml, playgroundRoutes } from './playground.js';
 import type { QhatuGraphQLContext } from './types.js';
 
 const baseTypeDefs = `
@@ -74,6 +74,8 @@ export async function hostGraphQL(
       return reply.type('text/html; charset=utf-8').send(playgroundHtml);
     }
   });
+
+  playgroundRoutes(app, () => app.graphql.schema);
 
   await app.register(mercurius, {
     schema,
