@@ -5,6 +5,8 @@ import { CliError } from './errors.js';
 interface Holder {
   pid: number;
   command: string;
+  /** Where `qhatu start` serves its embedded database to other processes (loopback only). */
+  databaseUrl?: string;
 }
 
 function alive(pid: number): boolean {
@@ -41,8 +43,8 @@ export function lockDataDir(dataDir: string, command: string): () => void {
       const holder = holderOf(file);
       if (holder && holder.pid !== process.pid && alive(holder.pid)) {
         throw new CliError(`the embedded database in ${dir} is in use by "qhatu ${holder.command}" (pid ${holder.pid})`, [
-          'the embedded database serves one process at a time: stop that process first,',
-          'or, while `qhatu start` runs, use its HTTP API (POST /api/v1/tenants, POST /api/v1/tenants/:id/api-keys)',
+          'its files are opened by one process at a time: wait for that command to finish',
+          '(commands run beside `qhatu start` reach its database through it)',
         ]);
       }
       unlinkSync(file);
@@ -55,4 +57,18 @@ export function lockDataDir(dataDir: string, command: string): () => void {
   // A forced exit (second Ctrl+C) skips the normal release.
   process.on('exit', release);
   return release;
+}
+
+/** `qhatu start` tells other commands where its embedded database answers, so they can work beside it. */
+export function shareDatabase(dataDir: string, databaseUrl: string): void {
+  const file = path.join(path.resolve(dataDir), 'qhatu.lock');
+  const holder = holderOf(file);
+  if (holder?.pid === process.pid) writeFileSync(file, JSON.stringify({ ...holder, databaseUrl }));
+}
+
+/** The embedded database of a running `qhatu start` on this data folder, if there is one. */
+export function runningDatabase(dataDir: string): string | undefined {
+  const holder = holderOf(path.join(path.resolve(dataDir), 'qhatu.lock'));
+  if (!holder?.databaseUrl || holder.pid === process.pid || !alive(holder.pid)) return undefined;
+  return /^postgres:\/\/[^@]+@127\.0\.0\.1:\d+\/postgres$/.test(holder.databaseUrl) ? holder.databaseUrl : undefined;
 }

@@ -9,14 +9,14 @@ export const PROJECT_FILE = 'qhatu.config.ts';
 
 /** Every command that runs the store takes the project file the same way. */
 export function withProjectOption(command: Command): Command {
-  return command.option('-c, --config <path>', `the project file (default: ./${PROJECT_FILE})`);
+  return command.option('-c, --config <path>', `the project file (default: $QHATU_CONFIG, else ./${PROJECT_FILE})`);
 }
 
 const USAGE = `it must read: export default defineProject({ plugins: [/* your plugins */] })`;
 
 /** Imports the project file and checks it names a list of plugins that can be loaded together. */
 export async function loadProject(configPath?: string, cwd = process.cwd()): Promise<QhatuProject & { file: string }> {
-  const file = path.resolve(cwd, configPath ?? PROJECT_FILE);
+  const file = path.resolve(cwd, configPath ?? (process.env.QHATU_CONFIG || PROJECT_FILE));
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new CliError(`no project file at ${file}`, [
       configPath ? 'check the --config path' : `run qhatu in the folder that holds ${PROJECT_FILE}, or pass --config <path>`,

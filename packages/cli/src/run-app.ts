@@ -1,5 +1,5 @@
 import type { QhatuApp } from '@qhatu/core';
-import { lockDataDir } from './data-lock.js';
+import { lockDataDir, runningDatabase } from './data-lock.js';
 import { commandLogger, readConfig } from './environment.js';
 import { requireMigrated } from './migration-status.js';
 import { loadProject } from './project.js';
@@ -10,8 +10,11 @@ import { loadProject } from './project.js';
  */
 export async function withApp<T>(options: { config?: string; command: string }, work: (app: QhatuApp) => Promise<T>): Promise<T> {
   const project = await loadProject(options.config);
-  const config = await readConfig();
-  const release = config.embedded ? lockDataDir(config.dataDir, options.command) : undefined;
+  const read = await readConfig();
+  // Beside a running `qhatu start`, its embedded database is reached through the port it serves.
+  const shared = read.embedded ? runningDatabase(read.dataDir) : undefined;
+  const config = shared ? { ...read, databaseUrl: shared } : read;
+  const release = config.embedded && !shared ? lockDataDir(config.dataDir, options.command) : undefined;
   try {
     const { createApp } = await import('@qhatu/core');
     const app = await createApp({ plugins: project.plugins, config, workers: false, logger: await commandLogger(config) });

@@ -28,7 +28,7 @@ describe('the embedded database', { timeout: 120_000 }, () => {
     expect(existsSync(path.join(dataDir, 'qhatu.lock'))).toBe(false);
   });
 
-  it('serves a store that the printed token and curl can bootstrap, and keeps other commands off its data', async () => {
+  it('serves a store that the printed token and curl can bootstrap, and lets other commands work beside it', async () => {
     const port = await freePort();
     const server = spawnCli(['start'], { cwd: project.dir, env: { ...env(), PORT: String(port) } });
     try {
@@ -50,9 +50,20 @@ describe('the embedded database', { timeout: 120_000 }, () => {
       expect(created.status).toBe(201);
       expect(((await created.json()) as { data: { name: string } }).data.name).toBe('My Store');
 
-      const meanwhile = await runCli(['tenants', 'create', '--name', 'Second'], { cwd: project.dir, env: env() });
-      expect(meanwhile.code).toBe(1);
-      expect(meanwhile.stderr).toContain(`the embedded database in ${dataDir} is in use by "qhatu start" (pid ${server.child.pid})`);
+      // Other commands work beside it, on the database it serves (not on its files).
+      const meanwhile = await runCli(['tenants', 'create', '--name', 'Second', '--json'], { cwd: project.dir, env: env() });
+      expect(meanwhile.stderr).toBe('');
+      expect(meanwhile.code).toBe(0);
+      const second = JSON.parse(meanwhile.stdout) as { id: string };
+      const key = await runCli(['api-keys', 'create', '--tenant', second.id, '--name', 'Back office', '--scope', 'admin', '--json'], { cwd: project.dir, env: env() });
+      expect(key.code).toBe(0);
+      const { token: adminKey } = JSON.parse(key.stdout) as { token: string };
+      const seen = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}`, 'x-tenant-id': second.id, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ apiVersion }' }),
+      });
+      expect(await seen.json()).toEqual({ data: { apiVersion: 'v1' } });
     } finally {
       server.child.kill('SIGINT');
     }

@@ -37,7 +37,7 @@ const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = [])
 
 /** A database with nothing in it; named like the test databases so the run's teardown drops it too. */
 async function emptyDatabase() {
-  const name = `qhatu_test_${randomBytes(6).toString('hex')}`;
+  const name = `qhatu_test_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
   return { url: urlFor(name), drop: () => admin(async (c) => void (await c.query(`drop database if exists ${name} with (force)`))) };
 }

@@ -31,7 +31,8 @@ async function newPlugin(rawName: string, options: { dir?: string }): Promise<vo
   print(`
 Next:
   1. ${inWorkspace ? 'It is in the pnpm workspace already (packages/* in pnpm-workspace.yaml).' : `Add ${shown} to the packages of pnpm-workspace.yaml (packages/* is there already).`}
-  2. Add "${names.packageName}": "workspace:*" to your store's package.json dependencies, then run pnpm install.
+  2. Add "${names.packageName}": "workspace:*" to your store's package.json dependencies, then run
+     pnpm install (without --frozen-lockfile: it records the new package in pnpm-lock.yaml; commit that).
   3. Add it to qhatu.config.ts:
        import ${names.camel} from '${names.packageName}';
        export default defineProject({ plugins: [/* ... */, ${names.camel}] });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { startBanner } from '../banner.js';
-import { lockDataDir } from '../data-lock.js';
+import { lockDataDir, shareDatabase } from '../data-lock.js';
 import { readConfig } from '../environment.js';
 import { requireMigrated } from '../migration-status.js';
 import { print } from '../output.js';
@@ -37,6 +37,7 @@ async function start(options: StartOptions): Promise<void> {
     const workers = options.workers ?? config.embedded;
     const { createApp } = await import('@qhatu/core');
     const app = await createApp({ plugins: project.plugins, config, workers, migrate: config.embedded || Boolean(options.migrate) });
+    if (release) shareDatabase(config.dataDir, app.databaseUrl);
     try {
       await requireMigrated(app, 'start with --migrate');
       const address = await app.listen();
