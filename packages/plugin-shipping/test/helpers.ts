@@ -55,15 +55,20 @@ export async function addRate(t: TestApp, tenant: TestTenant, over: Record<strin
   return res.json().data;
 }
 
-/** A product of one variant priced `price` with `units` in a new warehouse; the variant id. */
+/** A product of one variant priced `price` with `units` in the store's warehouse; the variant id. */
 export async function stockedVariant(t: TestApp, tenant: TestTenant, units = 10, price = 4500): Promise<string> {
   const admin = caller(t, tenant);
   const product = await admin('POST', '/api/v1/catalog/products', { title: 'Alpaca poncho', variants: [{ title: 'M', sku: `P-${crypto.randomUUID().slice(0, 8)}`, price }] });
   if (product.statusCode !== 201) throw new Error(`product not created: ${product.body}`);
   const variant = product.json().data.variants[0].id as string;
-  const warehouse = await admin('POST', '/api/v1/inventory/warehouses', { name: 'Lima', code: `WH-${crypto.randomUUID().slice(0, 6)}` });
-  if (warehouse.statusCode !== 201) throw new Error(`warehouse not created: ${warehouse.body}`);
-  const adjusted = await admin('POST', `/api/v1/inventory/warehouses/${warehouse.json().data.id}/stock/adjust`, { variant_id: variant, delta: units, reason: 'received' });
+  // The store's first warehouse is its default, the one orders reserve from.
+  let warehouseId = (await admin('GET', '/api/v1/inventory/warehouses')).json().data[0]?.id as string | undefined;
+  if (!warehouseId) {
+    const warehouse = await admin('POST', '/api/v1/inventory/warehouses', { name: 'Lima', code: 'LIM-01' });
+    if (warehouse.statusCode !== 201) throw new Error(`warehouse not created: ${warehouse.body}`);
+    warehouseId = warehouse.json().data.id as string;
+  }
+  const adjusted = await admin('POST', `/api/v1/inventory/warehouses/${warehouseId}/stock/adjust`, { variant_id: variant, delta: units, reason: 'received' });
   if (adjusted.statusCode !== 200) throw new Error(`stock not added: ${adjusted.body}`);
   return variant;
 }
@@ -103,7 +108,9 @@ export async function pay(t: TestApp, tenant: TestTenant, order: OrderJson): Pro
 export async function paidOrder(t: TestApp, tenant: TestTenant, quantity = 2): Promise<OrderJson> {
   const order = await createOrder(t, tenant, await stockedVariant(t, tenant), quantity);
   await pay(t, tenant, order);
-  return getOrder(t, tenant, order.id);
+  const paid = await getOrder(t, tenant, order.id);
+  if (paid.status !== 'paid') throw new Error(`order not paid: ${paid.status}`);
+  return paid;
 }
 
 export function shipment(orderId: string, over: Record<string, unknown> = {}) {
