@@ -135,6 +135,16 @@ describe('reading and listing', () => {
     expect((await track(MISSING, 'in_transit', '2026-11-20T10:00:00Z')).statusCode).toBe(404);
   });
 
+  it('reading a shipment or a page of them is one transaction of four statements', async () => {
+    const made = await createShipment(t, shop, orderId);
+    const one = await t.countQueries(() => admin()('GET', `${SHIPMENTS}/${made.id}`));
+    expect(one.result.statusCode).toBe(200);
+    expect(one.count).toBeLessThanOrEqual(4);
+    const page = await t.countQueries(() => admin()('GET', `${SHIPMENTS}?limit=100&filter[order_id]=${orderId}`));
+    expect(page.result.statusCode).toBe(200);
+    expect(page.count).toBeLessThanOrEqual(4);
+  });
+
   it('is for admins: a storefront key gets 403', async () => {
     expect((await caller(t, shop, shop.storefrontToken)('GET', SHIPMENTS)).statusCode).toBe(403);
     expect((await caller(t, shop, shop.storefrontToken)('POST', SHIPMENTS, shipment(orderId))).statusCode).toBe(403);
@@ -244,6 +254,23 @@ describe('label, tracking, delivery and failure', () => {
     expect((await outbox(t, 'shipping.shipment.failed', made.id))[0].data).toMatchObject({ status: 'failed', failure_reason: 'The carrier lost the parcel' });
     const relabelled = await label(made.id, 'OLVA-000999');
     expect(relabelled.json().data).toMatchObject({ status: 'label_generated', tracking_number: 'OLVA-000999', failure_reason: null });
+  });
+
+  it('a shipment keeps at most 500 tracking events (422 TRACKING_HISTORY_FULL)', async () => {
+    const made = await createShipment(t, shop, orderId);
+    const full = Array.from({ length: 500 }, (_, i) => ({ status: 'in_transit', location: null, description: `scan ${i}`, timestamp: new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString() }));
+    await t.app.orm.em.getConnection().execute(`update shipping_shipment set events = ?::jsonb where tenant_id = ? and id = ?`, [JSON.stringify(full), shop.id, made.id]);
+    const res = await track(made.id, 'delivered', '2026-11-20T10:00:00Z');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.code).toBe('TRACKING_HISTORY_FULL');
+    expect((await admin()('GET', `${SHIPMENTS}/${made.id}`)).json().data).toMatchObject({ status: 'pending', events: { length: 500 } });
+  });
+
+  it('a label may be made again while the parcel travels (the specification: from any state)', async () => {
+    const made = await createShipment(t, shop, orderId);
+    await label(made.id, 'OLVA-1');
+    expect((await track(made.id, 'in_transit', '2026-11-20T10:00:00Z')).json().data.status).toBe('shipped');
+    expect((await label(made.id, 'OLVA-2')).json().data).toMatchObject({ status: 'label_generated', tracking_number: 'OLVA-2' });
   });
 
   it('two tracking updates at once both land, in timestamp order', async () => {
