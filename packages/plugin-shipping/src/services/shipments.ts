@@ -194,7 +194,13 @@ export class Shipments {
       (open.length === 1 ? open[0] : undefined);
     if (!match) return;
     shipment.fulfillmentId = match.id;
-    if (match.status !== 'delivered') await this.fulfillments.markDelivered(match.id);
+    if (match.status === 'delivered') return;
+    try {
+      await this.fulfillments.markDelivered(match.id);
+    } catch (error) {
+      // Delivered through the orders API a moment ago: linked all the same.
+      if (!(isAppError(error) && error.code === 'INVALID_STATE_TRANSITION')) throw error;
+    }
   }
 
   /** The order, 422 ORDER_NOT_FOUND when this store has no such order (a reference in a body). */
