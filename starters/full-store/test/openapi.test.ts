@@ -118,6 +118,18 @@ const LANDED = [
   'GET /admin/abandoned-carts',
   'POST /admin/abandoned-carts/:id/send-reminder',
   'POST /admin/abandoned-carts/:id/recover',
+  'POST /shipping/rates',
+  'GET /shipping/rates',
+  'GET /shipping/rates/:id',
+  'DELETE /shipping/rates/:id',
+  'POST /shipping/rates/calculate',
+  'POST /shipping/shipments',
+  'GET /shipping/shipments',
+  'GET /shipping/shipments/:id',
+  'POST /shipping/shipments/:id/label',
+  'PATCH /shipping/shipments/:id/tracking',
+  'POST /shipping/shipments/:id/delivered',
+  'POST /shipping/shipments/:id/failed',
 ];
 
 let t: TestApp;
