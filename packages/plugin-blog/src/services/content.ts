@@ -2,10 +2,12 @@ import sanitizeHtml from 'sanitize-html';
 
 /**
  * The HTML a post may keep. Everything else is dropped before the post is stored:
- * - no script, style, iframe, object, embed, form, svg, math, template or meta (their text too);
+ * - no script, style, iframe, object, embed, svg, math or template, with all they contain; other
+ *   tags not listed (form, button, input, meta, base, ...) go and their text stays;
  * - no event handlers (`on*`), no `style`, `class` or `id`: only the attributes listed here;
  * - links: http, https, mailto and tel, or relative; images: http and https, or relative
- *   (never `javascript:`, `data:` or `vbscript:`, however they are encoded or cased);
+ *   (never `javascript:`, `data:` or `vbscript:`, however they are encoded or cased, and never
+ *   protocol-relative `//host`); an image whose address is refused is dropped;
  * - a link that opens a new tab gets `rel="noopener noreferrer"`.
  */
 export const CONTENT_ALLOW_LIST: sanitizeHtml.IOptions = {
@@ -27,18 +29,19 @@ export const CONTENT_ALLOW_LIST: sanitizeHtml.IOptions = {
   },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   allowedSchemesByTag: { img: ['http', 'https'] },
-  allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
+  allowedSchemesAppliedToAttributes: ['href', 'src'],
   allowProtocolRelative: false,
   // Dropped with what is inside them, not just unwrapped.
   nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math', 'template', 'noembed', 'noframes', 'xmp', 'plaintext', 'title', 'select', 'frameset'],
   disallowedTagsMode: 'discard',
+  // An image whose address was refused says nothing.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
   transformTags: {
     a: (tagName, attribs) => {
-      const { target, ...rest } = attribs;
+      const { target, rel, ...rest } = attribs;
       // A new tab must not reach back into the store's page (window.opener).
-      return target === '_blank'
-        ? { tagName, attribs: { ...rest, target: '_blank', rel: 'noopener noreferrer' } }
-        : { tagName, attribs: rest };
+      if (target === '_blank') return { tagName, attribs: { ...rest, target, rel: 'noopener noreferrer' } };
+      return { tagName, attribs: rel === undefined ? rest : { ...rest, rel } };
     },
   },
 };
