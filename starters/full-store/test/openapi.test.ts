@@ -118,6 +118,13 @@ const LANDED = [
   'GET /admin/abandoned-carts',
   'POST /admin/abandoned-carts/:id/send-reminder',
   'POST /admin/abandoned-carts/:id/recover',
+  'POST /api/v1/blog/posts',
+  'GET /api/v1/blog/posts',
+  'GET /api/v1/blog/posts/:id',
+  'GET /api/v1/blog/posts/slug/:slug',
+  'PATCH /api/v1/blog/posts/:id',
+  'POST /api/v1/blog/posts/:id/publish',
+  'DELETE /api/v1/blog/posts/:id',
 ];
 
 let t: TestApp;
