@@ -343,3 +343,20 @@ describe('SQL statements per request', () => {
     }
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes the seven blog operations with their schemas', async () => {
+    const res = await t.request({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    const ops = Object.entries<Record<string, unknown>>(doc.paths)
+      .filter(([path]) => path.startsWith('/api/v1/blog/'))
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    expect(ops).toEqual([
+      'DELETE /api/v1/blog/posts/{id}', 'GET /api/v1/blog/posts', 'GET /api/v1/blog/posts/slug/{slug}', 'GET /api/v1/blog/posts/{id}',
+      'PATCH /api/v1/blog/posts/{id}', 'POST /api/v1/blog/posts', 'POST /api/v1/blog/posts/{id}/publish',
+    ]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['BlogPost', 'BlogPostCreate']));
+  });
+});

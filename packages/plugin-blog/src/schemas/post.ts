@@ -24,7 +24,7 @@ export const PostInput = z
     featured_image: HttpUrl.nullable().optional(),
     tags: z.array(Tag).max(50).optional().meta({ description: 'Duplicates are dropped; order is kept' }),
   })
-  .meta({ id: 'BlogPostInput' });
+  .meta({ id: 'BlogPostCreate' });
 export type PostInput = z.output<typeof PostInput>;
 
 export const PostPatch = PostInput.partial()
