@@ -335,6 +335,16 @@ describe('SQL statements per request', () => {
     }
   });
 
+  it('writes a post in 7 (tenant, slug turn and look-up, outbox, insert, commit) and publishes one in 6 (the post locked)', async () => {
+    const created = await t.countQueries(() => api('POST', BASE, { title: 'Budget write', content: '<p>x</p>' }));
+    expect(created.result.statusCode).toBe(201);
+    expect(created.count).toBe(7);
+    const published = await t.countQueries(() => api('POST', `${BASE}/${created.result.json().data.id}/publish`));
+    expect(published.result.statusCode).toBe(200);
+    expect(published.statements[2]).toMatch(/ for update$/);
+    expect(published.count).toBe(6);
+  });
+
   it('lists 25 posts (filtered, searched) in 3', async () => {
     for (const url of [`${BASE}?limit=25`, `${BASE}?status=published&sort=title`, `${BASE}?q=budget`]) {
       const { count: n, result } = await count(url, shop.storefrontToken);
