@@ -1,5 +1,6 @@
 import { defineProject } from '@qhatu/core';
 import abandonedCarts from '@qhatu/plugin-abandoned-carts';
+import blog from '@qhatu/plugin-blog';
 import catalog from '@qhatu/plugin-catalog';
 import checkout from '@qhatu/plugin-checkout';
 import customers from '@qhatu/plugin-customers';
@@ -20,5 +21,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog],
 });

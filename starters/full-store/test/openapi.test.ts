@@ -130,6 +130,13 @@ const LANDED = [
   'PATCH /shipping/shipments/:id/tracking',
   'POST /shipping/shipments/:id/delivered',
   'POST /shipping/shipments/:id/failed',
+  'POST /api/v1/blog/posts',
+  'GET /api/v1/blog/posts',
+  'GET /api/v1/blog/posts/:id',
+  'GET /api/v1/blog/posts/slug/:slug',
+  'PATCH /api/v1/blog/posts/:id',
+  'POST /api/v1/blog/posts/:id/publish',
+  'DELETE /api/v1/blog/posts/:id',
 ];
 
 let t: TestApp;

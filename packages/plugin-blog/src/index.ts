@@ -1,0 +1,35 @@
+import { definePlugin } from '@qhatu/core';
+import { BlogPost } from './entities/post.js';
+import { postMachine } from './machines/post.js';
+import { postsMigration } from './migrations/0001_posts.js';
+import { postRoutes } from './routes/posts.js';
+import { POST_EVENTS } from './services/events.js';
+import { PostReads } from './services/post-reads.js';
+import { Posts } from './services/posts.js';
+
+export { BlogPost, POST_STATUSES, type PostStatus } from './entities/post.js';
+export { postMachine } from './machines/post.js';
+export { Posts } from './services/posts.js';
+export { PostReads, type Reader } from './services/post-reads.js';
+export { CONTENT_ALLOW_LIST, sanitizeContent } from './services/content.js';
+export { POST_EVENTS } from './services/events.js';
+export { postOut } from './routes/posts.js';
+
+/** The blog: posts with sanitized HTML and unique slugs, drafted, published and archived. */
+export default definePlugin({
+  name: 'blog',
+  entities: [BlogPost],
+  migrations: [postsMigration],
+  machines: [postMachine],
+  events: [...POST_EVENTS],
+  permissions: [
+    { name: 'blog.read', description: 'See every blog post, drafts and archived ones included' },
+    { name: 'blog.write', description: 'Write, edit and archive blog posts' },
+    { name: 'blog.publish', description: 'Publish draft blog posts' },
+  ],
+  register(container) {
+    container.registerSingleton(Posts);
+    container.registerSingleton(PostReads);
+  },
+  routes: async (app, { container }) => postRoutes(app, container),
+});

@@ -1,0 +1,95 @@
+import { Database, keyset, pgDate, type KeysetColumn, type Page, type SqlReader } from '@qhatu/core';
+import { inject, injectable } from 'tsyringe';
+import type { BlogPost, PostStatus } from '../entities/post.js';
+import type { PostListQuery } from '../schemas/post.js';
+import { postNotFound } from './posts.js';
+import { foldWords } from './slugs.js';
+
+/**
+ * The storefront's reads in plain SQL: a post page and the blog's listing are what shoppers ask
+ * for, so they skip the ORM's hydration and run as one read-only transaction.
+ */
+
+const COLUMNS = `id, tenant_id, title, slug, content, excerpt, author, featured_image, tags, status, published_at, archived_at, created_at, updated_at`;
+
+const SORTS: Record<string, KeysetColumn> = {
+  published_at: { sql: 'coalesce(published_at, created_at)', type: 'timestamptz' },
+  created_at: { sql: 'created_at', type: 'timestamptz' },
+  title: { sql: 'title', type: 'text' },
+};
+
+type Row = Record<string, unknown>;
+
+function toPost(r: Row): BlogPost {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    title: r.title as string,
+    slug: r.slug as string,
+    content: r.content as string,
+    excerpt: (r.excerpt as string | null) ?? null,
+    author: (r.author as string | null) ?? null,
+    featuredImage: (r.featured_image as string | null) ?? null,
+    tags: r.tags as string[],
+    status: r.status as PostStatus,
+    publishedAt: r.published_at == null ? null : pgDate(r.published_at),
+    archivedAt: r.archived_at == null ? null : pgDate(r.archived_at),
+    createdAt: pgDate(r.created_at),
+    updatedAt: pgDate(r.updated_at),
+  } as BlogPost;
+}
+
+/** Who is reading: the store's admin sees every post, everyone else published ones only. */
+export interface Reader {
+  publishedOnly: boolean;
+}
+
+@injectable()
+export class PostReads {
+  constructor(@inject(Database) private readonly db: Database) {}
+
+  /** A post by id; a post the reader may not see is a 404 like a missing one. */
+  get(id: string, reader: Reader): Promise<BlogPost> {
+    return this.db.read((sql) => this.one(sql, 'id = ?::uuid', id, reader));
+  }
+
+  getBySlug(slug: string, reader: Reader): Promise<BlogPost> {
+    return this.db.read((sql) => this.one(sql, 'slug = ?', slug, reader));
+  }
+
+  list(query: PostListQuery, reader: Reader): Promise<Page<BlogPost>> {
+    return this.db.read(async (sql) => {
+      const conditions = ['tenant_id = ?'];
+      const params: unknown[] = [sql.tenantId];
+      const where = (condition: string, ...values: unknown[]) => {
+        conditions.push(condition);
+        params.push(...values);
+      };
+      const status: PostStatus | undefined = reader.publishedOnly ? 'published' : query.status;
+      if (reader.publishedOnly && query.status && query.status !== 'published') where('false');
+      if (status) where('status = ?', status);
+      if (query.q) {
+        const words = foldWords(query.q);
+        // Folded words are [a-z0-9]+ only, so the tsquery cannot be malformed; the last one matches as a prefix.
+        if (words.length === 0) where('false');
+        else where(`to_tsvector('simple', search_words) @@ to_tsquery('simple', ?)`, words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & '));
+      }
+      const resume = keyset(query, SORTS);
+      if (resume.where) where(resume.where, ...resume.params);
+      const rows = await sql.query<Row>(`select ${COLUMNS} from blog_post where ${conditions.join(' and ')} ${resume.tail}`, params);
+      const field = query.sort.replace(/^-/, '');
+      return resume.finish(rows.map(toPost), (p) =>
+        field === 'title' ? p.title : (field === 'created_at' ? p.createdAt : (p.publishedAt ?? p.createdAt)).toISOString(),
+      );
+    });
+  }
+
+  private async one(sql: SqlReader, condition: string, value: string, reader: Reader): Promise<BlogPost> {
+    const [row] = await sql.query<Row>(
+      `select ${COLUMNS} from blog_post where tenant_id = ? and ${condition}${reader.publishedOnly ? ` and status = 'published'` : ''}`,
+      [sql.tenantId, value],
+    );
+    if (!row) throw postNotFound();
+    return toPost(row);
+  }
+}
