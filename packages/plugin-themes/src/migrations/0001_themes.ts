@@ -73,7 +73,8 @@ export const themesMigration: Migration = {
        created_by uuid,
        created_at timestamptz NOT NULL,
        PRIMARY KEY (tenant_id, id),
-       FOREIGN KEY (tenant_id, installed_theme_id) REFERENCES themes_installed (tenant_id, id) ON DELETE CASCADE)`,
+       FOREIGN KEY (tenant_id, installed_theme_id) REFERENCES themes_installed (tenant_id, id) ON DELETE CASCADE
+         DEFERRABLE INITIALLY DEFERRED)`,
     `CREATE UNIQUE INDEX themes_version_seq ON themes_version (tenant_id, installed_theme_id, seq)`,
     `CREATE UNIQUE INDEX themes_version_baseline ON themes_version (tenant_id, installed_theme_id) WHERE is_baseline`,
     tenantTable('themes_version'),

@@ -71,7 +71,7 @@ export const VersionList = z.object({
   baseline: VersionSummary.nullable().meta({ description: 'The theme\'s own settings as installed: never deleted, restorable at any time' }),
 });
 
-export const VersionInput = z.strictObject({ label: z.string().trim().max(100).optional() }).optional();
+export const VersionInput = z.strictObject({ label: z.string().trim().max(100).optional() }).nullish();
 
 export const VersionOut = z
   .object({ id: z.uuid(), label: z.string(), created_by: z.uuid().nullable(), snapshot: ThemeSettingsOut, created_at: z.string() })

@@ -1,4 +1,4 @@
-import { AppError, Database, TenantContext } from '@qhatu/core';
+import { AppError, Database } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { THEMES_SETTINGS, type ThemesSettings } from './settings.js';
 
@@ -54,13 +54,15 @@ export class StoreTimeZone {
     if (!isTimeZone(timeZone)) {
       throw AppError.validation(`"${timeZone}" is not an IANA time zone`, [{ path: 'body.time_zone', message: 'must be an IANA time zone, e.g. America/Lima' }]);
     }
+    // Stored as the canonical name: `asia/tokyo` is kept as `Asia/Tokyo`.
+    const canonical = formatFor(timeZone).resolvedOptions().timeZone;
     await this.db.tenant((tx) =>
       tx.em.execute(
         `insert into themes_store_setting (tenant_id, time_zone, updated_at) values (?, ?, ?)
          on conflict (tenant_id) do update set time_zone = excluded.time_zone, updated_at = excluded.updated_at`,
-        [TenantContext.tenantId(), timeZone, tx.now()],
+        [tx.tenantId, canonical, tx.now()],
       ),
     );
-    return timeZone;
+    return canonical;
   }
 }
