@@ -15,9 +15,10 @@ import paypal from '@qhatu/plugin-gateway-paypal';
 import stripe from '@qhatu/plugin-gateway-stripe';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
+import { STARTER_THEMES, themesPlugin } from '@qhatu/plugin-themes';
 import webhooks from '@qhatu/plugin-webhooks';
 
-/** The full store: every plugin of the platform. */
+/** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, themesPlugin({ seed: STARTER_THEMES })],
 });

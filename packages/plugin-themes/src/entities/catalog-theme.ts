@@ -26,7 +26,7 @@ export const CatalogTheme = defineEntity({
     previewUrl: p.string().nullable(),
     thumbnailUrl: p.string().nullable(),
     /** Minor units of `currency`; 0 is a free theme. */
-    price: p.bigint('number'),
+    price: p.integer(),
     currency: p.string(),
     author: p.string(),
     tags: p.json<string[]>(),

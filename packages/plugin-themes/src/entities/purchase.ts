@@ -8,7 +8,7 @@ export const ThemePurchase = defineEntity({
     id: p.uuid().primary(),
     tenantId: p.uuid(),
     themeCatalogId: p.uuid(),
-    price: p.bigint('number'),
+    price: p.integer(),
     currency: p.string(),
     purchasedBy: p.uuid().nullable(),
     purchasedAt: p.datetime(),

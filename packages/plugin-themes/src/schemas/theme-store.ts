@@ -13,7 +13,7 @@ export const CatalogThemeInput = z
     description: z.string().max(5000).default(''),
     preview_url: Url.nullable().optional(),
     thumbnail_url: Url.nullable().optional(),
-    price: Money.meta({ description: 'Minor units of `currency`; 0 is a free theme' }),
+    price: Money.max(2_147_483_647).meta({ description: 'Minor units of `currency`; 0 is a free theme' }),
     currency: CurrencyCode.default('USD'),
     author: z.string().trim().min(1).max(120),
     tags: z.array(z.string().trim().min(1).max(40)).max(20).default([]),
