@@ -62,7 +62,7 @@ describe('the settings draft', () => {
 
   it('refuses an order that names no section, twice the same one, or a missing block', async () => {
     const theme = await catalogTheme(t, 0);
-    const { admin } = await storeWithActiveTheme(t, theme.id);
+    const { tenant, admin } = await storeWithActiveTheme(t, theme.id);
     const bad = [
       { section_order: ['hero', 'ghost'], sections: { hero: { type: 'hero', settings: {} } } },
       { section_order: ['hero', 'hero'], sections: { hero: { type: 'hero', settings: {} } } },
@@ -78,6 +78,12 @@ describe('the settings draft', () => {
       expect(res.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(res.json().error.code).toBe('VALIDATION_ERROR');
     }
+    // Values nested past any use (and past what a recursive walk survives), sent as the raw JSON.
+    const deep = `{"section_order":["x"],"sections":{"x":{"type":"hero","settings":{"deep":${'['.repeat(50_000)}${']'.repeat(50_000)}}}}}`;
+    const tooDeep = await t.request({ method: 'PUT', url: '/admin/themes/draft', headers: { ...tenant.headers(), 'content-type': 'application/json' }, payload: deep });
+    expect(tooDeep.statusCode).toBe(400);
+    expect(tooDeep.json().error.details).toEqual([{ path: 'body.sections', message: 'nests more than 20 levels deep' }]);
+
     const ghost = await admin('PUT', '/admin/themes/draft', bad[0]);
     expect(ghost.json().error.details).toEqual([expect.objectContaining({ path: 'body.section_order.1' })]);
     expect((await admin('GET', '/admin/themes/draft')).json()).toEqual(SETTINGS);

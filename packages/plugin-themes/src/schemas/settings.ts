@@ -28,6 +28,21 @@ function uniqueAndKnown(ctx: z.RefinementCtx, order: string[], known: Record<str
   });
 }
 
+/** How deep `sections` may nest (sections, blocks, settings and their values): enough for any editor, and no stack to blow. */
+export const MAX_DEPTH = 20;
+
+/** Whether `value` nests deeper than `max` levels; walks iteratively and stops at the first one too deep. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** A theme's settings: the sections, and the order the storefront shows them in. */
 export const ThemeSettings = z
   .strictObject({
@@ -42,6 +57,10 @@ export const ThemeSettings = z
         ctx.addIssue({ code: 'custom', path: ['sections', id, 'blocks'], message: 'has more than 100 blocks' });
       }
       if (section.block_order) uniqueAndKnown(ctx, section.block_order, section.blocks ?? {}, ['sections', id, 'block_order'], 'blocks of this section');
+    }
+    if (nestsDeeperThan(value.sections, MAX_DEPTH)) {
+      ctx.addIssue({ code: 'custom', path: ['sections'], message: `nests more than ${MAX_DEPTH} levels deep` });
+      return;
     }
     if (Buffer.byteLength(JSON.stringify(value)) > MAX_SETTINGS_BYTES) {
       ctx.addIssue({ code: 'custom', path: [], message: `is larger than ${MAX_SETTINGS_BYTES / 1024} KB` });

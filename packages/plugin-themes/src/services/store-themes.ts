@@ -22,7 +22,7 @@ async function catalogTheme(tx: Tx, id: string): Promise<CatalogTheme> {
   return theme;
 }
 
-/** Retries nothing: a unique index that another request won is the same answer as finding the row. */
+/** A unique index that a concurrent request won answers as finding its row would have. */
 async function uniquely<T>(work: () => Promise<T>, conflict: () => AppError): Promise<T> {
   try {
     return await work();
