@@ -1,5 +1,6 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '@qhatu/core';
 import { ThemeCatalog } from '../src/index.js';
 import { caller, catalogTheme, MISSING, outbox, platform, STORE, themesApp } from './helpers.js';
 
@@ -105,6 +106,26 @@ describe('the platform catalog', () => {
       expect(res.json().error.code).toBe('THEME_NOT_FOUND');
     }
     expect((await store('GET', `${STORE}/not-a-uuid`)).statusCode).toBe(400);
+  });
+
+  it("is read-only to a store's transactions, which see it whole", async () => {
+    const theme = await catalogTheme(t, 0);
+    const tenant = await t.createTenant();
+    const db = t.app.container.resolve(Database);
+    const seen = await db.tenant((tx) => tx.em.execute(`select count(*)::int as n from themes_catalog where id = ?`, [theme.id]), tenant.id);
+    expect(seen[0].n).toBe(1);
+    for (const sql of [`update themes_catalog set price = 0 where id = ?`, `delete from themes_catalog where id = ?`]) {
+      await expect(db.tenant((tx) => tx.em.execute(sql, [theme.id]), tenant.id)).rejects.toThrow(/permission denied/);
+    }
+  });
+
+  it('lists a page in one statement besides BEGIN and COMMIT', async () => {
+    const tenant = await t.createTenant();
+    const list = () => t.request({ method: 'GET', url: `${STORE}?limit=100&filter[is_free]=false&sort=-price`, headers: tenant.headers() });
+    await list();
+    const { count, result } = await t.countQueries(list);
+    expect(result.statusCode).toBe(200);
+    expect(count).toBe(3);
   });
 
   it('seeds its themes once, however often it starts', async () => {
