@@ -24,7 +24,7 @@ export const CatalogThemeInput = z
     path: ['is_free'],
     message: 'must be true exactly when the price is 0',
   })
-  .meta({ id: 'ThemeCatalogInput' });
+  .meta({ id: 'ThemeCatalogEntryCreate' });
 export type CatalogThemeInput = z.output<typeof CatalogThemeInput>;
 
 export const CatalogThemeOut = z
