@@ -170,6 +170,22 @@ describe('versions', () => {
     expect((await admin('GET', '/admin/themes/versions')).json().versions).toHaveLength(7);
   });
 
+  it('saves on whichever theme is active while activations switch it', async () => {
+    const first = await catalogTheme(t, 0);
+    const second = await catalogTheme(t, 0);
+    const { tenant, admin } = await storeWithActiveTheme(t, first.id);
+    await admin('POST', `${STORE}/${second.id}/install`);
+    const answers = await Promise.all([
+      ...[0, 1, 2, 3, 4, 5].map((i) => admin('POST', `${STORE}/${i % 2 ? first.id : second.id}/activate`)),
+      ...[0, 1, 2, 3, 4, 5].map((i) => admin('POST', '/admin/themes/versions', { label: `race ${i}` })),
+      ...[0, 1].map(() => admin('POST', '/admin/themes/publish')),
+      ...[0, 1].map(() => admin('PUT', '/admin/themes/draft', DRAFT)),
+    ]);
+    expect(answers.map((r) => r.statusCode)).toEqual([...Array(6).fill(200), ...Array(6).fill(201), ...Array(4).fill(200)]);
+    const rows = await t.app.orm.em.getConnection().execute(`select count(*)::int as n from themes_version where tenant_id = ?`, [tenant.id]);
+    expect(rows[0].n).toBe(2 + 6 + 2);
+  });
+
   it('answers THEME_VERSION_NOT_FOUND for an unknown version, one of another theme or of another store', async () => {
     const first = await catalogTheme(t, 0);
     const second = await catalogTheme(t, 0);

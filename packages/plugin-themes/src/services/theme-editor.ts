@@ -22,6 +22,21 @@ export const noActiveTheme = () =>
   new AppError(404, 'NO_ACTIVE_THEME', 'The store has no active theme: install one and activate it with POST /api/v1/theme-store/:id/activate');
 const versionNotFound = () => AppError.notFound('Theme version', 'THEME_VERSION_NOT_FOUND');
 
+/**
+ * Locks the store's installed themes, in the order an activation does, and gives the active one:
+ * a write that waited on an activation sees the theme that is active now, and none can switch it
+ * until this transaction commits.
+ */
+async function lockActiveTheme(tx: Tx): Promise<{ id: string; theme_catalog_id: string }> {
+  const rows = await tx.em.execute<Array<{ id: string; theme_catalog_id: string; is_active: boolean }>>(
+    `select id, theme_catalog_id, is_active from themes_installed where tenant_id = ? order by id for update`,
+    [tx.tenantId],
+  );
+  const active = rows.find((r) => r.is_active);
+  if (!active) throw noActiveTheme();
+  return active;
+}
+
 interface VersionRow {
   id: string;
   label: string;
@@ -59,12 +74,12 @@ export class ThemeEditor {
 
   async saveDraft(settings: ThemeSettings): Promise<ThemeSettings> {
     return this.db.tenant(async (tx) => {
-      const rows = await tx.em.execute<Array<{ draft: ThemeSettings }>>(
-        `update themes_installed set draft = ?::jsonb, draft_updated_at = ? where tenant_id = ? and is_active returning draft`,
-        [JSON.stringify(settings), tx.now(), tx.tenantId],
+      const theme = await lockActiveTheme(tx);
+      const [row] = await tx.em.execute<Array<{ draft: ThemeSettings }>>(
+        `update themes_installed set draft = ?::jsonb, draft_updated_at = ? where tenant_id = ? and id = ? returning draft`,
+        [JSON.stringify(settings), tx.now(), tx.tenantId, theme.id],
       );
-      if (!rows[0]) throw noActiveTheme();
-      return rows[0].draft;
+      return row.draft;
     });
   }
 
@@ -119,11 +134,7 @@ export class ThemeEditor {
   /** Overwrites the draft with a version's snapshot; nothing is published. */
   async restore(id: string): Promise<{ label: string }> {
     return this.db.tenant(async (tx) => {
-      const [theme] = await tx.em.execute<Array<{ id: string; theme_catalog_id: string }>>(
-        `select id, theme_catalog_id from themes_installed where tenant_id = ? and is_active for update`,
-        [tx.tenantId],
-      );
-      if (!theme) throw noActiveTheme();
+      const theme = await lockActiveTheme(tx);
       const [version] = await tx.em.execute<Array<{ label: string }>>(
         `update themes_installed i set draft = v.snapshot, draft_updated_at = ?
            from themes_version v
@@ -154,18 +165,18 @@ export class ThemeEditor {
 
   /**
    * Numbers and stores a version of the active theme's draft (publishing it first when asked),
-   * then deletes what falls out of the newest 50, in the same transaction. The update of the
-   * theme's row takes its lock: saves of one theme run one at a time and number without gaps.
+   * then deletes what falls out of the newest 50, in the same transaction. The store's theme rows
+   * are locked first: saves run one at a time and number without gaps.
    */
   private async addVersion(tx: Tx, label: string, mode: 'draft' | 'publish') {
     const at = tx.now();
     const publish = mode === 'publish' ? ', published = draft, published_at = ?' : '';
+    const active = await lockActiveTheme(tx);
     const [theme] = await tx.em.execute<Array<{ id: string; theme_catalog_id: string; seq: string | number; draft: ThemeSettings }>>(
       `update themes_installed set version_seq = version_seq + 1${publish}
-        where tenant_id = ? and is_active returning id, theme_catalog_id, version_seq as seq, draft`,
-      mode === 'publish' ? [at, tx.tenantId] : [tx.tenantId],
+        where tenant_id = ? and id = ? returning id, theme_catalog_id, version_seq as seq, draft`,
+      mode === 'publish' ? [at, tx.tenantId, active.id] : [tx.tenantId, active.id],
     );
-    if (!theme) throw noActiveTheme();
     const seq = Number(theme.seq);
     const row = {
       id: randomUUID(),
