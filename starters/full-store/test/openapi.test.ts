@@ -137,6 +137,23 @@ const LANDED = [
   'PATCH /api/v1/blog/posts/:id',
   'POST /api/v1/blog/posts/:id/publish',
   'DELETE /api/v1/blog/posts/:id',
+  'POST /api/v1/theme-store',
+  'GET /api/v1/theme-store',
+  'GET /api/v1/theme-store/installed',
+  'GET /api/v1/theme-store/:id',
+  'POST /api/v1/theme-store/:id/purchase',
+  'POST /api/v1/theme-store/:id/install',
+  'POST /api/v1/theme-store/:id/activate',
+  'GET /api/v1/theme',
+  'GET /admin/themes/draft',
+  'PUT /admin/themes/draft',
+  'GET /admin/themes/versions',
+  'POST /admin/themes/versions',
+  'GET /admin/themes/versions/:id',
+  'POST /admin/themes/versions/:id/restore',
+  'POST /admin/themes/publish',
+  'GET /admin/themes/time-zone',
+  'PUT /admin/themes/time-zone',
 ];
 
 let t: TestApp;

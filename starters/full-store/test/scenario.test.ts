@@ -204,4 +204,24 @@ describe('a store on the embedded database', () => {
     await until(async () => (await call('GET', `/api/v1/orders/${checkout.order_id}`, admin)).body.data.status, 'refunded');
     expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([9500]);
   });
+
+  it('offers a free and a paid theme from the start: a store installs, edits and publishes one', async () => {
+    const platform = { authorization: `Bearer ${(await readFile(path.join(dataDir, 'platform-token'), 'utf8')).trim()}` };
+    const tenantId = (await call('POST', '/api/v1/tenants', platform, { name: 'Theme shop' })).body.data.id;
+    const token = (await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'Back office', scope: 'admin' })).body.data.token;
+    const admin = { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId };
+    const themes = (await call('GET', '/api/v1/theme-store', admin)).body.data;
+    expect(themes.map((t: { name: string; is_free: boolean }) => [t.name, t.is_free])).toEqual([['andes', true], ['inti', false]]);
+
+    expect((await call('POST', `/api/v1/theme-store/${themes[0].id}/install`, admin)).status).toBe(201);
+    expect((await call('POST', `/api/v1/theme-store/${themes[0].id}/activate`, admin)).body.data.status).toBe('activated');
+    const draft = (await call('GET', '/admin/themes/draft', admin)).body;
+    const edited = { ...draft, section_order: draft.section_order.filter((id: string) => id !== 'featured') };
+    expect((await call('PUT', '/admin/themes/draft', admin, edited)).status).toBe(200);
+    expect((await call('POST', '/admin/themes/publish', admin)).body).toMatchObject({ ok: true, label: 'Publicado' });
+    const storefrontKey = (await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'Web', scope: 'storefront' })).body.data.token;
+    const live = await call('GET', '/api/v1/theme', { authorization: `Bearer ${storefrontKey}`, 'x-tenant-id': tenantId });
+    expect(live.body.data.settings.section_order).toEqual(['header', 'hero', 'footer']);
+    expect((await call('POST', `/api/v1/theme-store/${themes[1].id}/install`, admin)).body.error.code).toBe('THEME_NOT_PURCHASED');
+  });
 });
