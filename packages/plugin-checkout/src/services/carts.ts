@@ -7,7 +7,7 @@ import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
 import { CartPricing } from './pricing.js';
 import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
-import { cartEvent, type CartView } from './views.js';
+import { cartEvent, pricedCart, type CartView } from './views.js';
 
 export const CART_CREATED = 'checkout.cart.created';
 export const CART_UPDATED = 'checkout.cart.updated';
@@ -73,10 +73,18 @@ export class Carts {
     });
   }
 
+  /**
+   * The cart priced now (catalog prices, volume discounts, the coupon still valid?), computed
+   * without writing: the answer is what a checkout of it would charge. A frozen cart is answered
+   * as it was checked out; its checkout says what is charged.
+   */
   async get(id: string, shopper: Shopper): Promise<CartView> {
     return this.db.tenant(async (tx) => {
       const cart = await this.find(tx, id, shopper, false);
-      return { cart, items: await tx.em.find(CartItem, { cartId: cart.id }) };
+      const items = await tx.em.find(CartItem, { cartId: cart.id });
+      if (cart.checkoutId) return { cart, items };
+      const { lines, totals } = await this.pricing.quote(tx, cart, items);
+      return { cart: pricedCart(cart, totals), items: lines };
     });
   }
 
@@ -178,7 +186,7 @@ export class Carts {
       }
       const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
-      const kept = await this.pricing.reprice(tx, cart, items, catalog ?? (await this.pricing.catalogOf(tx, items.map((i) => i.variantId))));
+      const kept = await this.pricing.reprice(tx, cart, items, catalog);
       if (requireCoupon && cart.couponRefusal) {
         throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
           { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
