@@ -30,7 +30,7 @@ export const CHECKOUT_PAYMENT_JOB = 'checkout.payment-confirmed';
 /** Cart and checkout: carts priced by the catalog with coupons and volume discounts, and the checkout steps. */
 export default definePlugin({
   name: 'checkout',
-  dependsOn: ['catalog', 'discounts', 'orders'],
+  dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
   migrations: [checkoutMigration, checkoutOrderMigration],
   machines: [checkoutMachine],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, Tenant, type Tx } from '@qhatu/core';
+import { Customer } from '@qhatu/plugin-customers';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
@@ -48,6 +49,7 @@ export class Carts {
       throw AppError.forbidden('A customer can make carts for themselves only');
     }
     return this.db.tenant(async (tx) => {
+      if (!shopper.customerId && input.customer_id) await assertCustomer(tx, input.customer_id);
       const at = tx.now();
       const currency = input.currency ?? (await tx.em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
       const cart = tx.em.create(Cart, {
@@ -209,6 +211,21 @@ export class Carts {
       throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
     }
     return cart;
+  }
+}
+
+/**
+ * A customer named by store keys must be a customer of this store (another store's or nobody's is
+ * 422 CUSTOMER_NOT_FOUND, like any unknown reference) and not disabled. A customer token's own id
+ * is its own customer.
+ */
+export async function assertCustomer(tx: Tx, customerId: string): Promise<void> {
+  const customer = await tx.em.findOne(Customer, { id: customerId });
+  if (!customer) {
+    throw AppError.unprocessable('CUSTOMER_NOT_FOUND', 'This customer is not a customer of the store', [{ path: 'body.customer_id', message: 'no such customer' }]);
+  }
+  if (customer.status !== 'active') {
+    throw AppError.unprocessable('CUSTOMER_DISABLED', 'This customer is disabled', [{ path: 'body.customer_id', message: `the customer is ${customer.status}` }]);
   }
 }
 

@@ -7,7 +7,7 @@ import { inject, injectable } from 'tsyringe';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
-import { Carts, type Shopper } from './carts.js';
+import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
 import { checkoutEvent, lineOut } from './views.js';
 
@@ -66,6 +66,7 @@ export class Checkouts {
       if (input.customer_id && cart.customerId && input.customer_id !== cart.customerId) {
         throw AppError.unprocessable('CUSTOMER_MISMATCH', 'The cart belongs to another customer', [{ path: 'body.customer_id', message: "is not the cart's customer" }]);
       }
+      if (input.customer_id && !shopper.customerId && input.customer_id !== cart.customerId) await assertCustomer(tx, input.customer_id);
       const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const items = await this.pricing.reprice(tx, cart, loaded, await this.pricing.catalogOf(tx, loaded.map((i) => i.variantId)));
       if (items.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
