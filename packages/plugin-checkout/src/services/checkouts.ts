@@ -7,6 +7,7 @@ import { inject, injectable } from 'tsyringe';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
+import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
 import { checkoutEvent, lineOut } from './views.js';
@@ -45,6 +46,7 @@ export class Checkouts {
     @inject(CartPricing) private readonly pricing: CartPricing,
     @inject(Orders) private readonly orders: Orders,
     @inject(Discounts) private readonly discounts: Discounts,
+    @inject(CHECKOUT_ABANDONED_HOOKS) private readonly abandonedHooks: CheckoutAbandonedHook[],
   ) {}
 
   /**
@@ -228,17 +230,24 @@ export class Checkouts {
   /**
    * pending, shipping_set or payment_pending → abandoned. The order placed for it, still awaiting
    * payment, is cancelled with it; once its payment is confirmed the checkout cannot be abandoned
-   * (409 CHECKOUT_ORDER_PAID).
+   * (409 CHECKOUT_ORDER_PAID). The registered `CheckoutAbandonedHook`s run in this transaction
+   * (the abandoned-carts plugin records the cart). Abandoning an abandoned checkout again answers
+   * it as it is and does nothing.
    */
   async abandon(id: string, shopper: Shopper): Promise<Checkout> {
     return this.db.tenant(async (tx) => {
       const checkout = await this.find(tx, id, shopper, true);
+      if (checkout.status === 'abandoned') return checkout;
       if (checkoutMachine.can(checkout, 'abandon')) {
         if (checkout.orderId) await this.cancelOrder(tx, checkout.orderId);
         checkout.abandonedAt = tx.now();
         checkout.updatedAt = tx.now();
       }
-      return checkoutMachine.apply(tx, checkout, 'abandon');
+      await checkoutMachine.apply(tx, checkout, 'abandon');
+      // The hooks may read the tables: they see the checkout abandoned.
+      await tx.em.flush();
+      for (const hook of this.abandonedHooks) await hook.checkoutAbandoned(tx, checkout);
+      return checkout;
     });
   }
 

@@ -63,8 +63,8 @@ export function cartOut({ cart, items }: CartView) {
   return {
     id: cart.id,
     tenant_id: cart.tenantId,
-    customer_id: cart.customerId,
-    session_id: cart.sessionId,
+    customer_id: cart.customerId ?? null,
+    session_id: cart.sessionId ?? null,
     currency: cart.currency,
     line_items: [...items].sort(byCreation).map(lineOut),
     item_count: cart.itemCount,
@@ -72,9 +72,9 @@ export function cartOut({ cart, items }: CartView) {
     discount_total: cart.volumeDiscountTotal + cart.couponDiscount,
     total: cart.total,
     coupon: cart.couponCode
-      ? { code: cart.couponCode, applies: cart.couponRefusal === null, reason: cart.couponRefusal, discount_amount: cart.couponDiscount }
+      ? { code: cart.couponCode, applies: cart.couponRefusal == null, reason: cart.couponRefusal ?? null, discount_amount: cart.couponDiscount }
       : null,
-    checkout_id: cart.checkoutId,
+    checkout_id: cart.checkoutId ?? null,
     expires_at: cart.expiresAt.toISOString(),
     created_at: cart.createdAt.toISOString(),
     updated_at: cart.updatedAt.toISOString(),
@@ -130,7 +130,7 @@ export function checkoutEvent(c: Checkout): Record<string, unknown> {
 export function cartEvent(cart: Cart): Record<string, unknown> {
   return {
     id: cart.id,
-    customer_id: cart.customerId,
+    customer_id: cart.customerId ?? null,
     currency: cart.currency,
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
