@@ -133,4 +133,13 @@ describe('OpenAPI', () => {
     const paths = Object.keys(res.json().paths);
     expect(paths).toEqual(expect.arrayContaining(['/api/v1/checkout/carts', '/api/v1/checkout/carts/{id}/items/{variant_id}', '/api/v1/checkout/checkouts/{id}/shipping']));
   });
+
+  it('documents POST /checkouts/{id}/complete as it behaves: order_id in, the completed checkout or the refusals out', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const complete = doc.paths['/api/v1/checkout/checkouts/{id}/complete'].post;
+    const ref: string = complete.requestBody.content['application/json'].schema.$ref;
+    expect(doc.components.schemas[ref.split('/').pop()!]).toMatchObject({ required: ['order_id'] });
+    expect(Object.keys(complete.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '422']));
+    for (const code of ['INVALID_STATE_TRANSITION', 'ORDER_MISMATCH', 'PAYMENT_NOT_CONFIRMED']) expect(complete.description).toContain(code);
+  });
 });
