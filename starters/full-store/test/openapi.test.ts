@@ -118,6 +118,7 @@ const LANDED = [
   'GET /admin/abandoned-carts',
   'POST /admin/abandoned-carts/:id/send-reminder',
   'POST /admin/abandoned-carts/:id/recover',
+  'GET /api/v1/abandoned-carts/restore',
 ];
 
 let t: TestApp;
