@@ -133,6 +133,15 @@ describe('SQL statements of a read', () => {
     expect(count, statements.join('\n')).toBeLessThanOrEqual(10);
   });
 
+  it('reads a priced cart through GraphQL in at most 8 statements', async () => {
+    const a = await createProduct(admin, { variants: [{ title: 'A', price: 1000 }] });
+    const cart = await createCart(store);
+    await addItem(store, cart.id, a.variants[0].id, 2);
+    const { result, count, statements } = await t.countQueries(() => gql(`query($id: ID!) { cart(id: $id) { id total } }`, { id: cart.id }));
+    expect(result.json().data.cart.total).toBe(2000);
+    expect(count, statements.join('\n')).toBeLessThanOrEqual(8);
+  });
+
   it('reads a checkout awaiting its shipping step in at most 9 statements', async () => {
     const a = await createProduct(admin, { variants: [{ title: 'A', price: 1000 }] });
     const cart = await createCart(store);
