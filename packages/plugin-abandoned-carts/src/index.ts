@@ -1,30 +1,37 @@
 import { CONFIG, definePlugin, LOGGER, Jobs, type QhatuConfig } from '@qhatu/core';
 import { AbandonedCart } from './entities/abandoned-cart.js';
 import { ABANDONED_CART_RECOVERED, ABANDONED_CART_REMINDED, abandonedCartMachine } from './machines/abandoned-cart.js';
+import { CHECKOUT_ABANDONED_HOOK } from '@qhatu/plugin-checkout';
 import { abandonedCartsMigration } from './migrations/0001_abandoned_carts.js';
+import { restoredCartsMigration } from './migrations/0002_restored_carts.js';
 import { abandonedCartRoutes } from './routes/abandoned-carts.js';
 import { ABANDONED_CART_ABANDONED, AbandonedCarts, SWEEP_JOB } from './services/abandoned-carts.js';
+import { CartRecovery } from './services/cart-recovery.js';
 import { RecoveryLinks } from './services/recovery-links.js';
 import { ABANDONED_CART_SETTINGS, readSettings, type AbandonedCartSettings } from './services/settings.js';
 
 export { AbandonedCart, ABANDONED_CART_STATUSES, type AbandonedCartStatus } from './entities/abandoned-cart.js';
 export { abandonedCartMachine } from './machines/abandoned-cart.js';
 export { AbandonedCarts, SWEEP_JOB, type AbandonedCartMetrics, type SweepResult } from './services/abandoned-carts.js';
+export { CartRecovery } from './services/cart-recovery.js';
 export { RecoveryLinks, type RecoveryClaim } from './services/recovery-links.js';
-export { ABANDONED_CART_SETTINGS, type AbandonedCartSettings } from './services/settings.js';
+export { ABANDONED_CART_SETTINGS, RESTORE_PATH, type AbandonedCartSettings } from './services/settings.js';
 
 /** Abandoned carts: a scheduled sweep records idle carts; the admin reminds shoppers and tracks recovery. */
 export default definePlugin({
   name: 'abandoned-carts',
   dependsOn: ['checkout'],
   entities: [AbandonedCart],
-  migrations: [abandonedCartsMigration],
+  migrations: [abandonedCartsMigration, restoredCartsMigration],
   machines: [abandonedCartMachine],
   events: [ABANDONED_CART_ABANDONED, ABANDONED_CART_REMINDED, ABANDONED_CART_RECOVERED],
   register(container) {
     container.register(ABANDONED_CART_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
     container.registerSingleton(RecoveryLinks);
     container.registerSingleton(AbandonedCarts);
+    container.registerSingleton(CartRecovery);
+    // Checkout's extension point: the cart of an abandoned checkout is recorded in that transaction.
+    container.register(CHECKOUT_ABANDONED_HOOK, { useToken: AbandonedCarts });
   },
   jobs: {
     // Every tenant in one job; each tenant in its own transaction.

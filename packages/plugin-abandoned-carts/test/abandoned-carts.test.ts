@@ -57,12 +57,13 @@ describe('the sweep (QHATU_ABANDONED_AFTER_MINUTES=60)', () => {
     expect(events.map((e) => e.type)).toEqual(['abandoned-carts.cart.abandoned', 'abandoned-carts.cart.abandoned']);
   });
 
-  it('records a cart at once when its checkout is abandoned', async () => {
+  it('finds already recorded the cart of an abandoned checkout (recorded by the abandon itself)', async () => {
     const s = await shop(t);
     const c = await cartOf(s, 3, 'ana@example.com');
     expect((await s.admin('POST', `/api/v1/checkout/checkouts/${c.checkoutId}/abandon`)).statusCode).toBe(200);
-    expect((await sweep(s)).abandoned).toBe(1);
     expect((await listAll(s)).data[0]).toMatchObject({ cart_id: c.cartId, checkout_id: c.checkoutId, value_cents: 3000, status: 'abandoned' });
+    expect(await sweep(s)).toEqual({ abandoned: 0, recovered: 0 });
+    expect((await listAll(s)).data).toHaveLength(1);
   });
 
   it('marks recovered (by the shopper) a cart changed after it was recorded, at its new value', async () => {
@@ -210,8 +211,8 @@ describe('POST /admin/abandoned-carts/:id/send-reminder', () => {
     expect(mail.from?.value[0]).toMatchObject({ name: 'Qhatu', address: 'no-reply@localhost' });
     expect(mail.subject).toContain('you left 2 items in your cart');
     expect(mail.text).toContain('$25.00');
-    const link = /(\S+\/recover-cart\?token=\S+)/.exec(mail.text ?? '')![1];
-    expect(link.startsWith(`${t.app.config.publicUrl}/recover-cart?token=`)).toBe(true);
+    const link = /(\S+\/api\/v1\/abandoned-carts\/restore\?token=\S+)/.exec(mail.text ?? '')![1];
+    expect(link.startsWith(`${t.app.config.publicUrl}/api/v1/abandoned-carts/restore?token=`)).toBe(true);
     expect(mail.html).toContain(`href="${link}"`);
     const token = new URL(link).searchParams.get('token')!;
     const links = t.app.container.resolve(RecoveryLinks);

@@ -9,6 +9,7 @@ import { checkoutMigration } from './migrations/0001_checkout.js';
 import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
+import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
 import { CART_EVENTS, Carts } from './services/carts.js';
 import { CHECKOUT_EVENTS, Checkouts } from './services/checkouts.js';
 import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion } from './services/completion.js';
@@ -19,7 +20,10 @@ export { Cart } from './entities/cart.js';
 export { CartItem } from './entities/cart-item.js';
 export { Checkout, CHECKOUT_STATUSES, type CheckoutStatus, type CheckoutAddress, type CheckoutLine, type ShippingRate } from './entities/checkout.js';
 export { checkoutMachine } from './machines/checkout.js';
+export { CHECKOUT_ABANDONED_HOOK, type CheckoutAbandonedHook } from './services/abandonment.js';
 export { Carts, type Shopper } from './services/carts.js';
+export { cartOut, type CartView } from './services/views.js';
+export { CartOut } from './schemas/cart.js';
 export { Checkouts } from './services/checkouts.js';
 export { CheckoutCompletion, CHECKOUT_PAYMENT_MISMATCH } from './services/completion.js';
 export { CartPricing } from './services/pricing.js';
@@ -30,13 +34,16 @@ export const CHECKOUT_PAYMENT_JOB = 'checkout.payment-confirmed';
 /** Cart and checkout: carts priced by the catalog with coupons and volume discounts, and the checkout steps. */
 export default definePlugin({
   name: 'checkout',
-  dependsOn: ['catalog', 'discounts', 'orders'],
+  dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
   migrations: [checkoutMigration, checkoutOrderMigration],
   machines: [checkoutMachine],
   events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {
     container.register(CHECKOUT_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
+    container.register(CHECKOUT_ABANDONED_HOOKS, {
+      useFactory: (c) => (c.isRegistered(CHECKOUT_ABANDONED_HOOK, true) ? c.resolveAll<CheckoutAbandonedHook>(CHECKOUT_ABANDONED_HOOK) : []),
+    });
     container.registerSingleton(CartPricing);
     container.registerSingleton(Carts);
     container.registerSingleton(Checkouts);

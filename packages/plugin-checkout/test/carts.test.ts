@@ -43,8 +43,10 @@ describe('POST /carts', () => {
   it('accepts no body, and customer_id and currency from store keys', async () => {
     const bare = await store('POST', CARTS);
     expect(bare.statusCode, bare.body).toBe(201);
-    const cart = await createCart(admin, { customer_id: MISSING, currency: 'USD' });
-    expect(cart).toMatchObject({ customer_id: MISSING, currency: 'USD' });
+    const customer = await admin('POST', '/api/v1/customers', { email: 'cart-owner@example.com' });
+    const customerId = (customer.json().data ?? customer.json()).id;
+    const cart = await createCart(admin, { customer_id: customerId, currency: 'USD' });
+    expect(cart).toMatchObject({ customer_id: customerId, currency: 'USD' });
   });
 
   it('refuses bad bodies with 400 INVALID_REQUEST', async () => {

@@ -189,12 +189,14 @@ describe('checkout states', () => {
     }
   });
 
-  it('abandoned is final: abandon and shipping again are 409 INVALID_STATE_TRANSITION and change nothing', async () => {
+  it('abandoned is final: abandon again answers it unchanged (no second event); shipping is 409 INVALID_STATE_TRANSITION', async () => {
     const c = await createCheckout(store, admin);
-    await store('POST', `${CHECKOUTS}/${c.id}/abandon`);
+    const first = await store('POST', `${CHECKOUTS}/${c.id}/abandon`);
     const again = await store('POST', `${CHECKOUTS}/${c.id}/abandon`);
-    expect(again.statusCode).toBe(409);
-    expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data).toEqual(first.json().data);
+    const events = await t.app.orm.em.getConnection().execute(`select id from core_outbox where type = 'checkout.checkout.abandoned' and data->>'id' = ?`, [c.id]);
+    expect(events).toHaveLength(1);
     for (const body of [{ shipping_address: ADDRESS }, { shipping_address: ADDRESS, shipping_rate: RATE }]) {
       const res = await shipping(c.id, body);
       expect(res.statusCode).toBe(409);

@@ -125,15 +125,30 @@ describe('the order of a checkout', () => {
     expect(await ordersOf(product.variants[0].id)).toBe(0);
   });
 
-  it('prices changed in the catalog since the checkout: 422 CHECKOUT_PRICES_CHANGED, no order', async () => {
+  it('prices changed in the catalog since the checkout: the shipping step takes the new prices, as the checkout read showed them', async () => {
     const product = await createProduct(admin, { variants: [{ title: 'One', price: 3000 }] });
     const cart = await createCart(store);
     await addItem(store, cart.id, product.variants[0].id, 1);
     const c = (await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'a@example.com' })).json().data;
+    expect(c.total).toBe(3000);
     expect((await admin('PATCH', `/api/v1/catalog/products/${product.id}/variants/${product.variants[0].id}`, { price: 3500 })).statusCode).toBe(200);
+    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ status: 'pending', subtotal: 3500, total: 3500 });
+    const res = await shipping(c.id, { shipping_address: ADDRESS, shipping_rate: RATE });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ status: 'payment_pending', subtotal: 3500, total: 5000 });
+    expect((await admin('GET', `${ORDERS}/${res.json().data.order_id}`)).json().data).toMatchObject({ subtotal: 3500, total: 5000 });
+  });
+
+  it('a checkout whose items can no longer be sold: the shipping step is 422 CART_EMPTY, no order', async () => {
+    const product = await createProduct(admin, { variants: [{ title: 'One', price: 3000 }] });
+    const cart = await createCart(store);
+    await addItem(store, cart.id, product.variants[0].id, 1);
+    const c = (await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'a@example.com' })).json().data;
+    expect((await admin('PATCH', `/api/v1/catalog/products/${product.id}`, { status: 'archived' })).statusCode).toBe(200);
+    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ line_items: [], subtotal: 0, total: 0 });
     const res = await shipping(c.id, { shipping_address: ADDRESS, shipping_rate: RATE });
     expect(res.statusCode).toBe(422);
-    expect(res.json().error).toMatchObject({ code: 'CHECKOUT_PRICES_CHANGED', details: [{ checkout_total: 4500, order_total: 5000 }] });
+    expect(res.json().error.code).toBe('CART_EMPTY');
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ status: 'pending', order_id: null });
     expect(await ordersOf(product.variants[0].id)).toBe(0);
   });

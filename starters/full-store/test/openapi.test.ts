@@ -154,6 +154,7 @@ const LANDED = [
   'POST /admin/themes/publish',
   'GET /admin/themes/time-zone',
   'PUT /admin/themes/time-zone',
+  'GET /api/v1/abandoned-carts/restore',
 ];
 
 let t: TestApp;

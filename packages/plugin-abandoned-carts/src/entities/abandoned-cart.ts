@@ -26,6 +26,9 @@ export const AbandonedCart = defineEntity({
     recoveredAt: p.datetime().nullable(),
     recoveredBy: p.string().$type<RecoveredBy>().nullable(),
     recoveredValueCents: p.bigint('number').nullable(),
+    /** The new cart a recovery link opened, when the cart itself was frozen by its abandoned checkout. */
+    restoredCartId: p.uuid().nullable(),
+    restoredAt: p.datetime().nullable(),
     abandonedAt: p.datetime(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

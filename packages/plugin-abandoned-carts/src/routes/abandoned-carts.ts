@@ -2,14 +2,18 @@ import { ADMIN, dataOf, errorResponses } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { AbandonedCartList, AbandonedCartListQuery, AbandonedCartOut, AbandonedCartParams } from '../schemas/abandoned-cart.js';
+import { CartOut, cartOut } from '@qhatu/plugin-checkout';
+import { AbandonedCartList, AbandonedCartListQuery, AbandonedCartOut, AbandonedCartParams, RestoreQuery } from '../schemas/abandoned-cart.js';
 import { AbandonedCarts } from '../services/abandoned-carts.js';
+import { CartRecovery } from '../services/cart-recovery.js';
+import { RESTORE_PATH } from '../services/settings.js';
 import { abandonedCartOut } from '../services/views.js';
 
-/** Mounted with `prefix: ''`: the specification puts these under `/admin`. */
+/** Mounted with `prefix: ''`: the specification puts the admin routes under `/admin`. */
 export async function abandonedCartRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const carts = container.resolve(AbandonedCarts);
+  const recovery = container.resolve(CartRecovery);
   const tags = ['Abandoned carts'];
   const config = { auth: ADMIN };
 
@@ -29,6 +33,17 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
       meta: { pagination: { limit: req.query.limit, offset: req.query.offset, total: page.total, has_next: req.query.offset + page.items.length < page.total } },
     };
   });
+
+  r.get(RESTORE_PATH, {
+    // The token is the credential: a link in an e-mail carries no API key nor tenant header.
+    config: { auth: 'public' },
+    schema: {
+      tags,
+      summary: "Open a recovery link: the shopper's cart, ready to go on with (a new cart when the old one was frozen by its abandoned checkout)",
+      querystring: RestoreQuery,
+      response: { 200: dataOf(CartOut), ...errorResponses(400, 403, 404, 410) },
+    },
+  }, async (req) => ({ data: cartOut(await recovery.restore(req.query.token)) }));
 
   r.post('/admin/abandoned-carts/:id/send-reminder', {
     config,

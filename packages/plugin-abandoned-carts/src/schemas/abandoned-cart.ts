@@ -40,6 +40,7 @@ export const AbandonedCartOut = z
     recovered_at: Timestamp.nullable(),
     recovered_by: z.enum(['admin', 'shopper']).nullable(),
     recovered_value_cents: Money.nullable(),
+    restored_cart_id: Uuid.nullable().meta({ description: 'The new cart the recovery link opened when this one was frozen by its abandoned checkout' }),
     abandoned_at: Timestamp,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -66,3 +67,7 @@ export const AbandonedCartList = z
     }),
   })
   .meta({ id: 'AbandonedCartPage' });
+
+export const RestoreQuery = z.strictObject({
+  token: z.string().min(1).max(4096).meta({ description: 'The token of the recovery link' }),
+});

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, Mailer, Tenant, type Tx } from '@qhatu/core';
-import { Cart } from '@qhatu/plugin-checkout';
+import { Cart, type Checkout, type CheckoutAbandonedHook } from '@qhatu/plugin-checkout';
 import { inject, injectable } from 'tsyringe';
 import { AbandonedCart, type AbandonedCartStatus } from '../entities/abandoned-cart.js';
 import { abandonedCartMachine } from '../machines/abandoned-cart.js';
@@ -38,12 +38,12 @@ export interface SweepResult {
 const VALUE = 'coalesce(k.total, c.total)';
 
 /**
- * Newly idle carts of the tenant, recorded in one statement. A cart qualifies when it has items,
- * has not expired, its checkout (if any) is not completed, and either nothing (cart, checkout)
- * changed for the idle threshold or its checkout was abandoned (`POST /checkouts/:id/abandon`).
- * Reads checkout's tables in the tenant's transaction (row-level security applies).
+ * Records carts abandoned, in one statement: `which` says which carts (idle ones, or the cart of a
+ * checkout just abandoned). A cart qualifies when it has items, has not expired, its checkout (if
+ * any) is not completed, and it was never recorded, nor opened by a recovery link. Reads
+ * checkout's tables in the tenant's transaction (row-level security applies).
  */
-const RECORD_IDLE_SQL = `
+const recordSql = (which: string) => `
   INSERT INTO abandoned_carts_cart (tenant_id, id, cart_id, checkout_id, customer_id, email, currency,
     item_count, value_cents, status, reminder_count, abandoned_at, created_at, updated_at)
   SELECT c.tenant_id, gen_random_uuid(), c.id, k.id, coalesce(k.customer_id, c.customer_id), k.email, c.currency,
@@ -53,23 +53,33 @@ const RECORD_IDLE_SQL = `
   WHERE c.item_count > 0
     AND c.expires_at > ?
     AND (k.id IS NULL OR k.status <> 'completed')
-    AND ((c.updated_at <= ? AND (k.id IS NULL OR k.updated_at <= ?)) OR k.status = 'abandoned')
+    AND ${which}
     AND NOT EXISTS (SELECT 1 FROM abandoned_carts_cart a WHERE a.tenant_id = c.tenant_id AND a.cart_id = c.id)
+    AND NOT EXISTS (SELECT 1 FROM abandoned_carts_cart a WHERE a.tenant_id = c.tenant_id AND a.restored_cart_id = c.id)
   ON CONFLICT (tenant_id, cart_id) DO NOTHING
   RETURNING id, cart_id, checkout_id, customer_id, currency, item_count, value_cents`;
 
+/** Carts nothing (cart, checkout) changed for the idle threshold, or whose checkout was abandoned. */
+const RECORD_IDLE_SQL = recordSql(`((c.updated_at <= ? AND (k.id IS NULL OR k.updated_at <= ?)) OR k.status = 'abandoned')`);
+/** The cart of one checkout, just abandoned (`POST /checkouts/:id/abandon`). */
+const RECORD_ABANDONED_SQL = recordSql(`k.id = ? AND k.status = 'abandoned'`);
+
+// The cart a record follows: the one a recovery link opened, else its own.
+const FOLLOWED = 'coalesce(a.restored_cart_id, a.cart_id)';
+
 /**
- * Open records whose shopper came back: the cart changed after it was recorded, its checkout
- * moved on (other than to abandoned) after that, or its checkout completed.
+ * Open records whose shopper came back: the cart (or the one the recovery link opened) changed
+ * after it was recorded (or opened), its checkout moved on (other than to abandoned) after that,
+ * or its checkout completed.
  */
 const SHOPPER_BACK_SQL = `
   SELECT a.id, ${VALUE} AS value
   FROM abandoned_carts_cart a
-  JOIN checkout_cart c ON c.tenant_id = a.tenant_id AND c.id = a.cart_id
+  JOIN checkout_cart c ON c.tenant_id = a.tenant_id AND c.id = ${FOLLOWED}
   LEFT JOIN checkout_checkout k ON k.tenant_id = c.tenant_id AND k.cart_id = c.id
   WHERE a.status IN ('abandoned', 'reminded')
-    AND (c.updated_at > a.abandoned_at
-      OR (k.id IS NOT NULL AND k.status <> 'abandoned' AND k.updated_at > a.abandoned_at)
+    AND (c.updated_at > coalesce(a.restored_at, a.abandoned_at)
+      OR (k.id IS NOT NULL AND k.status <> 'abandoned' AND k.updated_at > coalesce(a.restored_at, a.abandoned_at))
       OR k.status = 'completed')`;
 
 const METRICS_SQL = `
@@ -81,7 +91,7 @@ const METRICS_SQL = `
   FROM abandoned_carts_cart`;
 
 @injectable()
-export class AbandonedCarts {
+export class AbandonedCarts implements CheckoutAbandonedHook {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(Mailer) private readonly mailer: Mailer,
@@ -156,7 +166,7 @@ export class AbandonedCarts {
       const [row] = await tx.em.execute<Array<{ value: string | null }>>(
         `SELECT ${VALUE}::text AS value FROM checkout_cart c
          LEFT JOIN checkout_checkout k ON k.tenant_id = c.tenant_id AND k.cart_id = c.id WHERE c.id = ?`,
-        [record.cartId],
+        [record.restoredCartId ?? record.cartId],
       );
       await this.markRecovered(tx, record, 'admin', row?.value == null ? record.valueCents : Number(row.value));
       return record;
@@ -185,18 +195,7 @@ export class AbandonedCarts {
       const now = tx.now();
       const cutoff = new Date(now.getTime() - this.settings.idleMs);
       const recorded = await tx.em.execute<Array<Record<string, unknown>>>(RECORD_IDLE_SQL, [now, now, now, now, cutoff, cutoff]);
-      for (const row of recorded) {
-        tx.publish(ABANDONED_CART_ABANDONED, {
-          id: row.id,
-          cart_id: row.cart_id,
-          checkout_id: row.checkout_id,
-          customer_id: row.customer_id,
-          status: 'abandoned',
-          currency: String(row.currency).trim(),
-          item_count: row.item_count,
-          value_cents: Number(row.value_cents),
-        });
-      }
+      this.publishRecorded(tx, recorded);
       const back = await tx.em.execute<Array<{ id: string; value: string }>>(SHOPPER_BACK_SQL);
       let recovered = 0;
       if (back.length > 0) {
@@ -209,6 +208,31 @@ export class AbandonedCarts {
       }
       return { abandoned: recorded.length, recovered };
     }, tenantId);
+  }
+
+  /**
+   * The checkout's hook (`CHECKOUT_ABANDONED_HOOK`): records its cart in the abandon transaction,
+   * so the list shows it in the next request. A cart recorded before is left as it is.
+   */
+  async checkoutAbandoned(tx: Tx, checkout: Checkout): Promise<void> {
+    const now = tx.now();
+    const recorded = await tx.em.execute<Array<Record<string, unknown>>>(RECORD_ABANDONED_SQL, [now, now, now, now, checkout.id]);
+    this.publishRecorded(tx, recorded);
+  }
+
+  private publishRecorded(tx: Tx, rows: Array<Record<string, unknown>>): void {
+    for (const row of rows) {
+      tx.publish(ABANDONED_CART_ABANDONED, {
+        id: row.id,
+        cart_id: row.cart_id,
+        checkout_id: row.checkout_id,
+        customer_id: row.customer_id,
+        status: 'abandoned',
+        currency: String(row.currency).trim(),
+        item_count: row.item_count,
+        value_cents: Number(row.value_cents),
+      });
+    }
   }
 
   private async markRecovered(tx: Tx, record: AbandonedCart, by: 'admin' | 'shopper', value: number): Promise<void> {

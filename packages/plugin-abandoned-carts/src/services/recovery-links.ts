@@ -10,9 +10,10 @@ export interface RecoveryClaim {
 }
 
 /**
- * Recovery links: `<recovery url>?token=<token>`, the token an authenticated encryption
- * (core's `Secrets`, AES-256-GCM) of the tenant, the cart and the cart's expiry. It cannot be
- * forged or altered without the key; the storefront hands it to `verify` to get the cart back.
+ * Recovery links: the recovery URL with `{token}` replaced by the token, an authenticated
+ * encryption (core's `Secrets`, AES-256-GCM) of the tenant, the cart and the cart's expiry. It
+ * cannot be forged or altered without the key. `GET /api/v1/abandoned-carts/restore?token=`
+ * (the default link, or what a storefront page calls) gives the cart back.
  */
 @injectable()
 export class RecoveryLinks {
@@ -27,13 +28,17 @@ export class RecoveryLinks {
   }
 
   link(claim: RecoveryClaim): string {
-    const url = new URL(this.settings.recoveryUrl);
-    url.searchParams.set('token', this.token(claim));
-    return url.toString();
+    return this.settings.recoveryUrl.replaceAll('{token}', encodeURIComponent(this.token(claim)));
   }
 
   /** The tenant and cart of a token this store issued, or null (forged, altered, expired). */
   verify(token: string): RecoveryClaim | null {
+    const claim = this.read(token);
+    return claim && claim.expiresAt.getTime() > this.clock.now().getTime() ? claim : null;
+  }
+
+  /** What a genuine token says, expired or not; null when forged or altered. */
+  read(token: string): RecoveryClaim | null {
     let claim: { p?: unknown; t?: unknown; c?: unknown; x?: unknown };
     try {
       claim = JSON.parse(this.secrets.open(token));
@@ -41,7 +46,6 @@ export class RecoveryLinks {
       return null;
     }
     if (claim.p !== 'cart-recovery' || typeof claim.t !== 'string' || typeof claim.c !== 'string' || typeof claim.x !== 'number') return null;
-    if (claim.x <= this.clock.now().getTime()) return null;
     return { tenantId: claim.t, cartId: claim.c, expiresAt: new Date(claim.x) };
   }
 }

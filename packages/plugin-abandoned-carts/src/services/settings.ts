@@ -12,8 +12,20 @@ export interface AbandonedCartSettings {
   idleMs: number;
   /** How often a worker process queues the sweep. */
   sweepMs: number;
-  /** The page the recovery link opens; `<QHATU_PUBLIC_URL>/recover-cart` unless set. */
+  /**
+   * The recovery link, `{token}` standing for the token: the storefront's page when
+   * QHATU_ABANDONED_RECOVERY_URL is set, else this service's restore endpoint.
+   */
   recoveryUrl: string;
+}
+
+/** The endpoint a recovery link opens when the store has no storefront page for it. */
+export const RESTORE_PATH = '/api/v1/abandoned-carts/restore';
+
+/** A storefront URL without `{token}` gets it as the `token` query parameter. */
+function recoveryTemplate(url: string | undefined): string | undefined {
+  if (!url || url.includes('{token}')) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}token={token}`;
 }
 
 export const ABANDONED_CART_SETTINGS = Symbol.for('qhatu.abandoned-carts.settings');
@@ -23,6 +35,6 @@ export function readSettings(config: QhatuConfig): AbandonedCartSettings {
   return {
     idleMs: env.QHATU_ABANDONED_AFTER_MINUTES * 60_000,
     sweepMs: env.QHATU_ABANDONED_SWEEP_SECONDS * 1000,
-    recoveryUrl: env.QHATU_ABANDONED_RECOVERY_URL ?? `${config.publicUrl}/recover-cart`,
+    recoveryUrl: recoveryTemplate(env.QHATU_ABANDONED_RECOVERY_URL) ?? `${config.publicUrl.replace(/\/+$/, '')}${RESTORE_PATH}?token={token}`,
   };
 }

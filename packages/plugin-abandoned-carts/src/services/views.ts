@@ -16,6 +16,7 @@ export function abandonedCartOut(c: AbandonedCart) {
     recovered_at: c.recoveredAt?.toISOString() ?? null,
     recovered_by: c.recoveredBy ?? null,
     recovered_value_cents: c.recoveredValueCents ?? null,
+    restored_cart_id: c.restoredCartId ?? null,
     abandoned_at: c.abandonedAt.toISOString(),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),

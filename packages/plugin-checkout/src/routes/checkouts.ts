@@ -7,6 +7,14 @@ import { Checkouts } from '../services/checkouts.js';
 import { checkoutOut } from '../services/views.js';
 import { CHECKOUT_ERRORS, shopper } from './shopper.js';
 
+const COMPLETE_DESCRIPTION = [
+  "A checkout completes when its order's payment is confirmed: the payments plugin's confirmation completes it by itself (a job), and this call is the explicit way to ask.",
+  "It needs the checkout's own order (`order_id`, placed by the shipping step with a shipping rate) with a confirmed payment (the order is paid or further on).",
+  'It answers the completed checkout (200), completing it when the job has not yet; again, the same answer.',
+  'Before an order exists: 409 INVALID_STATE_TRANSITION; another order: 422 ORDER_MISMATCH; payment not confirmed: 409 PAYMENT_NOT_CONFIRMED.',
+  'There is no way to complete without a confirmed payment.',
+].join(' ');
+
 export async function checkoutRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const checkouts = container.resolve(Checkouts);
@@ -31,7 +39,14 @@ export async function checkoutRoutes(app: FastifyInstance, container: Dependency
 
   r.post('/checkout/checkouts/:id/complete', {
     config,
-    schema: { tags, summary: 'Complete the checkout of a placed order once its payment is confirmed', params: CheckoutParams, body: CheckoutComplete, response: answer(200, 404, 409, 422) },
+    schema: {
+      tags,
+      summary: 'Complete the checkout of a placed order once its payment is confirmed',
+      description: COMPLETE_DESCRIPTION,
+      params: CheckoutParams,
+      body: CheckoutComplete,
+      response: answer(200, 404, 409, 422),
+    },
   }, async (req) => ({ data: checkoutOut(await checkouts.complete(req.params.id, req.body.order_id, shopper())) }));
 
   r.post('/checkout/checkouts/:id/abandon', {

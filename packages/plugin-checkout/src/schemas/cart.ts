@@ -1,6 +1,11 @@
 import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+/** A currency of ISO 4217 in use (the list Node's ICU carries): `ZZQ` and the like are refused. */
+export const IsoCurrency = CurrencyCode.refine((code) => ISO_4217.has(code), { message: 'is not an ISO 4217 currency code' });
+
 export const CartParams = z.object({ id: Uuid });
 export const CartItemParams = z.object({ id: Uuid, variant_id: Uuid });
 
@@ -11,7 +16,7 @@ export const CartCreate = z
   .strictObject({
     customer_id: Uuid.nullable().optional().meta({ description: 'Store keys only; a customer token makes carts for its own customer' }),
     session_id: z.string().trim().min(1).max(255).nullable().optional(),
-    currency: CurrencyCode.optional().meta({ description: "Defaults to the store's currency" }),
+    currency: IsoCurrency.optional().meta({ description: "An ISO 4217 code; defaults to the store's currency" }),
   })
   .meta({ id: 'CheckoutCartCreate' });
 

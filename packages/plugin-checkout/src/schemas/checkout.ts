@@ -1,7 +1,7 @@
-import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
+import { Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../entities/checkout.js';
-import { CartLineOut } from './cart.js';
+import { CartLineOut, IsoCurrency } from './cart.js';
 
 export const CheckoutParams = z.object({ id: Uuid });
 
@@ -10,7 +10,7 @@ export const CheckoutCreate = z
     cart_id: Uuid,
     email: z.email({ message: 'must be an e-mail address' }).max(320),
     customer_id: Uuid.nullable().optional(),
-    currency: CurrencyCode.optional().meta({ description: "Must be the cart's when sent" }),
+    currency: IsoCurrency.optional().meta({ description: "Must be the cart's when sent" }),
   })
   .meta({ id: 'CheckoutCreate' });
 

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, Tenant, type Tx } from '@qhatu/core';
+import { Customer } from '@qhatu/plugin-customers';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
+import { Checkout } from '../entities/checkout.js';
 import { CartPricing } from './pricing.js';
 import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
-import { cartEvent, type CartView } from './views.js';
+import { cartEvent, pricedCart, type CartView } from './views.js';
 
 export const CART_CREATED = 'checkout.cart.created';
 export const CART_UPDATED = 'checkout.cart.updated';
@@ -48,36 +50,84 @@ export class Carts {
       throw AppError.forbidden('A customer can make carts for themselves only');
     }
     return this.db.tenant(async (tx) => {
+      if (!shopper.customerId && input.customer_id) await assertCustomer(tx, input.customer_id);
       const at = tx.now();
       const currency = input.currency ?? (await tx.em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
       const cart = tx.em.create(Cart, {
-        id: randomUUID(),
-        tenantId: tx.tenantId,
+        ...blankCart(tx, at, this.settings.cartTtlMs),
         customerId: shopper.customerId ?? input.customer_id ?? null,
         sessionId: input.session_id ?? null,
         currency,
-        couponCode: null,
-        couponRefusal: null,
-        itemCount: 0,
-        subtotal: 0,
-        volumeDiscountTotal: 0,
-        couponDiscount: 0,
-        total: 0,
-        checkoutId: null,
-        expiresAt: new Date(at.getTime() + this.settings.cartTtlMs),
-        createdAt: at,
-        updatedAt: at,
       });
       tx.publish(CART_CREATED, cartEvent(cart));
       return { cart, items: [] };
     });
   }
 
+  /**
+   * The cart priced now (catalog prices, volume discounts, the coupon still valid?), computed
+   * without writing: the answer is what a checkout of it would charge. A frozen cart is answered
+   * as it was checked out; its checkout says what is charged.
+   */
   async get(id: string, shopper: Shopper): Promise<CartView> {
     return this.db.tenant(async (tx) => {
       const cart = await this.find(tx, id, shopper, false);
-      return { cart, items: await tx.em.find(CartItem, { cartId: cart.id }) };
+      const items = await tx.em.find(CartItem, { cartId: cart.id });
+      if (cart.checkoutId) return { cart, items };
+      const { lines, totals } = await this.pricing.quote(tx, cart, items);
+      return { cart: pricedCart(cart, totals), items: lines };
     });
+  }
+
+  /**
+   * For a recovery link (the caller vouches for it; no shopper check), in the caller's
+   * transaction: the cart to go on with. An open cart is itself, priced now; a cart frozen by an
+   * abandoned checkout is copied into a new open cart (customer, session, currency, coupon and
+   * lines; priced and stored now); a cart whose checkout is live or completed is answered as it is.
+   * Returns the cart and whether it is a new one. 404 CART_NOT_FOUND, 410 CART_EXPIRED.
+   */
+  async restore(tx: Tx, cartId: string): Promise<CartView & { copied: boolean }> {
+    const cart = await this.find(tx, cartId, { customerId: null }, true);
+    const items = await tx.em.find(CartItem, { cartId: cart.id });
+    if (!cart.checkoutId) {
+      const { lines, totals } = await this.pricing.quote(tx, cart, items);
+      return { cart: pricedCart(cart, totals), items: lines, copied: false };
+    }
+    const checkout = await tx.em.findOne(Checkout, { id: cart.checkoutId });
+    if (checkout?.status !== 'abandoned') return { cart, items, copied: false };
+    const at = tx.now();
+    const copy = tx.em.create(Cart, {
+      ...blankCart(tx, at, this.settings.cartTtlMs),
+      customerId: cart.customerId,
+      sessionId: cart.sessionId,
+      currency: cart.currency,
+      couponCode: cart.couponCode,
+    });
+    const lines = items.map((item) =>
+      tx.em.create(CartItem, {
+        id: randomUUID(),
+        tenantId: tx.tenantId,
+        cartId: copy.id,
+        variantId: item.variantId,
+        productId: item.productId,
+        title: item.title,
+        variantTitle: item.variantTitle,
+        sku: item.sku,
+        quantity: item.quantity,
+        unitPrice: item.unitPrice,
+        volumeDiscount: 0,
+        requiresShipping: item.requiresShipping,
+        imageUrl: item.imageUrl,
+        weightGrams: item.weightGrams,
+        taxable: item.taxable,
+        // The lines keep their order.
+        createdAt: item.createdAt,
+        updatedAt: at,
+      }),
+    );
+    const kept = await this.pricing.reprice(tx, copy, lines);
+    tx.publish(CART_CREATED, cartEvent(copy));
+    return { cart: copy, items: kept, copied: true };
   }
 
   /** Adds a variant at its catalog price; the same variant again raises the line's quantity. */
@@ -178,7 +228,7 @@ export class Carts {
       }
       const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
-      const kept = await this.pricing.reprice(tx, cart, items, catalog ?? (await this.pricing.catalogOf(tx, items.map((i) => i.variantId))));
+      const kept = await this.pricing.reprice(tx, cart, items, catalog);
       if (requireCoupon && cart.couponRefusal) {
         throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
           { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
@@ -201,6 +251,42 @@ export class Carts {
       throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
     }
     return cart;
+  }
+}
+
+/** A new, empty cart of the tenant, living `ttlMs` from `at`. */
+function blankCart(tx: Tx, at: Date, ttlMs: number) {
+  return {
+    id: randomUUID(),
+    tenantId: tx.tenantId,
+    customerId: null,
+    sessionId: null,
+    couponCode: null,
+    couponRefusal: null,
+    itemCount: 0,
+    subtotal: 0,
+    volumeDiscountTotal: 0,
+    couponDiscount: 0,
+    total: 0,
+    checkoutId: null,
+    expiresAt: new Date(at.getTime() + ttlMs),
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * A customer named by store keys must be a customer of this store (another store's or nobody's is
+ * 422 CUSTOMER_NOT_FOUND, like any unknown reference) and not disabled. A customer token's own id
+ * is its own customer.
+ */
+export async function assertCustomer(tx: Tx, customerId: string): Promise<void> {
+  const customer = await tx.em.findOne(Customer, { id: customerId });
+  if (!customer) {
+    throw AppError.unprocessable('CUSTOMER_NOT_FOUND', 'This customer is not a customer of the store', [{ path: 'body.customer_id', message: 'no such customer' }]);
+  }
+  if (customer.status !== 'active') {
+    throw AppError.unprocessable('CUSTOMER_DISABLED', 'This customer is disabled', [{ path: 'body.customer_id', message: `the customer is ${customer.status}` }]);
   }
 }
 

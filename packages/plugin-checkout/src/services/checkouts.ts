@@ -7,7 +7,8 @@ import { inject, injectable } from 'tsyringe';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
-import { Carts, type Shopper } from './carts.js';
+import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
+import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
 import { checkoutEvent, lineOut } from './views.js';
 
@@ -30,6 +31,11 @@ export interface ShippingInput {
 }
 
 /** Order states reached only once a confirmed payment covered the order. */
+const OPEN = new Set(['pending', 'shipping_set', 'payment_pending']);
+
+/** A checkout as answered: the stored one, or the same priced now without being written. */
+export type CheckoutState = Omit<Checkout, never>;
+
 const PAYMENT_VERIFIED = new Set(['paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
 
 @injectable()
@@ -40,6 +46,7 @@ export class Checkouts {
     @inject(CartPricing) private readonly pricing: CartPricing,
     @inject(Orders) private readonly orders: Orders,
     @inject(Discounts) private readonly discounts: Discounts,
+    @inject(CHECKOUT_ABANDONED_HOOKS) private readonly abandonedHooks: CheckoutAbandonedHook[],
   ) {}
 
   /**
@@ -61,6 +68,7 @@ export class Checkouts {
       if (input.customer_id && cart.customerId && input.customer_id !== cart.customerId) {
         throw AppError.unprocessable('CUSTOMER_MISMATCH', 'The cart belongs to another customer', [{ path: 'body.customer_id', message: "is not the cart's customer" }]);
       }
+      if (input.customer_id && !shopper.customerId && input.customer_id !== cart.customerId) await assertCustomer(tx, input.customer_id);
       const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const items = await this.pricing.reprice(tx, cart, loaded, await this.pricing.catalogOf(tx, loaded.map((i) => i.variantId)));
       if (items.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
@@ -101,8 +109,39 @@ export class Checkouts {
     });
   }
 
-  async get(id: string, shopper: Shopper): Promise<Checkout> {
-    return this.db.tenant((tx) => this.find(tx, id, shopper, false));
+  /**
+   * The checkout as it will be charged. Until its order is placed that is the catalog's price
+   * now, computed without writing (the shipping step stores it and places the order at it); from
+   * then on the order's snapshot, which later price changes do not alter.
+   */
+  async get(id: string, shopper: Shopper): Promise<CheckoutState> {
+    return this.db.tenant(async (tx) => {
+      const checkout = await this.find(tx, id, shopper, false);
+      if (!this.repriced(checkout)) return checkout;
+      return { ...checkout, ...(await this.priceNow(tx, checkout)).prices };
+    });
+  }
+
+  /** Whether the checkout follows the catalog still: open, and no order placed yet. */
+  private repriced(checkout: Checkout): boolean {
+    return !checkout.orderId && OPEN.has(checkout.status);
+  }
+
+  /** The checkout's lines and totals at the catalog's prices now, the coupon judged again. */
+  private async priceNow(tx: Tx, checkout: Checkout) {
+    const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n) }));
+    const quote = await this.pricing.quote(tx, { ...checkout, customerEmail: checkout.email }, lines);
+    const { subtotal, volumeDiscountTotal, couponDiscount } = quote.totals;
+    const discountTotal = volumeDiscountTotal + couponDiscount;
+    return {
+      quote,
+      prices: {
+        lineItems: quote.lines.map(lineOut),
+        subtotal,
+        discountTotal,
+        total: subtotal - discountTotal + checkout.shippingTotal + checkout.taxTotal,
+      },
+    };
   }
 
   /**
@@ -122,6 +161,7 @@ export class Checkouts {
           { path: 'params.id', message: 'has an order awaiting payment', order_id: checkout.orderId },
         ]);
       }
+      await this.refreshPrices(tx, checkout);
       checkout.shippingAddress = address(input.shipping_address);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
       checkout.shippingRate = input.shipping_rate ?? null;
@@ -133,11 +173,27 @@ export class Checkouts {
     });
   }
 
+  /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
+  private async refreshPrices(tx: Tx, checkout: Checkout): Promise<void> {
+    const { quote, prices } = await this.priceNow(tx, checkout);
+    if (quote.lines.length === 0) {
+      throw AppError.unprocessable('CART_EMPTY', 'None of the items of this checkout can be sold any more', [{ path: 'params.id', message: 'no sellable items' }]);
+    }
+    if (quote.totals.couponRefusal) {
+      throw AppError.unprocessable('COUPON_INVALID', "The checkout's coupon no longer applies; abandon it and check the cart out again", [
+        { path: 'params.id', message: quote.totals.couponRefusal, reason: quote.totals.couponRefusal },
+      ]);
+    }
+    if (JSON.stringify(prices.lineItems) !== JSON.stringify(checkout.lineItems)) checkout.lineItems = prices.lineItems;
+    checkout.subtotal = prices.subtotal;
+    checkout.discountTotal = prices.discountTotal;
+  }
+
   /**
-   * The order of the checkout, from its snapshot, and the coupon's use by that order. The order
-   * charges the catalog's prices: if they moved since the checkout was made, its total would not
-   * be the checkout's, and the checkout is refused (422 CHECKOUT_PRICES_CHANGED) rather than
-   * charging another amount than the one shown.
+   * The order of the checkout, from its snapshot (just refreshed from the catalog), and the
+   * coupon's use by that order. The orders plugin prices the order itself: should its price
+   * resolution differ from the checkout's, its total would not be the one shown, and the step is
+   * refused (422 CHECKOUT_PRICES_CHANGED) rather than charging another amount.
    */
   private async placeOrder(tx: Tx, checkout: Checkout): Promise<Order> {
     const order = await this.orders.placeOrder(tx, {
@@ -174,17 +230,24 @@ export class Checkouts {
   /**
    * pending, shipping_set or payment_pending → abandoned. The order placed for it, still awaiting
    * payment, is cancelled with it; once its payment is confirmed the checkout cannot be abandoned
-   * (409 CHECKOUT_ORDER_PAID).
+   * (409 CHECKOUT_ORDER_PAID). The registered `CheckoutAbandonedHook`s run in this transaction
+   * (the abandoned-carts plugin records the cart). Abandoning an abandoned checkout again answers
+   * it as it is and does nothing.
    */
   async abandon(id: string, shopper: Shopper): Promise<Checkout> {
     return this.db.tenant(async (tx) => {
       const checkout = await this.find(tx, id, shopper, true);
+      if (checkout.status === 'abandoned') return checkout;
       if (checkoutMachine.can(checkout, 'abandon')) {
         if (checkout.orderId) await this.cancelOrder(tx, checkout.orderId);
         checkout.abandonedAt = tx.now();
         checkout.updatedAt = tx.now();
       }
-      return checkoutMachine.apply(tx, checkout, 'abandon');
+      await checkoutMachine.apply(tx, checkout, 'abandon');
+      // The hooks may read the tables: they see the checkout abandoned.
+      await tx.em.flush();
+      for (const hook of this.abandonedHooks) await hook.checkoutAbandoned(tx, checkout);
+      return checkout;
     });
   }
 

@@ -4,11 +4,29 @@ import type { Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
+import type { CartTotals, LineState } from './views.js';
 
 /** What the catalog says about the variants of a cart: the variant and its product, when it may be sold. */
 export interface Sellable {
   variant: Variant;
   product: Product;
+}
+
+/** A line to price: which variant, how many, and the identity it keeps. */
+export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'>;
+
+/** Who and what a price is for: the coupon and its customer, the currency lines must be in. */
+export type PricedFor = Pick<Cart, 'currency' | 'couponCode' | 'customerId'> & { customerEmail?: string | null };
+
+/**
+ * A cart (or checkout) priced now, computed without writing anything: the lines that stay with
+ * the catalog's facts (`lines[n]` prices `kept[n]`), the lines that would leave, and the totals.
+ */
+export interface CartQuote<T extends LineToPrice> {
+  lines: LineState[];
+  kept: T[];
+  dropped: T[];
+  totals: CartTotals;
 }
 
 /**
@@ -35,57 +53,73 @@ export class CartPricing {
   }
 
   /**
-   * Refreshes every line from the catalog and recomputes the totals. Lines whose variant is gone,
-   * whose product is no longer active or whose currency is not the cart's leave the cart.
-   * Returns the lines that stay.
+   * What the lines cost now (reads only: the catalog, the volume tiers, the coupon). Lines whose
+   * variant is gone, whose product is no longer active or whose currency is not `target`'s are dropped.
    */
-  async reprice(tx: Tx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>): Promise<CartItem[]> {
-    const kept: CartItem[] = [];
+  async quote<T extends LineToPrice>(tx: Tx, target: PricedFor, items: T[], catalog?: Map<string, Sellable>): Promise<CartQuote<T>> {
+    const sellables = catalog ?? (await this.catalogOf(tx, items.map((i) => i.variantId)));
+    const kept: T[] = [];
+    const dropped: T[] = [];
+    const lines: LineState[] = [];
     for (const item of items) {
-      const sellable = catalog.get(item.variantId);
-      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== cart.currency) {
-        tx.em.remove(item);
+      const sellable = sellables.get(item.variantId);
+      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== target.currency) {
+        dropped.push(item);
         continue;
       }
-      refreshLine(item, sellable, tx.now());
       kept.push(item);
+      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, ...catalogFacts(sellable), volumeDiscount: 0 });
     }
-    const lines: OrderLine[] = kept.map((i) => ({ productId: i.productId, quantity: i.quantity, unitPrice: i.unitPrice }));
-    const volume = await this.discounts.volumeDiscountsFor(tx, lines);
-    kept.forEach((item, n) => {
-      if (item.volumeDiscount !== (volume[n]?.discountAmount ?? 0)) item.volumeDiscount = volume[n]?.discountAmount ?? 0;
-    });
-    const subtotal = kept.reduce((sum, i) => sum + i.quantity * i.unitPrice, 0);
-    const volumeTotal = kept.reduce((sum, i) => sum + i.volumeDiscount, 0);
+    const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })));
+    lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));
+    const subtotal = lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0);
+    const volumeTotal = lines.reduce((sum, l) => sum + l.volumeDiscount, 0);
     const afterVolume = subtotal - volumeTotal;
 
     let couponDiscount = 0;
     let refusal: string | null = null;
-    if (cart.couponCode) {
+    if (target.couponCode) {
       const verdict = await this.discounts.validate(tx, {
-        code: cart.couponCode,
+        code: target.couponCode,
         orderAmount: afterVolume,
-        currency: cart.currency,
-        customerId: cart.customerId,
+        currency: target.currency,
+        customerId: target.customerId,
+        customerEmail: target.customerEmail ?? null,
         // Each line at what it costs after its volume discount, so the coupon is taken on what is paid.
-        items: kept.map((i) => ({ productId: i.productId, quantity: 1, unitPrice: i.quantity * i.unitPrice - i.volumeDiscount })),
+        items: lines.map((l) => ({ productId: l.productId, quantity: 1, unitPrice: l.quantity * l.unitPrice - l.volumeDiscount })),
       });
       couponDiscount = verdict.valid ? verdict.discountAmount : 0;
       refusal = verdict.valid ? null : verdict.reason;
     }
-    cart.itemCount = kept.reduce((sum, i) => sum + i.quantity, 0);
-    cart.subtotal = subtotal;
-    cart.volumeDiscountTotal = volumeTotal;
-    cart.couponDiscount = couponDiscount;
-    cart.couponRefusal = refusal;
-    cart.total = afterVolume - couponDiscount;
+    const totals: CartTotals = {
+      itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
+      subtotal,
+      volumeDiscountTotal: volumeTotal,
+      couponDiscount,
+      couponRefusal: refusal,
+      total: afterVolume - couponDiscount,
+    };
+    return { lines, kept, dropped, totals };
+  }
+
+  /**
+   * Prices the cart now and writes it: every line refreshed from the catalog, the lines that may
+   * no longer be sold removed, the totals stored. Returns the lines that stay.
+   */
+  async reprice(tx: Tx, cart: Cart, items: CartItem[], catalog?: Map<string, Sellable>): Promise<CartItem[]> {
+    const { lines, kept, dropped, totals } = await this.quote(tx, cart, items, catalog);
+    for (const item of dropped) tx.em.remove(item);
+    kept.forEach((item, n) => refreshLine(item, lines[n], tx.now()));
+    for (const [key, value] of Object.entries(totals) as Array<[keyof CartTotals, never]>) {
+      if (cart[key] !== value) (cart as Record<string, unknown>)[key] = value;
+    }
     return kept;
   }
 }
 
-/** Copies the catalog's truth onto a line, touching only what changed (no needless UPDATE). */
-function refreshLine(item: CartItem, { variant, product }: Sellable, now: Date): void {
-  const fresh = {
+/** The catalog's truth about a line. */
+function catalogFacts({ variant, product }: Sellable) {
+  return {
     productId: product.id,
     title: product.title,
     variantTitle: variant.title,
@@ -96,11 +130,17 @@ function refreshLine(item: CartItem, { variant, product }: Sellable, now: Date):
     weightGrams: variant.weightGrams,
     taxable: variant.taxable,
   };
+}
+
+const REFRESHED = ['productId', 'title', 'variantTitle', 'sku', 'unitPrice', 'requiresShipping', 'imageUrl', 'weightGrams', 'taxable', 'volumeDiscount'] as const;
+
+/** Copies the priced line onto the stored one, touching only what changed (no needless UPDATE). */
+function refreshLine(item: CartItem, line: LineState, now: Date): void {
   let changed = false;
-  for (const [key, value] of Object.entries(fresh) as Array<[keyof typeof fresh, never]>) {
-    if (item[key] !== value) {
-      (item as Record<string, unknown>)[key] = value;
-      changed = true;
+  for (const key of REFRESHED) {
+    if (item[key] !== line[key]) {
+      (item as Record<string, unknown>)[key] = line[key];
+      changed = key !== 'volumeDiscount' || changed;
     }
   }
   if (changed) item.updatedAt = now;

@@ -1,14 +1,44 @@
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
 import type { Checkout, CheckoutLine } from '../entities/checkout.js';
+import type { CheckoutState } from './checkouts.js';
+
+/** A cart's totals, minor units: what `CartPricing.quote` computes and a change stores. */
+export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTotal' | 'couponDiscount' | 'couponRefusal' | 'total'>;
+
+/** A line as answered: the stored line, or the same line priced now without being written. */
+export type LineState = Pick<
+  CartItem,
+  'id' | 'variantId' | 'productId' | 'title' | 'variantTitle' | 'sku' | 'quantity' | 'unitPrice' | 'volumeDiscount' | 'requiresShipping' | 'imageUrl' | 'weightGrams' | 'taxable' | 'createdAt'
+>;
+
+/** A cart as answered. */
+export type CartState = CartTotals & Pick<Cart, 'id' | 'tenantId' | 'customerId' | 'sessionId' | 'currency' | 'couponCode' | 'checkoutId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** A cart and its lines, as the services hand them back. */
 export interface CartView {
-  cart: Cart;
-  items: CartItem[];
+  cart: CartState;
+  items: LineState[];
 }
 
-export function lineOut(item: CartItem): CheckoutLine {
+/** The stored cart with the totals of a quote, as a plain object (nothing the ORM would write). */
+export function pricedCart(cart: Cart, totals: CartTotals): CartState {
+  return {
+    id: cart.id,
+    tenantId: cart.tenantId,
+    customerId: cart.customerId,
+    sessionId: cart.sessionId,
+    currency: cart.currency,
+    couponCode: cart.couponCode,
+    checkoutId: cart.checkoutId,
+    expiresAt: cart.expiresAt,
+    createdAt: cart.createdAt,
+    updatedAt: cart.updatedAt,
+    ...totals,
+  };
+}
+
+export function lineOut(item: LineState): CheckoutLine {
   const subtotal = item.quantity * item.unitPrice;
   return {
     id: item.id,
@@ -33,8 +63,8 @@ export function cartOut({ cart, items }: CartView) {
   return {
     id: cart.id,
     tenant_id: cart.tenantId,
-    customer_id: cart.customerId,
-    session_id: cart.sessionId,
+    customer_id: cart.customerId ?? null,
+    session_id: cart.sessionId ?? null,
     currency: cart.currency,
     line_items: [...items].sort(byCreation).map(lineOut),
     item_count: cart.itemCount,
@@ -42,18 +72,18 @@ export function cartOut({ cart, items }: CartView) {
     discount_total: cart.volumeDiscountTotal + cart.couponDiscount,
     total: cart.total,
     coupon: cart.couponCode
-      ? { code: cart.couponCode, applies: cart.couponRefusal === null, reason: cart.couponRefusal, discount_amount: cart.couponDiscount }
+      ? { code: cart.couponCode, applies: cart.couponRefusal == null, reason: cart.couponRefusal ?? null, discount_amount: cart.couponDiscount }
       : null,
-    checkout_id: cart.checkoutId,
+    checkout_id: cart.checkoutId ?? null,
     expires_at: cart.expiresAt.toISOString(),
     created_at: cart.createdAt.toISOString(),
     updated_at: cart.updatedAt.toISOString(),
   };
 }
 
-const byCreation = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+export const byCreation = (a: LineState, b: LineState) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
 
-export function checkoutOut(c: Checkout) {
+export function checkoutOut(c: CheckoutState) {
   return {
     id: c.id,
     cart_id: c.cartId,
@@ -100,7 +130,7 @@ export function checkoutEvent(c: Checkout): Record<string, unknown> {
 export function cartEvent(cart: Cart): Record<string, unknown> {
   return {
     id: cart.id,
-    customer_id: cart.customerId,
+    customer_id: cart.customerId ?? null,
     currency: cart.currency,
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
