@@ -55,7 +55,9 @@ export async function registerCustomer(t: TestApp, tenant: TestTenant, email = `
   return { token: data.token, id: data.customer.id, email: data.customer.email };
 }
 
-let codes = 0;
+/** Each store's one warehouse (the default), made on first use. */
+const warehouses = new Map<string, string>();
+
 /**
  * An order of `email` holding one of each variant; paid for (the payments plugin's confirmation,
  * through the orders service) unless `paid` is false.
@@ -63,9 +65,9 @@ let codes = 0;
 export async function placeOrder(t: TestApp, tenant: TestTenant, email: string, variantIds: string[], { paid = true } = {}): Promise<{ id: string; status: string }> {
   const admin = caller(t, tenant);
   if (paid) {
-    const warehouse = await admin('POST', '/api/v1/inventory/warehouses', { name: 'Main', code: `WH-${++codes}` });
+    if (!warehouses.has(tenant.id)) warehouses.set(tenant.id, (await admin('POST', '/api/v1/inventory/warehouses', { name: 'Main', code: 'MAIN' })).json().data.id);
     for (const variantId of variantIds) {
-      await admin('POST', `/api/v1/inventory/warehouses/${warehouse.json().data.id}/stock/adjust`, { variant_id: variantId, delta: 5, reason: 'received' });
+      await admin('POST', `/api/v1/inventory/warehouses/${warehouses.get(tenant.id)}/stock/adjust`, { variant_id: variantId, delta: 5, reason: 'received' });
     }
   }
   const res = await admin('POST', '/api/v1/orders', {
