@@ -9,17 +9,23 @@ export interface RatingSummary {
 
 /**
  * Moves a product's summary row by one approved review of `rating` (`delta` +1 or -1), in the
- * transaction that moves the review. The upsert locks the row, so concurrent moves of the same
- * product's reviews queue on it and none is lost.
+ * transaction that moves the review. The upsert and the update lock the row, so concurrent moves
+ * of the same product's reviews queue on it and none is lost. (A decrement is a plain update: an
+ * approved review means the row exists, and the upsert's insert half would fail the row's checks.)
  */
 export async function countApproved(tx: Tx, productId: string, rating: number, delta: 1 | -1): Promise<void> {
+  if (delta === 1) {
+    await tx.em.execute(
+      `insert into reviews_rating (tenant_id, product_id, total_reviews, rating_sum, updated_at) values (?, ?, 1, ?, ?)
+       on conflict (tenant_id, product_id) do update
+         set total_reviews = reviews_rating.total_reviews + 1, rating_sum = reviews_rating.rating_sum + excluded.rating_sum, updated_at = excluded.updated_at`,
+      [tx.tenantId, productId, rating, tx.now()],
+    );
+    return;
+  }
   await tx.em.execute(
-    `insert into reviews_rating (tenant_id, product_id, total_reviews, rating_sum, updated_at) values (?, ?, ?, ?, ?)
-     on conflict (tenant_id, product_id) do update
-       set total_reviews = reviews_rating.total_reviews + excluded.total_reviews,
-           rating_sum = reviews_rating.rating_sum + excluded.rating_sum,
-           updated_at = excluded.updated_at`,
-    [tx.tenantId, productId, delta, delta * rating, tx.now()],
+    `update reviews_rating set total_reviews = total_reviews - 1, rating_sum = rating_sum - ?, updated_at = ? where tenant_id = ? and product_id = ?`,
+    [rating, tx.now(), tx.tenantId, productId],
   );
 }
 
