@@ -1,6 +1,6 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, createProduct, MISSING, outbox, registerCustomer, REVIEWS, reviewsApp, type ProductRef } from './helpers.js';
+import { caller, createCustomer, createProduct, MISSING, outbox, registerCustomer, REVIEWS, reviewsApp, type ProductRef } from './helpers.js';
 
 let t: TestApp;
 let shop: TestTenant;
@@ -17,8 +17,7 @@ afterAll(async () => t?.close());
 
 /** A pending review of `product` by a new customer. */
 async function pending(product: ProductRef, rating = 4): Promise<string> {
-  const customer = await registerCustomer(t, shop);
-  const res = await admin('POST', REVIEWS, { product_id: product.id, customer_id: customer.id, rating, title: `Rated ${rating}` });
+  const res = await admin('POST', REVIEWS, { product_id: product.id, customer_id: await createCustomer(t, shop), rating, title: `Rated ${rating}` });
   if (res.statusCode !== 201) throw new Error(res.body);
   return res.json().data.id;
 }
