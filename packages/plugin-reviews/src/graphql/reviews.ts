@@ -1,4 +1,4 @@
-import { AppError, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { AppError, isAppError, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
 import { Rating } from '../schemas/review.js';
 import { Reviews } from '../services/reviews.js';
@@ -22,6 +22,13 @@ const CreateReviewInput = z.strictObject({
   orderId: z.uuid({ message: 'must be a UUID' }).nullish(),
 });
 
+/** GraphQL names an unknown product or order RESOURCE_NOT_FOUND (REST: a 422 of the body's reference). */
+const UNKNOWN_REFERENCES = new Set(['PRODUCT_NOT_FOUND', 'ORDER_NOT_FOUND', 'CUSTOMER_NOT_FOUND']);
+function asResourceNotFound(error: unknown): never {
+  if (isAppError(error) && error.status === 422 && UNKNOWN_REFERENCES.has(error.code)) throw new AppError(404, 'RESOURCE_NOT_FOUND', error.message, error.details);
+  throw error;
+}
+
 export const reviewGraphQL: GraphQLContribution = {
   typeDefs,
   resolvers: {
@@ -32,10 +39,13 @@ export const reviewGraphQL: GraphQLContribution = {
         const parsed = CreateReviewInput.safeParse(args.input);
         if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => `input.${i.path.join('.')}: ${i.message}`).join('; '));
         const input = parsed.data;
-        const review = await ctx.container.resolve(Reviews).submit(
-          { product_id: input.productId, customer_id: customerId, order_id: input.orderId, rating: input.rating, title: input.title, body: input.body },
-          { kind: 'customer', customerId },
-        );
+        const review = await ctx.container
+          .resolve(Reviews)
+          .submit(
+            { product_id: input.productId, customer_id: customerId, order_id: input.orderId, rating: input.rating, title: input.title, body: input.body },
+            { kind: 'customer', customerId },
+          )
+          .catch(asResourceNotFound);
         return {
           id: review.id,
           productId: review.productId,
