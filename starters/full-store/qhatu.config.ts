@@ -15,9 +15,10 @@ import paypal from '@qhatu/plugin-gateway-paypal';
 import stripe from '@qhatu/plugin-gateway-stripe';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
+import reviews from '@qhatu/plugin-reviews';
 import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, reviews],
 });

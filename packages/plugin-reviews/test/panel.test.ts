@@ -33,6 +33,13 @@ afterAll(async () => {
 });
 
 describe('GET /admin/catalog/products/:id/review-settings-panel over HTTP', () => {
+  it('is documented as text/html in /openapi.json', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const responses = doc.paths['/admin/catalog/products/{id}/review-settings-panel'].get.responses;
+    expect(Object.keys(responses['200'].content)).toEqual(['text/html']);
+    expect(Object.keys(responses['404'].content)).toEqual(['application/json']);
+  });
+
   it('is an HTML fragment, not cached, with every value escaped and no credential in it', async () => {
     const product = await createProduct(t, shop, { title: XSS_TITLE });
     await admin('POST', `/admin/catalog/products/${product.id}/review-settings`, { field: 'auto_approve', value: 'true' });
@@ -116,9 +123,9 @@ describe('the panel in a real browser', () => {
     await admin('POST', '/admin/settings/reviews', { field: 'auto_approve_min_rating', value: '3' });
     await admin('POST', `/admin/catalog/products/${product.id}/review-settings`, { field: 'visible', value: 'false' });
     const { page, errors } = await openHost();
-    await page.evaluate((id) => (window as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
+    await page.evaluate((id) => (globalThis as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
     await expect.poll(() => page.locator('[data-role=product-title]').textContent()).toBe(XSS_TITLE);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect(await page.locator('.qhatu-review-settings img, .qhatu-review-settings [data-role=product-title] script').count()).toBe(0);
     expect(await row(page, 'visible').locator('[data-role=value]').textContent()).toBe('false');
     expect(await row(page, 'visible').locator('[data-role=source]').textContent()).toBe('this product');
@@ -134,7 +141,7 @@ describe('the panel in a real browser', () => {
   it('posts a change through the API with the host page headers; the API then shows it; resetting removes it', async () => {
     const product = await createProduct(t, shop);
     const { page, errors } = await openHost();
-    await page.evaluate((id) => (window as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
+    await page.evaluate((id) => (globalThis as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
     await page.selectOption('select[name=field]', 'auto_approve_min_rating');
     await page.fill('input[name=value]', '4');
     await page.click('button[type=submit]');
@@ -150,7 +157,7 @@ describe('the panel in a real browser', () => {
     await page.fill('input[name=value]', `<img src=x onerror="window.__pwned='value'">`);
     await page.click('button[type=submit]');
     await expect.poll(() => page.locator('[data-role=status]').textContent()).toBe('The setting auto_approve takes true or false');
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect((await admin('GET', `/admin/catalog/products/${product.id}/review-settings`)).json().data.overrides).toEqual({ auto_approve_min_rating: 4 });
 
     await row(page, 'auto_approve_min_rating').locator('button[data-reset]').click();
@@ -164,8 +171,8 @@ describe('the panel in a real browser', () => {
   it('says so, and sends nothing, when the host page gives it no credentials', async () => {
     const product = await createProduct(t, shop);
     const { page } = await openHost();
-    await page.evaluate((id) => (window as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
-    await page.evaluate(() => delete (window as unknown as { qhatuAdmin?: unknown }).qhatuAdmin);
+    await page.evaluate((id) => (globalThis as unknown as { mountPanel(id: string): Promise<void> }).mountPanel(id), product.id);
+    await page.evaluate(() => delete (globalThis as unknown as { qhatuAdmin?: unknown }).qhatuAdmin);
     await page.fill('input[name=value]', 'false');
     await page.click('button[type=submit]');
     await expect.poll(() => page.locator('[data-role=status]').textContent()).toBe('The admin page gives the panel no credentials (window.qhatuAdmin.headers).');
@@ -177,7 +184,7 @@ describe('the panel in a real browser', () => {
     const product = await createProduct(t, shop);
     const nonce = 'Zm9yLXRoZS1wYW5lbA';
     const { page, errors } = await openHost({ nonce, csp: `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'` });
-    await page.evaluate(({ id, n }) => (window as unknown as { mountPanel(id: string, q: string): Promise<void> }).mountPanel(id, `?nonce=${n}`), { id: product.id, n: nonce });
+    await page.evaluate(({ id, n }) => (globalThis as unknown as { mountPanel(id: string, q: string): Promise<void> }).mountPanel(id, `?nonce=${n}`), { id: product.id, n: nonce });
     await page.selectOption('select[name=field]', 'verified_purchases_only');
     await page.fill('input[name=value]', 'true');
     await page.click('button[type=submit]');

@@ -118,6 +118,18 @@ const LANDED = [
   'GET /admin/abandoned-carts',
   'POST /admin/abandoned-carts/:id/send-reminder',
   'POST /admin/abandoned-carts/:id/recover',
+  'POST /api/v1/reviews',
+  'GET /api/v1/reviews/products/:id',
+  'GET /api/v1/reviews/products/:id/rating',
+  'POST /admin/reviews/:id/approve',
+  'POST /admin/reviews/:id/reject',
+  'POST /admin/reviews/:id/unapprove',
+  'DELETE /admin/reviews/:id',
+  'GET /admin/settings/reviews',
+  'POST /admin/settings/reviews',
+  'GET /admin/catalog/products/:id/review-settings-panel',
+  'POST /admin/catalog/products/:id/review-settings',
+  'DELETE /admin/catalog/products/:id/review-settings/:field',
 ];
 
 let t: TestApp;

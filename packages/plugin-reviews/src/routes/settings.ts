@@ -52,9 +52,11 @@ export async function reviewSettingRoutes(app: FastifyInstance, container: Depen
       summary: "An HTML fragment for an admin UI: the product's review settings and a form to change them",
       params: IdParams,
       querystring: PanelQuery,
-      produces: ['text/html'],
       response: {
-        200: z.string().meta({ description: 'text/html; charset=utf-8: a <section> with an inline script that asks the host page for its headers' }),
+        200: {
+          description: 'A <section> with an inline script that asks the host page for its request headers',
+          content: { 'text/html': { schema: z.string() } },
+        },
         ...errorResponses(400, 401, 403, 404),
       },
     },

@@ -20,7 +20,7 @@ export const ReviewInput = z
     title: Text(200).nullish(),
     body: Text(5000).nullish(),
   })
-  .meta({ id: 'ReviewInput' });
+  .meta({ id: 'ReviewCreate' });
 export type ReviewInput = z.infer<typeof ReviewInput>;
 
 export const ReviewOut = z
@@ -59,4 +59,4 @@ export const RatingSummaryOut = z
     avg_rating: z.number().meta({ description: 'The mean of the approved ratings, to two decimals; 0 with no reviews' }),
     total_reviews: z.number().int(),
   })
-  .meta({ id: 'RatingSummary' });
+  .meta({ id: 'ReviewRatingSummary' });
