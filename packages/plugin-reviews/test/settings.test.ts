@@ -5,7 +5,6 @@ import { caller, createCustomer, createProduct, MISSING, placeOrder, registerCus
 let t: TestApp;
 let shop: TestTenant;
 let admin: ReturnType<typeof caller>;
-let storefront: ReturnType<typeof caller>;
 
 const SETTINGS = '/admin/settings/reviews';
 const DEFAULTS = { enabled: true, visible: true, auto_approve: false, auto_approve_min_rating: 1, verified_purchases_only: false };
@@ -15,7 +14,6 @@ beforeAll(async () => {
   t = await reviewsApp();
   shop = await t.createTenant();
   admin = caller(t, shop);
-  storefront = caller(t, shop, shop.storefrontToken);
 });
 afterAll(async () => t?.close());
 

@@ -9,6 +9,7 @@ const COMMENT = /<!--[\s\S]*?(-->|$)/g;
 // A tag: `<` then a letter, `/`, `!` or `?`, up to the next `>` (or the end: browsers drop an unclosed tag).
 const TAG = /<[a-zA-Z/!?][^>]*(>|$)/g;
 // C0 and C1 controls but tab, line feed and carriage return.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 export function plainText(value: string): string {
