@@ -184,6 +184,12 @@ describe('review text is plain text', () => {
     expect(created.body.startsWith('Before')).toBe(true);
   });
 
+  it("keeps no markup of the customer's name in author_name", async () => {
+    const customer = await admin('POST', '/api/v1/customers', { email: `${crypto.randomUUID().slice(0, 8)}@example.com`, first_name: '<img src=x onerror=alert(1)>Eve', last_name: '<b>Smith</b>' });
+    const res = await admin('POST', REVIEWS, review(product.id, customer.json().data.id));
+    expect(res.json().data.author_name).toBe('Eve S.');
+  });
+
   it('keeps text that only looks like an angle bracket', async () => {
     const ana = await registerCustomer(t, shop);
     const res = await admin('POST', REVIEWS, review(product.id, ana.id, { title: 'I <3 it', body: '5 > 4 & 2 < 3, "quoted" it\'s' }));

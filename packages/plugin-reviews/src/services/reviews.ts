@@ -8,7 +8,7 @@ import { inject, injectable } from 'tsyringe';
 import { Review } from '../entities/review.js';
 import { reviewMachine } from '../machines/review.js';
 import { reviewEvent } from './events.js';
-import { optionalPlainText } from './plain-text.js';
+import { optionalPlainText, plainText } from './plain-text.js';
 import { countApproved } from './rating.js';
 import { effective, readSettings, sqlOf, type ReviewSettings } from './settings.js';
 
@@ -160,10 +160,10 @@ function autoApproves(settings: ReviewSettings, rating: number): boolean {
   return settings.auto_approve && rating >= settings.auto_approve_min_rating;
 }
 
-/** "Ana M.": the first name and the initial of the last, never the e-mail. */
+/** "Ana M.": the first name and the initial of the last (plain text), never the e-mail. */
 function authorName(c: Customer): string {
-  const first = c.firstName.trim();
-  const initial = c.lastName.trim().charAt(0);
+  const first = plainText(c.firstName);
+  const initial = plainText(c.lastName).charAt(0);
   return [first, initial ? `${initial.toUpperCase()}.` : ''].filter(Boolean).join(' ');
 }
 
