@@ -101,6 +101,17 @@ describe('moderation', () => {
     expect(typeof event.data.deleted_at).toBe('string');
   });
 
+  it("a deleted product's reviews and rating go with it", async () => {
+    const product = await createProduct(t, shop);
+    const id = await pending(product, 5);
+    await move(id, 'approve');
+    await admin('POST', `/admin/catalog/products/${product.id}/review-settings`, { field: 'visible', value: 'false' });
+    expect((await admin('DELETE', `/api/v1/catalog/products/${product.id}`)).statusCode).toBe(204);
+    expect((await admin('GET', `/admin/reviews/${id}`)).statusCode).toBe(404);
+    expect((await admin('GET', `/admin/reviews?filter[product_id]=${product.id}`)).json().data).toEqual([]);
+    expect((await admin('GET', `${REVIEWS}/products/${product.id}/rating`)).statusCode).toBe(404);
+  });
+
   it('answers an unknown review with 404 REVIEW_NOT_FOUND and a malformed id with 400', async () => {
     for (const action of ['approve', 'reject', 'unapprove']) {
       const res = await move(MISSING, action);

@@ -19,8 +19,10 @@ export const reviewsMigration: Migration = {
        created_at timestamptz NOT NULL,
        updated_at timestamptz NOT NULL,
        PRIMARY KEY (tenant_id, id),
+       -- A deleted product takes its reviews, rating and overrides with it. A customer cannot be
+       -- deleted under their reviews: the rating must lose them through Reviews.remove first.
        FOREIGN KEY (tenant_id, product_id) REFERENCES catalog_product (tenant_id, id) ON DELETE CASCADE,
-       FOREIGN KEY (tenant_id, customer_id) REFERENCES customers_customer (tenant_id, id) ON DELETE CASCADE)`,
+       FOREIGN KEY (tenant_id, customer_id) REFERENCES customers_customer (tenant_id, id))`,
     // One review per customer and product; a lost race for it is the same 409 as the check.
     `CREATE UNIQUE INDEX reviews_review_customer_product ON reviews_review (tenant_id, product_id, customer_id)`,
     // A product's reviews of one status, newest or oldest first (the storefront's list).
