@@ -20,7 +20,7 @@ export function renderReviewSettingsPanel(view: ProductReviewSettings, options: 
       <td><button type="button" data-reset="${escapeHtml(field)}"${own ? '' : ' hidden'}>Use the store's setting</button></td>
     </tr>`;
   }).join('\n');
-  const options_ = REVIEW_SETTING_FIELDS.map((field) => `<option value="${escapeHtml(field)}">${escapeHtml(REVIEW_SETTINGS[field].label)}</option>`).join('');
+  const choices = REVIEW_SETTING_FIELDS.map((field) => `<option value="${escapeHtml(field)}">${escapeHtml(REVIEW_SETTINGS[field].label)}</option>`).join('');
   return `<section class="qhatu-review-settings" id="${escapeHtml(id)}" data-endpoint="${escapeHtml(endpoint)}" aria-labelledby="${escapeHtml(id)}-title">
   <style${nonce}>
     .qhatu-review-settings table { border-collapse: collapse; }
@@ -34,7 +34,7 @@ ${rows}
     </tbody>
   </table>
   <form data-role="change">
-    <label>Setting <select name="field">${options_}</select></label>
+    <label>Setting <select name="field">${choices}</select></label>
     <label>Value <input name="value" required maxlength="64" placeholder="true, false or 1 to 5"></label>
     <button type="submit">Save for this product</button>
   </form>
