@@ -155,6 +155,18 @@ const LANDED = [
   'GET /admin/themes/time-zone',
   'PUT /admin/themes/time-zone',
   'GET /api/v1/abandoned-carts/restore',
+  'POST /api/v1/reviews',
+  'GET /api/v1/reviews/products/:id',
+  'GET /api/v1/reviews/products/:id/rating',
+  'POST /admin/reviews/:id/approve',
+  'POST /admin/reviews/:id/reject',
+  'POST /admin/reviews/:id/unapprove',
+  'DELETE /admin/reviews/:id',
+  'GET /admin/settings/reviews',
+  'POST /admin/settings/reviews',
+  'GET /admin/catalog/products/:id/review-settings-panel',
+  'POST /admin/catalog/products/:id/review-settings',
+  'DELETE /admin/catalog/products/:id/review-settings/:field',
 ];
 
 let t: TestApp;
