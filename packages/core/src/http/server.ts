@@ -78,8 +78,31 @@ function acceptEmptyJsonBodies(http: FastifyInstance): void {
   http.removeContentTypeParser('application/json');
   http.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (/^\s*$/.test(body as string)) return done(null, undefined);
+    if (nestingDepth(body as string) > MAX_JSON_DEPTH) {
+      return done(new AppError(400, 'VALIDATION_ERROR', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, [{ path: 'body', message: 'is nested too deeply' }]), undefined);
+    }
     parse(request, body as string, done);
   });
+}
+
+/** Deeper JSON than any request of the API needs; PostgreSQL and recursive checks stop far below what a 1 MB body can nest. */
+const MAX_JSON_DEPTH = 64;
+
+/** How deep arrays and objects nest in a JSON text, read without parsing it (strings skipped). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 /** The HTTP side of an app: REST with OpenAPI, health, GraphQL, and the hooks every request passes. */
