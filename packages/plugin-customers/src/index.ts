@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, type QhatuConfig } from '@qhatu/core';
 import { AccountLink } from './entities/account-link.js';
 import { CustomerAddress } from './entities/address.js';
 import { CustomerCredential } from './entities/credential.js';
@@ -17,7 +17,8 @@ import { CustomerAccounts } from './services/accounts.js';
 import { CustomerAddresses } from './services/addresses.js';
 import { CUSTOMER_EVENTS, Customers } from './services/customers.js';
 import { Passwords } from './services/passwords.js';
-import { CUSTOMER_SETTINGS, readSettings } from './services/settings.js';
+import { CUSTOMER_SETTINGS, readSettings, type CustomerSettings } from './services/settings.js';
+import { SPENT_LINKS_JOB, SpentLinks } from './services/spent-links.js';
 import { StoreSettings } from './services/store-settings.js';
 
 export { Customer, CUSTOMER_STATUSES, type CustomerStatus } from './entities/customer.js';
@@ -48,6 +49,24 @@ export default definePlugin({
     container.registerSingleton(Customers);
     container.registerSingleton(CustomerAddresses);
     container.registerSingleton(CustomerAccounts);
+    container.registerSingleton(SpentLinks);
+  },
+  jobs: {
+    [SPENT_LINKS_JOB]: { handler: (_data: unknown, ctx) => ctx.container.resolve(SpentLinks).sweep().then(() => undefined), attempts: 1 },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const { sweepMs } = container.resolve<CustomerSettings>(CUSTOMER_SETTINGS);
+    // One sweep per period, whatever the number of worker processes (the job id is the period).
+    const queue = () =>
+      void jobs
+        .add(SPENT_LINKS_JOB, {}, { jobId: `${SPENT_LINKS_JOB}-${Math.floor(Date.now() / sweepMs)}` })
+        .catch((err) => logger.warn({ err }, 'could not queue the account-link sweep'));
+    const timer = setInterval(queue, sweepMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
   },
   routes: async (app, { container }) => {
     await customerAuthRoutes(app, container);

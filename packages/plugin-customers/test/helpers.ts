@@ -6,7 +6,7 @@ import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testin
 import customers from '../src/index.js';
 
 /** The customers plugin alone, on a database of its own. */
-export function customersApp(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+export function customersApp(options: { clock?: Clock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestApp> {
   return createTestApp({ plugins: [customers], ...options });
 }
 

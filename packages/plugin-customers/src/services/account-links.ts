@@ -7,6 +7,7 @@ import { CustomerCredential } from '../entities/credential.js';
 import { Customer } from '../entities/customer.js';
 import { accountMail, type AccountMailKind } from './account-mail.js';
 import { customerDisabled, Customers, flushCustomer } from './customers.js';
+import { KEEP_SPENT_MS } from './spent-links.js';
 import type { EffectiveSettings } from './store-settings.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -49,8 +50,9 @@ export class AccountLinks {
     const token = `qhl_${randomBytes(32).toString('base64url')}`;
     const { kind, linkId, store, expiresAt, tenantId } = await this.db.tenant(async (tx) => {
       const now = tx.now();
-      // Spent links of this address go; open ones stay until used or expired.
-      await tx.em.nativeDelete(AccountLink, { email: signUp.email, $or: [{ usedAt: { $ne: null } }, { expiresAt: { $lte: now } }] });
+      // Links of this address spent over a week ago go; open ones stay until used or expired.
+      const spent = new Date(now.getTime() - KEEP_SPENT_MS);
+      await tx.em.nativeDelete(AccountLink, { email: signUp.email, $or: [{ usedAt: { $lt: spent } }, { expiresAt: { $lt: spent } }] });
       const existing = await tx.em.findOne(Customer, { email: signUp.email });
       const kind: AccountMailKind = !existing || (existing.status === 'active' && !existing.hasAccount) ? 'link' : existing.status === 'active' ? 'has-account' : 'disabled';
       const expiresAt = new Date(now.getTime() + settings.linkTtlHours * HOUR_MS);

@@ -7,6 +7,7 @@ const Env = z.object({
   QHATU_CUSTOMERS_REGISTRATION: z.enum(REGISTRATION_MODES).default('verify'),
   QHATU_CUSTOMERS_ACCOUNT_URL: z.url({ protocol: /^https?$/ }).max(2000).optional(),
   QHATU_CUSTOMERS_LINK_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 7).default(24),
+  QHATU_CUSTOMERS_SWEEP_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(3600),
 });
 
 /** The platform's settings (environment); a store overrides `registration` and `accountUrl` for itself. */
@@ -19,6 +20,8 @@ export interface CustomerSettings {
   accountUrl: string;
   /** How long an account link works. */
   linkTtlHours: number;
+  /** How often a worker process deletes links spent over a week ago. */
+  sweepMs: number;
 }
 
 export const CUSTOMER_SETTINGS = Symbol.for('qhatu.customers.settings');
@@ -30,5 +33,6 @@ export function readSettings(config: QhatuConfig): CustomerSettings {
     registration: env.QHATU_CUSTOMERS_REGISTRATION,
     accountUrl: env.QHATU_CUSTOMERS_ACCOUNT_URL ?? `${config.publicUrl}/account/activate`,
     linkTtlHours: env.QHATU_CUSTOMERS_LINK_TTL_HOURS,
+    sweepMs: env.QHATU_CUSTOMERS_SWEEP_SECONDS * 1000,
   };
 }
