@@ -347,6 +347,26 @@ describe('when the e-mail cannot be sent', () => {
   });
 });
 
+describe('the mailbox', () => {
+  it('gets at most five registration e-mails an hour; the answer stays the same past the cap', async () => {
+    for (const [email, make] of [[unique('capped-new'), null], [unique('capped-account'), 'account']] as const) {
+      if (make) {
+        await store()('POST', REGISTER, { email });
+        await store()('POST', ACTIVATE, { token: tokenOf(onlyMail(email).link!), password: 'long enough' });
+      }
+      const before = mail.to(email).length;
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push((await store()('POST', REGISTER, { email })).json());
+      expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+      expect(mail.to(email).length - before).toBe(make ? 4 : 5); // the account's first link counts too
+      offsetMs = HOUR + 1000;
+      expect((await store()('POST', REGISTER, { email })).statusCode).toBe(202);
+      expect(mail.to(email).length - before).toBe(make ? 5 : 6);
+      offsetMs = 0;
+    }
+  });
+});
+
 describe('rate limits', () => {
   it('answer 429 RATE_LIMITED after ten registrations of one e-mail, or ten activations, in a minute', async () => {
     const limited = await customersApp({ env: { SMTP_URL: mail.url } });
@@ -357,7 +377,7 @@ describe('rate limits', () => {
       const registered = [];
       for (let i = 0; i < 11; i++) registered.push((await as('POST', REGISTER, { email })).statusCode);
       expect(registered).toEqual([...Array(10).fill(202), 429]);
-      expect(mail.to(email)).toHaveLength(10);
+      expect(mail.to(email)).toHaveLength(5); // the hourly cap per address, below
       expect((await as('POST', REGISTER, { email: unique('other') })).statusCode).toBe(202);
       const activated = [];
       for (let i = 0; i < 11; i++) activated.push((await as('POST', ACTIVATE, { token: `qhl_guess${i}`, password: 'long enough' })).statusCode);

@@ -31,5 +31,14 @@ export const accountLinksMigration: Migration = {
     `CREATE INDEX customers_account_link_email ON customers_account_link (tenant_id, email, created_at)`,
     `CREATE INDEX customers_account_link_customer ON customers_account_link (tenant_id, customer_id) WHERE customer_id IS NOT NULL`,
     tenantTable('customers_account_link'),
+    // One row per registration e-mail sent, for the hourly cap per address; swept after a day.
+    `CREATE TABLE customers_registration_mail (
+       tenant_id uuid NOT NULL REFERENCES core_tenant (id) ON DELETE CASCADE,
+       id uuid NOT NULL,
+       email text NOT NULL,
+       sent_at timestamptz NOT NULL,
+       PRIMARY KEY (tenant_id, id))`,
+    `CREATE INDEX customers_registration_mail_email ON customers_registration_mail (tenant_id, email, sent_at)`,
+    tenantTable('customers_registration_mail'),
   ],
 };

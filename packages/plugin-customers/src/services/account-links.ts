@@ -11,6 +11,8 @@ import { KEEP_SPENT_MS } from './spent-links.js';
 import type { EffectiveSettings } from './store-settings.js';
 
 const HOUR_MS = 60 * 60 * 1000;
+/** Registration e-mails one address receives in an hour, at most: nobody floods a mailbox through a store. */
+export const MAILS_PER_HOUR = 5;
 
 export interface SignUp {
   email: string;
@@ -45,47 +47,65 @@ export class AccountLinks {
     @inject(Customers) private readonly customers: Customers,
   ) {}
 
-  /** E-mails `signUp.email` what its registration leads to; 502 MAIL_DELIVERY_FAILED when it cannot. */
+  /**
+   * E-mails `signUp.email` what its registration leads to; 502 MAIL_DELIVERY_FAILED when it cannot.
+   * Past MAILS_PER_HOUR for the address nothing more is sent, and the answer is the same.
+   */
   async send(signUp: SignUp, settings: EffectiveSettings): Promise<void> {
     const token = `qhl_${randomBytes(32).toString('base64url')}`;
-    const { kind, linkId, store, expiresAt, tenantId } = await this.db.tenant(async (tx) => {
-      const now = tx.now();
-      // Links of this address spent over a week ago go; open ones stay until used or expired.
-      const spent = new Date(now.getTime() - KEEP_SPENT_MS);
-      await tx.em.nativeDelete(AccountLink, { email: signUp.email, $or: [{ usedAt: { $lt: spent } }, { expiresAt: { $lt: spent } }] });
-      const existing = await tx.em.findOne(Customer, { email: signUp.email });
-      const kind: AccountMailKind = !existing || (existing.status === 'active' && !existing.hasAccount) ? 'link' : existing.status === 'active' ? 'has-account' : 'disabled';
-      const expiresAt = new Date(now.getTime() + settings.linkTtlHours * HOUR_MS);
-      let linkId: string | undefined;
-      if (kind === 'link') {
-        linkId = randomUUID();
-        tx.em.create(AccountLink, {
-          id: linkId,
-          tenantId: tx.tenantId,
-          tokenHash: hashToken(token),
-          email: signUp.email,
-          customerId: existing?.id ?? null,
-          firstName: signUp.first_name ?? '',
-          lastName: signUp.last_name ?? '',
-          expiresAt,
-          usedAt: null,
-          createdAt: now,
-        });
-      }
-      const tenant = await tx.em.findOneOrFail(Tenant, { id: tx.tenantId });
-      return { kind, linkId, store: tenant.name, expiresAt, tenantId: tx.tenantId };
-    });
+    const plan = await this.db.tenant((tx) => this.plan(tx, signUp, settings, token));
+    if (!plan) return;
     const link = new URL(settings.accountUrl);
     link.searchParams.set('token', token);
     try {
       // After commit: a slow mail server never holds a database connection.
-      await this.mailer.send({ tenantId, to: signUp.email, ...accountMail({ kind, store, link: link.toString(), expiresAt }) });
+      await this.mailer.send({ tenantId: plan.tenantId, to: signUp.email, ...accountMail({ ...plan, link: link.toString() }) });
     } catch (error) {
-      if (linkId) await this.db.tenant(({ em }) => em.nativeDelete(AccountLink, { id: linkId }));
+      await this.db.tenant(async ({ em }) => {
+        if (plan.linkId) await em.nativeDelete(AccountLink, { id: plan.linkId });
+        await em.execute(`delete from customers_registration_mail where tenant_id = ? and id = ?`, [plan.tenantId, plan.mailId]);
+      });
       throw new AppError(502, 'MAIL_DELIVERY_FAILED', 'The e-mail could not be sent; nothing was changed, try again later', [
         { message: error instanceof Error ? error.message : String(error) },
       ]);
     }
+  }
+
+  /** What to send (and the link row, committed before the e-mail goes), or null past the hourly cap. */
+  private async plan(tx: Tx, signUp: SignUp, settings: EffectiveSettings, token: string) {
+    const { em } = tx;
+    const now = tx.now();
+    // Links of this address spent over a week ago go; open ones stay until used or expired.
+    const spent = new Date(now.getTime() - KEEP_SPENT_MS);
+    await em.nativeDelete(AccountLink, { email: signUp.email, $or: [{ usedAt: { $lt: spent } }, { expiresAt: { $lt: spent } }] });
+    const [{ sent }] = await em.execute<Array<{ sent: number }>>(
+      `select count(*)::int as sent from customers_registration_mail where tenant_id = ? and email = ? and sent_at > ?`,
+      [tx.tenantId, signUp.email, new Date(now.getTime() - HOUR_MS)],
+    );
+    if (sent >= MAILS_PER_HOUR) return null;
+    const mailId = randomUUID();
+    await em.execute(`insert into customers_registration_mail (tenant_id, id, email, sent_at) values (?, ?, ?, ?)`, [tx.tenantId, mailId, signUp.email, now]);
+
+    const existing = await em.findOne(Customer, { email: signUp.email });
+    const kind: AccountMailKind = !existing || (existing.status === 'active' && !existing.hasAccount) ? 'link' : existing.status === 'active' ? 'has-account' : 'disabled';
+    const expiresAt = new Date(now.getTime() + settings.linkTtlHours * HOUR_MS);
+    const linkId = kind === 'link' ? randomUUID() : undefined;
+    if (linkId) {
+      em.create(AccountLink, {
+        id: linkId,
+        tenantId: tx.tenantId,
+        tokenHash: hashToken(token),
+        email: signUp.email,
+        customerId: existing?.id ?? null,
+        firstName: signUp.first_name ?? '',
+        lastName: signUp.last_name ?? '',
+        expiresAt,
+        usedAt: null,
+        createdAt: now,
+      });
+    }
+    const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
+    return { kind, linkId, mailId, store: tenant.name, expiresAt, tenantId: tx.tenantId };
   }
 
   /**

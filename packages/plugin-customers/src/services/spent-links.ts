@@ -6,7 +6,7 @@ export const SPENT_LINKS_JOB = 'customers.spent-links';
 /** Used and expired links are kept a week, so that a late click still gets its precise answer. */
 export const KEEP_SPENT_MS = 7 * 24 * 3_600_000;
 
-/** Deletes account links used or expired over a week ago, every store in one statement. */
+/** Deletes account links used or expired over a week ago, and the registration-mail log of past days, every store at once. */
 @injectable()
 export class SpentLinks {
   constructor(
@@ -21,6 +21,8 @@ export class SpentLinks {
        select count(*)::int as n from gone`,
       [cutoff, cutoff],
     );
+    // The log behind the hourly cap on registration e-mails needs an hour; a day is plenty.
+    await this.db.query(`delete from customers_registration_mail where sent_at < ?`, [new Date(this.clock.now().getTime() - 24 * 3_600_000)]);
     return n;
   }
 }
