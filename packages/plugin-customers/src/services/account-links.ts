@@ -21,8 +21,8 @@ export interface SignUp {
 }
 
 const linkNotFound = () => AppError.notFound('Account link', 'ACCOUNT_LINK_NOT_FOUND');
-const linkUsed = (why = 'This link has already been used') =>
-  AppError.conflict(`${why}; sign in with the password chosen then`, 'ACCOUNT_LINK_USED');
+const linkUsed = (message = 'This link has already been used; sign in with the password chosen then') =>
+  AppError.conflict(message, 'ACCOUNT_LINK_USED');
 const linkExpired = (why = 'This link has expired') =>
   new AppError(410, 'ACCOUNT_LINK_EXPIRED', `${why}; register again to get a new one`);
 
@@ -121,7 +121,7 @@ export class AccountLinks {
     let customer = await em.findOne(Customer, link.customerId ? { id: link.customerId } : { email: link.email }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     // The store changed the customer's e-mail since: the link went to an address that is no longer theirs.
     if (customer && customer.email !== link.email) throw linkExpired('This link is no longer valid: the e-mail address changed');
-    if (customer?.hasAccount) throw linkUsed('This e-mail address already has an account');
+    if (customer?.hasAccount) throw linkUsed('This e-mail address already has an account; sign in with its password');
     if (customer && customer.status !== 'active') throw customerDisabled();
     const now = tx.now();
     await em.nativeUpdate(AccountLink, { email: link.email, usedAt: null }, { usedAt: now });
