@@ -8,6 +8,7 @@ import { localStorageRoutes } from './routes/local-storage.js';
 import { mediaRoutes } from './routes/media.js';
 import { ABANDONED_UPLOADS_JOB, AbandonedUploads } from './services/abandoned-uploads.js';
 import { ImageVariants } from './services/image-variants.js';
+import { LocalFiles } from './services/local-files.js';
 import { LocalUploads, UPLOAD_SIGNER } from './services/local-uploads.js';
 import { MediaFiles, VARIANTS_JOB } from './services/media-files.js';
 import { MediaLibrary } from './services/media-library.js';
@@ -49,6 +50,7 @@ export default definePlugin({
     // The contract's abstract class is the token (tsyringe's types want a concrete constructor).
     container.register(MediaLibrary as InjectionToken<MediaLibrary>, { useToken: MediaFiles });
     container.registerSingleton(LocalUploads);
+    container.registerSingleton(LocalFiles);
     container.registerSingleton(ImageVariants);
     container.registerSingleton(AbandonedUploads);
   },

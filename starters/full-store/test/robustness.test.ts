@@ -171,6 +171,7 @@ beforeAll(async () => {
   Object.assign(seeded, { order_id: order.id, variant_id: line.variant_id, product_id: line.product_id, cart_id: cart.id });
   await admin('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: line.variant_id, quantity: 1 });
   const storefront = caller(t, shop, shop.storefrontToken);
+  await admin('PUT', '/api/v1/customers/settings', { registration: 'instant' }); // a session at once, for the customer's operations
   const registered = await storefront('POST', '/api/v1/auth/customer/register', { email: 'fuzz@example.com', password: 'S3cure-password!', first_name: 'Fuzz', last_name: 'Test' });
   customerToken = registered.json().data.token;
   expect(typeof customerToken).toBe('string');
