@@ -6,6 +6,7 @@ import { orderGraphQL } from './graphql/orders.js';
 import { orderMachine } from './machines/order.js';
 import { ordersMigration } from './migrations/0001_orders.js';
 import { awaitingStockMigration } from './migrations/0002_awaiting_stock.js';
+import { paymentsLedgerMigration } from './migrations/0003_payments_ledger.js';
 import { orderRoutes } from './routes/orders.js';
 import { ORDER_EVENTS } from './services/events.js';
 import { Fulfillments } from './services/fulfillments.js';
@@ -23,6 +24,7 @@ export { OrderReads, type OrderView, type OrderFilter } from './services/order-r
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
+export { amountDue, type PaymentEntry } from './services/ledger.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
 export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
@@ -34,7 +36,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   register(container) {

@@ -64,7 +64,7 @@ export interface SessionRequest {
    */
   number: number;
   orderId: string;
-  /** Minor units of `currency`: the order's total. */
+  /** Minor units of `currency`: what is still due on the order (its total, unless part of it is paid). */
   amount: number;
   currency: string;
   customerEmail: string | null;

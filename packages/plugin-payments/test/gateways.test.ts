@@ -99,11 +99,11 @@ describe('a gateway from another package (the plugin API)', () => {
     const order = await createOrder(api);
     const charges = double.requests.length;
     const usd = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'USD', acme_token: 'tok_ok', installments: 1 });
-    expect(usd.statusCode).toBe(400);
-    expect(usd.json().error.details).toEqual([{ path: 'body.currency', message: "must be the order's currency, PEN" }]);
+    expect(usd.statusCode).toBe(422);
+    expect(usd.json().error).toMatchObject({ code: 'PAYMENT_CURRENCY_MISMATCH', details: [{ path: 'body.currency', message: "must be the order's currency, PEN", order_currency: 'PEN' }] });
     const more = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total + 1, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
-    expect(more.statusCode).toBe(400);
-    expect(more.json().error.details).toEqual([{ path: 'body.amount', message: `must not exceed the order's total, ${order.total}` }]);
+    expect(more.statusCode).toBe(422);
+    expect(more.json().error).toMatchObject({ code: 'PAYMENT_EXCEEDS_BALANCE', details: [{ path: 'body.amount', amount_due: order.total, order_total: order.total }] });
     expect((await api('POST', `/api/v1/orders/${order.id}/cancel`, {})).statusCode).toBe(200);
     const cancelled = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
     expect(cancelled.statusCode).toBe(409);
@@ -145,8 +145,9 @@ describe('a gateway from another package (the plugin API)', () => {
     await api('GET', `${PAYMENTS}/gateways`); // the caller's key is looked up once, then cached
     const paid = await t.countQueries(() => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 }));
     expect(paid.result.json().data.status).toBe('paid');
-    // BEGIN, tenant, settings, order, insert, COMMIT; BEGIN, tenant, lock, outbox, update, COMMIT.
-    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(12);
+    // BEGIN, tenant, settings, order (locked), its other payments (the balance), insert, COMMIT;
+    // BEGIN, tenant, lock, outbox, update, COMMIT.
+    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(13);
     const read = await t.countQueries(() => api('GET', `${PAYMENTS}/${paid.result.json().data.id}`));
     expect(read.result.json().data.status).toBe('paid');
     // BEGIN, tenant, payment, refunds, COMMIT: a settled payment asks the provider nothing.
