@@ -258,6 +258,15 @@ export async function notificationsRecorded(t: TestApp, eventId: string): Promis
   return row.count;
 }
 
+/**
+ * A notification refused on the bare `/webhooks/<gateway>` path: 401 `INVALID_SIGNATURE` with the
+ * error body, whether its store is unknown or its signature false (never a 404, nothing told).
+ */
+export function expectUnverified(res: { statusCode: number; body: string; json(): any }): void {
+  expect(res.statusCode, res.body).toBe(401);
+  expect(res.json().error).toMatchObject({ code: 'INVALID_SIGNATURE', message: expect.stringContaining('names no store whose credentials verify its signature') });
+}
+
 /** Waits until `check` holds, asking every 100 ms for up to `ms`. */
 export async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

@@ -75,7 +75,7 @@ describe('a gateway from another package (the plugin API)', () => {
   it('is listed with its fields, and configured per store', async () => {
     const [listed] = (await caller(t, shop, shop.storefrontToken)('GET', GATEWAYS)).json().data;
     expect(listed).toEqual({
-      id: 'acme', name: 'Acme Pay', currencies: ['PEN', 'USD'], configured: true, enabled: true, public_credentials: {},
+      id: 'acme', name: 'Acme Pay', currencies: ['PEN', 'USD'], configured: true, enabled: true, public_credentials: {}, notification_url: expect.stringMatching(new RegExp(`^https?://[^/]+/webhooks/acme\\?tenant=${shop.id}$`)),
       session: null, payment_fields: acmeGateway.paymentFields, credential_fields: acmeGateway.credentialFields.map(({ name, required, secret, description }) => ({ name, required, secret, description })),
     });
     expect((await caller(t, other)('GET', GATEWAYS)).json().data[0]).toMatchObject({ configured: false, enabled: false });
