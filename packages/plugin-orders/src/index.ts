@@ -10,6 +10,7 @@ import { paymentsLedgerMigration } from './migrations/0003_payments_ledger.js';
 import { orderRoutes } from './routes/orders.js';
 import { ORDER_EVENTS } from './services/events.js';
 import { Fulfillments } from './services/fulfillments.js';
+import { SalesAnalytics } from './services/analytics.js';
 import { OrderReads } from './services/order-reads.js';
 import { Orders, type PaymentConfirmed } from './services/orders.js';
 import { CatalogPrices, OrderPrices } from './services/prices.js';
@@ -21,6 +22,7 @@ export { Fulfillment, FULFILLMENT_STATUSES, type FulfillmentStatus, type Fulfill
 export { orderMachine } from './machines/order.js';
 export { Orders, FIRST_ORDER_NUMBER, PaymentConfirmedData, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
 export { OrderReads, type OrderView, type OrderFilter } from './services/order-reads.js';
+export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } from './services/analytics.js';
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
@@ -39,12 +41,18 @@ export default definePlugin({
   migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
+  permissions: [
+    { name: 'orders.read', description: 'Read orders, their fulfilments and the sales analytics' },
+    { name: 'orders.write', description: 'Create and cancel orders' },
+    { name: 'orders.fulfil', description: 'Move orders through packing, shipping and delivery, and record fulfilments' },
+  ],
   register(container) {
     if (!container.isRegistered(OrderPrices)) container.register(OrderPrices, { useValue: new CatalogPrices() });
     container.registerSingleton(Shipping);
     container.registerSingleton(Orders);
     container.registerSingleton(OrderReads);
     container.registerSingleton(Fulfillments);
+    container.registerSingleton(SalesAnalytics);
   },
   onReady({ container }) {
     // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.

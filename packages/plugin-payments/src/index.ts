@@ -50,6 +50,11 @@ export default definePlugin({
   migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
+  permissions: [
+    { name: 'payments.read', description: "Read the store's payments, refunds and gateway settings" },
+    { name: 'payments.refund', description: 'Refund payments' },
+    { name: 'payments.configure', description: 'Set gateway credentials and switch gateways on or off' },
+  ],
   register(container) {
     // Every gateway package registers itself under PAYMENT_GATEWAY; resolved once, when first needed.
     container.register(Gateways, {
