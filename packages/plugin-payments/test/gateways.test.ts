@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
+import { Database } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -152,6 +153,23 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(read.result.json().data.status).toBe('paid');
     // BEGIN, tenant, payment, refunds, COMMIT: a settled payment asks the provider nothing.
     expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(5);
+  });
+
+  it('indexes provider payments per store for the bare notification path; a store sees and writes only its own entries', async () => {
+    const third = await t.createTenant({ currency: 'PEN' });
+    await caller(t, third)('PUT', `${GATEWAYS}/acme`, { credentials: { api_key: 'acme_live_key', signing_key: 'third-key' } });
+    const order = await createOrder(caller(t, shop));
+    const paid = (await caller(t, shop)('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 })).json().data;
+    const theirOrder = await createOrder(caller(t, third));
+    const theirs = (await caller(t, third)('POST', PAYMENTS, { order_id: theirOrder.id, gateway: 'acme', amount: theirOrder.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 })).json().data;
+    const all = await t.app.orm.em.getConnection().execute(`select tenant_id, kind from payments_provider_ref where reference in (?, ?) order by tenant_id`, [paid.provider_payment_id, theirs.provider_payment_id]);
+    expect(all).toEqual(expect.arrayContaining([{ tenant_id: shop.id, kind: 'payment' }, { tenant_id: third.id, kind: 'payment' }]));
+    const db = t.app.container.resolve(Database);
+    // Under the stores' role (row-level security), the other store's entry is not there, and cannot be written.
+    const seen = await db.tenant(({ em }) => em.execute<Array<{ tenant_id: string }>>(`select tenant_id from payments_provider_ref`), shop.id);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set([shop.id]));
+    await expect(db.tenant(({ em }) => em.execute(`insert into payments_provider_ref (gateway, kind, reference, tenant_id) values ('acme', 'payment', 'ch_planted', ?)`, [third.id]), shop.id)).rejects.toThrow(/row-level security/);
   });
 
   it('takes its signed notifications at /webhooks/acme/<store>; the raw body reaches the gateway', async () => {
