@@ -222,6 +222,9 @@ export interface PaymentGateway {
 
   /** Checks the notification's signature with the tenant's secret, in constant time. Reads nothing else. */
   verifyNotification(ctx: GatewayContext, notification: InboundNotification): boolean | Promise<boolean>;
-  /** Reads a notification already verified; null when it cannot be understood. */
+  /**
+   * Reads a notification; null when it cannot be understood. On the bare `/webhooks/<id>` path it is
+   * also read before verification, only to find the store whose credentials then verify it.
+   */
   parseNotification(notification: InboundNotification): ParsedNotification | null;
 }
