@@ -118,6 +118,8 @@ const LANDED = [
   'POST /api/v1/payments/:id/refund',
   'GET /api/v1/payments/gateways',
   'PUT /api/v1/payments/gateways/:id',
+  'POST /webhooks/:gateway',
+  'POST /webhooks/:gateway/:tenant_id',
   'GET /admin/abandoned-carts',
   'POST /admin/abandoned-carts/:id/send-reminder',
   'POST /admin/abandoned-carts/:id/recover',
