@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, CLOCK, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
+import { AppError, CLOCK, withArticle, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -92,7 +92,7 @@ export class Notifications {
     } catch {
       parsed = null;
     }
-    if (!parsed) throw AppError.validation(`Not a ${gateway.name} notification: its body cannot be read`);
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} notification: its body cannot be read`);
     if (parsed.providerPaymentId) {
       const stores = await this.lookUp(gateway, 'payment', parsed.providerPaymentId);
       if (stores.length > 0) return stores;
@@ -122,7 +122,7 @@ export class Notifications {
   /** A verified notification: parsed, the payment or refund re-read from the provider, then moved once. */
   private async process(gateway: PaymentGateway, tenant: string, ctx: GatewayContext, inbound: InboundNotification): Promise<NotificationOutcome> {
     const parsed = gateway.parseNotification(inbound);
-    if (!parsed) throw AppError.validation(`Not a ${gateway.name} notification this store understands`);
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} notification this store understands`);
     if (parsed.providerRefundId && gateway.refundStatus) return this.refundNotification(gateway, ctx, tenant, parsed as ParsedNotification & { providerRefundId: string });
     if (!parsed.providerPaymentId) return 'ignored';
 
@@ -156,7 +156,7 @@ export class Notifications {
   async callback(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query: URLSearchParams): Promise<CallbackOutcome> {
     const { gateway, tenant } = await this.endpoint(gatewayId, tenantId);
     const parsed = gateway.parseCallback!({ rawBody, headers, query, now: this.clock.now() });
-    if (!parsed) throw AppError.validation(`Not a ${gateway.name} form post this store understands`);
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} form post this store understands`);
     if (!UUID.test(parsed.sessionId)) throw AppError.validation('The callback address must name the payment session', [{ path: 'query.session', message: 'must be a UUID' }]);
     const session = await this.db.tenant(({ em }) => em.findOne(PaymentSession, { id: parsed.sessionId, gateway: gateway.id }), tenant);
     if (!session) throw AppError.notFound('Payment session', 'PAYMENT_SESSION_NOT_FOUND');
