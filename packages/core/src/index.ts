@@ -10,6 +10,7 @@ export { Database, Tx, type SqlReader } from './db/database.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
 export { AccessToken, OutboxEvent, Tenant, TENANT_STATUSES, type TenantStatus } from './db/entities.js';
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
+export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
 export { DEFAULT_MAIL_FROM, Mailer, type MailMessage, type SentMail } from './mail/mailer.js';
 export { EventBus, type DomainEvent } from './events/bus.js';
