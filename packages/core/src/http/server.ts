@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { Secrets } from '../auth/secrets.js';
+import { assertPermission, PermissionRegistry } from '../auth/permissions.js';
 import { AccessTokens } from '../auth/tokens.js';
 import type { QhatuConfig } from '../config.js';
 import { TenantContext } from '../context.js';
@@ -13,6 +14,7 @@ import { Database } from '../db/database.js';
 import { hostGraphQL } from '../graphql/hosting.js';
 import { Jobs } from '../jobs/jobs.js';
 import type { QhatuPlugin } from '../plugin.js';
+import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
@@ -69,6 +71,7 @@ export async function buildHttp(
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
   const jobs = container.resolve(Jobs);
+  const registry = container.resolve(PermissionRegistry);
 
   // Each request runs in its own context; auth fills in the tenant and the caller.
   http.addHook('onRequest', (request, reply, done) => {
@@ -99,7 +102,13 @@ export async function buildHttp(
     transform: (doc) => {
       if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
       if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
-      return jsonSchemaTransform(doc);
+      const out = jsonSchemaTransform(doc);
+      // Each admin operation documents the permission it needs, in words and as `x-permission`.
+      const permission = doc.route.config?.permission;
+      if (!permission) return out;
+      const schema = (out.schema ?? {}) as Record<string, unknown>;
+      const note = `Needs the permission \`${permission}\` (staff members by their role; admin API keys hold every permission unless given a role).`;
+      return { ...out, schema: { ...schema, 'x-permission': permission, description: [schema.description, note].filter(Boolean).join('\n\n') } };
     },
     transformObject: jsonSchemaTransformObject,
   });
@@ -123,15 +132,26 @@ export async function buildHttp(
       if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
     });
     api.addHook('onRequest', async (request) => {
-      await authorize(request, request.routeOptions.config.auth!, tokens);
+      const { auth, permission } = request.routeOptions.config;
+      const principal = await authorize(request, auth!, tokens);
+      // Admin keys and staff members need the route's permission; customers on a shared route do not.
+      if (permission && (principal?.kind === 'admin' || principal?.kind === 'staff')) assertPermission(principal, permission);
     });
     refuseNulCharacters(api);
     await installRateLimits(api, config);
     installIdempotency(api, db, container.resolve(Secrets));
     await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
+    // Every admin route names a declared permission, or the app does not start.
+    await api.register(async (scope) => {
+      scope.addHook('onRoute', (route) => registry.checkRoute('core', route));
+      await staffRoutes(scope, container);
+    }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;
-      await api.register(async (scope) => plugin.routes!(scope, { container }), { prefix: plugin.prefix ?? '/api/v1' });
+      await api.register(async (scope) => {
+        scope.addHook('onRoute', (route) => registry.checkRoute(plugin.name, route));
+        await plugin.routes!(scope, { container });
+      }, { prefix: plugin.prefix ?? '/api/v1' });
     }
   });
 
