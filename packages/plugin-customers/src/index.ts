@@ -24,6 +24,10 @@ export { customerOut, addressOut } from './routes/serialize.js';
 /** Customers: records, address books and customer accounts (register, login, profile). */
 export default definePlugin({
   name: 'customers',
+  permissions: [
+    { name: 'customers.read', description: 'See customers and their addresses' },
+    { name: 'customers.write', description: 'Create and change customers and their addresses' },
+  ],
   entities: [Customer, CustomerCredential, CustomerAddress],
   migrations: [customersMigration],
   machines: [customerMachine],

@@ -32,6 +32,11 @@ export const STOCK_ARRIVED_JOB = 'orders.stock-arrived';
 /** Orders: price snapshots, numbers per store, the order lifecycle, fulfilments and their stock. */
 export default definePlugin({
   name: 'orders',
+  permissions: [
+    { name: 'orders.read', description: 'See orders and their fulfilments' },
+    { name: 'orders.write', description: 'Place orders for customers and cancel orders' },
+    { name: 'orders.fulfil', description: 'Move orders through shipping: fulfilments, ready to ship, in transit, delivered' },
+  ],
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
   migrations: [ordersMigration, awaitingStockMigration],

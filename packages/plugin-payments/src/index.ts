@@ -44,6 +44,11 @@ export * from './services/events.js';
 /** Payments: the gateway plugin API, payments and refunds on any installed gateway, inbound notifications. */
 export default definePlugin({
   name: 'payments',
+  permissions: [
+    { name: 'payments.read', description: 'See payments' },
+    { name: 'payments.refund', description: 'Refund payments' },
+    { name: 'payments.configure', description: 'Configure payment gateways and their credentials' },
+  ],
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
   migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration],

@@ -14,7 +14,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   const config = { auth: ADMIN };
 
   r.get('/admin/abandoned-carts', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.read' },
     schema: {
       tags,
       summary: 'List abandoned carts (offset pagination) with the store-wide metrics',
@@ -31,7 +31,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   });
 
   r.post('/admin/abandoned-carts/:id/send-reminder', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.write' },
     schema: {
       tags,
       summary: 'E-mail the shopper a recovery link; the cart becomes reminded',
@@ -41,7 +41,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   }, async (req) => ({ data: abandonedCartOut(await carts.sendReminder(req.params.id)) }));
 
   r.post('/admin/abandoned-carts/:id/recover', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.write' },
     schema: {
       tags,
       summary: 'Mark the cart recovered',

@@ -23,12 +23,12 @@ export async function gatewayRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.get('/payments/gateways/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.configure' },
     schema: { tags, summary: "One gateway and this store's settings (secrets are never returned)", params: GatewayParams, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.get(req.params.id)) }));
 
   r.put('/payments/gateways/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.configure' },
     schema: { tags, summary: "Set this store's credentials (sealed at rest) and switch the gateway on or off", params: GatewayParams, body: GatewaySettingUpdate, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.configure(req.params.id, req.body)) }));
 }
