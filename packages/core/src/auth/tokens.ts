@@ -85,6 +85,11 @@ export class AccessTokens {
     });
   }
 
+  /** The cross-process invalidation this process joined, if any. */
+  get cacheSync(): CacheSync | undefined {
+    return this.sync;
+  }
+
   /** Whether cached lookups are used (false while the cross-process listener is lost). */
   get cacheTrusted(): boolean {
     return this.trusted;
