@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { FastifyInstance } from 'fastify';
 import { Secrets } from './auth/secrets.js';
-import { CACHE_CHANNEL, PostgresCacheSync, RedisCacheSync, type CacheSync } from './auth/cache-sync.js';
+import { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync } from './auth/cache-sync.js';
 import { Passwords } from './auth/passwords.js';
 import { PermissionRegistry } from './auth/permissions.js';
 import { AccessTokens } from './auth/tokens.js';
@@ -147,7 +147,13 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       ? new RedisCacheSync(config.redisUrl, config.queuePrefix, logger)
       : embedded
         ? undefined
-        : new PostgresCacheSync(databaseUrl, async (payload) => void (await db.query('select pg_notify(?, ?)', [CACHE_CHANNEL, payload])), logger);
+        : new PostgresCacheSync(databaseUrl, async (payload) => {
+            const [row] = await db.query<{ listeners: number }>(
+              `select pg_notify(?, ?), (select count(*)::int from pg_stat_activity where datname = current_database() and application_name = ?) as listeners`,
+              [CACHE_CHANNEL, payload, CACHE_LISTENER_NAME],
+            );
+            return row.listeners;
+          }, logger);
     if (sync) await tokens.attach(sync);
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });

@@ -5,7 +5,7 @@ export { Secrets } from './auth/secrets.js';
 export { AccessTokens, hashToken, type TenantTokenKind } from './auth/tokens.js';
 export { Passwords } from './auth/passwords.js';
 export { assertPermission, CORE_PERMISSIONS, hasPermission, isAdminRule, PermissionRegistry } from './auth/permissions.js';
-export { CACHE_CHANNEL, PostgresCacheSync, RedisCacheSync, type CacheSync, type CacheSyncHandlers } from './auth/cache-sync.js';
+export { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync, type CacheSyncHandlers } from './auth/cache-sync.js';
 export { StaffDirectory } from './staff/directory.js';
 export { StaffMembers } from './staff/members.js';
 export { StaffAccounts } from './staff/accounts.js';

@@ -16,66 +16,87 @@ export interface CacheSyncHandlers {
 /**
  * Tells every API process that a tenant's tokens changed (a key revoked, a staff member disabled,
  * a store suspended). PostgreSQL `LISTEN/NOTIFY` on the application's database, or Redis pub/sub
- * when `REDIS_URL` is set. `announce` resolves once this process's own listener heard the
- * message back (at most a second), so the request that revoked answers after the others were told.
+ * when `REDIS_URL` is set. Every process that hears a message drops the tenant's cached lookups
+ * and acknowledges it; `announce` resolves once every listening process has (at most a second),
+ * so the request that revoked answers after the others stopped trusting what they had cached.
  */
 export interface CacheSync {
   readonly listening: boolean;
   start(handlers: CacheSyncHandlers): Promise<void>;
   announce(tenantId: string): Promise<void>;
-  /** The listener's connection dropped on purpose (tests): behaves as a lost connection. */
+  /** Stops listening (the app closes). */
   close(): Promise<void>;
 }
 
 export const CACHE_CHANNEL = 'qhatu_token_cache';
-const ECHO_WAIT_MS = 1000;
+/** The name the listening connections carry, by which PostgreSQL counts them. */
+export const CACHE_LISTENER_NAME = 'qhatu-token-cache';
+const ACK_WAIT_MS = 1000;
 const RETRY_MAX_MS = 5000;
+
+interface Waiter {
+  needed: number;
+  heard: number;
+  done: () => void;
+}
 
 abstract class BaseSync implements CacheSync {
   protected handlers?: CacheSyncHandlers;
   protected readonly origin = randomUUID();
   private seq = 0;
-  private readonly waiting = new Map<number, () => void>();
+  private readonly waiting = new Map<number, Waiter>();
   protected closed = false;
   listening = false;
 
   constructor(protected readonly logger: Logger) {}
 
   abstract start(handlers: CacheSyncHandlers): Promise<void>;
-  protected abstract send(payload: string): Promise<void>;
+  /** Sends a message to every listener; answers how many listeners it reaches (this one included). */
+  protected abstract send(payload: string): Promise<number>;
   abstract close(): Promise<void>;
 
   async announce(tenantId: string): Promise<void> {
     const seq = ++this.seq;
-    const heard = this.listening ? new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(seq);
-        resolve();
-      }, ECHO_WAIT_MS);
-      timer.unref();
-      this.waiting.set(seq, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    }) : Promise.resolve();
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const timer = setTimeout(() => finish(), ACK_WAIT_MS);
+    timer.unref();
+    const finish = () => {
+      clearTimeout(timer);
+      this.waiting.delete(seq);
+      settle();
+    };
+    const waiter: Waiter = { needed: Infinity, heard: 0, done: finish };
+    if (this.listening) this.waiting.set(seq, waiter);
     try {
-      await this.send(`${this.origin}:${seq}:${tenantId}`);
+      const reached = await this.send(`inv:${this.origin}:${seq}:${tenantId}`);
+      if (!this.listening) return finish();
+      waiter.needed = reached;
+      if (waiter.heard >= waiter.needed) finish();
     } catch (err) {
-      this.waiting.get(seq)?.();
+      finish();
       this.logger.error({ err, tenantId }, 'could not tell the other processes that tokens changed');
       return;
     }
-    await heard;
+    await settled;
   }
 
   protected received(payload: string): void {
-    const [origin, seq, tenantId] = payload.split(':');
-    if (tenantId) this.handlers?.forget(tenantId);
-    if (origin === this.origin) {
-      const done = this.waiting.get(Number(seq));
-      this.waiting.delete(Number(seq));
-      done?.();
+    const [type, origin, seq, tenantId] = payload.split(':');
+    if (type === 'inv' && tenantId) {
+      this.handlers?.forget(tenantId);
+      if (origin === this.origin) this.heard(Number(seq));
+      else this.send(`ack:${origin}:${seq}`).catch((err) => this.logger.warn({ err }, 'could not acknowledge a token cache message'));
+    } else if (type === 'ack' && origin === this.origin) {
+      this.heard(Number(seq));
     }
+  }
+
+  private heard(seq: number): void {
+    const waiter = this.waiting.get(seq);
+    if (!waiter) return;
+    waiter.heard += 1;
+    if (waiter.heard >= waiter.needed) waiter.done();
   }
 
   protected markLost(err?: unknown): void {
@@ -98,7 +119,8 @@ export class PostgresCacheSync extends BaseSync {
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly notify: (payload: string) => Promise<void>,
+    /** NOTIFY on the application's pool; answers how many listeners the database has. */
+    private readonly notify: (payload: string) => Promise<number>,
     logger: Logger,
   ) {
     super(logger);
@@ -111,7 +133,7 @@ export class PostgresCacheSync extends BaseSync {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'qhatu-token-cache' });
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: CACHE_LISTENER_NAME });
     let failed = false;
     const fail = (err?: unknown) => {
       if (failed || this.closed) return;
@@ -144,7 +166,7 @@ export class PostgresCacheSync extends BaseSync {
     this.markBack();
   }
 
-  protected send(payload: string): Promise<void> {
+  protected send(payload: string): Promise<number> {
     return this.notify(payload);
   }
 
@@ -202,9 +224,10 @@ export class RedisCacheSync extends BaseSync {
     }
   }
 
-  protected async send(payload: string): Promise<void> {
+  protected async send(payload: string): Promise<number> {
     if (this.publisher.status === 'wait') await this.publisher.connect();
-    await this.publisher.publish(this.channel, payload);
+    // PUBLISH answers how many subscribers received the message.
+    return this.publisher.publish(this.channel, payload);
   }
 
   async close(): Promise<void> {
