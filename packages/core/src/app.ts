@@ -17,7 +17,7 @@ import { corePlugin } from './core-plugin.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrations.js';
-import { buildHttp } from './http/server.js';
+import { buildHttp, type RouteInfo } from './http/server.js';
 import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
@@ -52,6 +52,8 @@ export interface QhatuApp {
   jobs: Jobs;
   databaseUrl: string;
   plugins: QhatuPlugin[];
+  /** Every REST route: its plugin, method, URL, auth rule and permission. */
+  routes: readonly RouteInfo[];
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -167,7 +169,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       for (const [name, definition] of Object.entries(plugin.jobs ?? {})) jobs.define(name, definition);
     }
 
-    const http = await buildHttp(config, logger, plugins, container);
+    const routes: RouteInfo[] = [];
+    const http = await buildHttp(config, logger, plugins, container, routes);
     closers.unshift(() => http.close());
 
     for (const plugin of plugins) await plugin.onReady?.({ container });
@@ -190,6 +193,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       jobs,
       databaseUrl,
       plugins,
+      routes,
       async listen() {
         return http.listen({ port: config.port, host: config.host });
       },

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 
 export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
+export type { RouteInfo } from './http/server.js';
 export { Secrets } from './auth/secrets.js';
 export { AccessTokens, hashToken, type TenantTokenKind } from './auth/tokens.js';
 export { Passwords } from './auth/passwords.js';

@@ -23,6 +23,7 @@ import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
 import { refuseNulCharacters } from './text.js';
+import type { AuthRule } from './route-config.js';
 import './route-config.js';
 
 /** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
@@ -46,12 +47,22 @@ function graphqlOpenApi(method: string | string[]) {
   };
 }
 
+/** A REST route of the app, as its plugin declared it. */
+export interface RouteInfo {
+  plugin: string;
+  method: string;
+  url: string;
+  auth: AuthRule;
+  permission?: string;
+}
+
 /** The HTTP side of an app: REST with OpenAPI, health, GraphQL, and the hooks every request passes. */
 export async function buildHttp(
   config: QhatuConfig,
   logger: Logger,
   plugins: QhatuPlugin[],
   container: DependencyContainer,
+  routes: RouteInfo[] = [],
 ): Promise<FastifyInstance> {
   const http: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -140,16 +151,24 @@ export async function buildHttp(
     refuseNulCharacters(api);
     await installRateLimits(api, config);
     installIdempotency(api, db, container.resolve(Secrets));
-    await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
-    // Every admin route names a declared permission, or the app does not start.
+    // Every admin route names a declared permission, or the app does not start; each is recorded.
+    const track = (scope: FastifyInstance, plugin: string) =>
+      scope.addHook('onRoute', (route) => {
+        registry.checkRoute(plugin, route);
+        if (route.method === 'HEAD') return;
+        for (const method of [route.method].flat()) {
+          routes.push({ plugin, method, url: route.url, auth: route.config!.auth!, ...(route.config?.permission ? { permission: route.config.permission } : {}) });
+        }
+      });
     await api.register(async (scope) => {
-      scope.addHook('onRoute', (route) => registry.checkRoute('core', route));
+      track(scope, 'core');
+      await tenantRoutes(scope, container.resolve(Tenants));
       await staffRoutes(scope, container);
     }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;
       await api.register(async (scope) => {
-        scope.addHook('onRoute', (route) => registry.checkRoute(plugin.name, route));
+        track(scope, plugin.name);
         await plugin.routes!(scope, { container });
       }, { prefix: plugin.prefix ?? '/api/v1' });
     }

@@ -7,6 +7,7 @@ import { Database, type Tx } from '../db/database.js';
 import { AccessToken, Role, StaffMember } from '../db/entities.js';
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { escapeLike } from '../tenancy/tenants.js';
 import { assertGrantable, callerGrant } from './grants.js';
 import type { RoleCreate, RolePatch } from './schemas.js';
 
@@ -37,6 +38,11 @@ export class Roles {
       if (!role) throw roleNotFound();
       return role;
     });
+  }
+
+  /** The role of this name, whatever the case (`owner`, `admin` or one the store defined), or null. */
+  findByName(name: string): Promise<Role | null> {
+    return this.db.tenant(({ em }) => em.findOne(Role, { name: { $ilike: escapeLike(name.trim()) } }));
   }
 
   async create(input: RoleCreate): Promise<Role> {

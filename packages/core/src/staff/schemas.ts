@@ -18,7 +18,8 @@ export const StaffPassword = z
   .max(200, 'must be at most 200 characters')
   .meta({ description: '8 to 200 characters' });
 
-const Name = z.string().trim().min(1, 'must not be empty').max(100);
+/** A first or last name; empty means none. */
+const Name = z.string().trim().max(100);
 const RoleId = z.uuid({ message: 'must be a UUID' });
 
 export const StaffOut = z
@@ -43,8 +44,8 @@ export const StaffMe = StaffOut.extend({
 export const StaffCreate = z
   .strictObject({
     email: StaffEmail,
-    first_name: Name,
-    last_name: Name,
+    first_name: Name.default(''),
+    last_name: Name.default(''),
     role_id: RoleId,
     password: StaffPassword.optional().meta({
       description: 'Without it, the member is e-mailed a single-use link to set one (an invitation)',

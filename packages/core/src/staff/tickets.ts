@@ -22,15 +22,16 @@ export async function sendTicket(tx: Tx, mailer: Mailer, settings: StaffSettings
   const store = (await tx.em.findOneOrFail(Tenant, { id: tx.tenantId })).name;
   const link = `${settings.passwordUrl}?${new URLSearchParams({ tenant: tx.tenantId, token, purpose })}`;
   const until = expiresAt.toISOString().replace('T', ' ').slice(0, 16);
+  const greeting = member.firstName ? `Hello ${member.firstName},` : 'Hello,';
   const message =
     purpose === 'invite'
       ? {
           subject: `You are invited to run ${store}`,
-          text: `Hello ${member.firstName},\n\nYou have been given a staff account of ${store}. Choose your password here:\n\n${link}\n\nThe link works once, until ${until} UTC.\n`,
+          text: `${greeting}\n\nYou have been given a staff account of ${store}. Choose your password here:\n\n${link}\n\nThe link works once, until ${until} UTC.\n`,
         }
       : {
           subject: `Reset your ${store} staff password`,
-          text: `Hello ${member.firstName},\n\nSomeone asked to reset the password of your staff account of ${store}. If it was you, choose a new one here:\n\n${link}\n\nThe link works once, until ${until} UTC. If it was not you, ignore this message: your password stays as it is.\n`,
+          text: `${greeting}\n\nSomeone asked to reset the password of your staff account of ${store}. If it was you, choose a new one here:\n\n${link}\n\nThe link works once, until ${until} UTC. If it was not you, ignore this message: your password stays as it is.\n`,
         };
   try {
     await mailer.send({ tenantId: tx.tenantId, to: member.email, ...message });
