@@ -16,11 +16,11 @@ const EVERYTHING: Grant = { owner: true, permissions: null };
 export async function callerGrant(tx: Tx): Promise<Grant> {
   const principal = TenantContext.principal();
   if (!principal) return EVERYTHING;
-  let roleId: string | null = null;
+  let roleId: string;
   if (principal.kind === 'admin') {
     const key = await tx.em.findOne(AccessToken, { id: principal.tokenId! }, { fields: ['roleId'] });
-    roleId = key?.roleId ?? null;
-    if (!roleId) return EVERYTHING;
+    if (!key?.roleId) return EVERYTHING;
+    roleId = key.roleId;
   } else if (principal.kind === 'staff') {
     const member = await tx.em.findOne(StaffMember, { id: principal.subjectId! }, { fields: ['roleId'] });
     if (!member) throw AppError.unauthenticated('This staff account was removed');
