@@ -239,6 +239,23 @@ describe('staff members and sign-in', () => {
     expect((await call('GET', '/api/v1/staff/me', a.headers(m.token))).statusCode).toBe(401);
   });
 
+  it('lets a member change their own password with the current one; their other sessions end', async () => {
+    const first = await member(a, 'changer@example.com', roles.admin);
+    const second = (await login(a, 'changer@example.com')).json().data.token;
+    const wrong = await call('POST', '/api/v1/staff/me/password', a.headers(first.token), { current_password: 'not it at all', password: 'a newer password' });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().error.details[0].path).toBe('body.current_password');
+    const short = await call('POST', '/api/v1/staff/me/password', a.headers(first.token), { current_password: PASSWORD, password: 'short' });
+    expect(short.statusCode).toBe(400);
+    const changed = await call('POST', '/api/v1/staff/me/password', a.headers(first.token), { current_password: PASSWORD, password: 'a newer password' });
+    expect(changed.statusCode).toBe(204);
+    expect((await call('GET', '/api/v1/staff/me', a.headers(first.token))).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/staff/me', a.headers(second))).statusCode).toBe(401);
+    expect((await login(a, 'changer@example.com')).statusCode).toBe(401);
+    expect((await login(a, 'changer@example.com', 'a newer password')).statusCode).toBe(200);
+    expect((await call('POST', '/api/v1/staff/me/password', a.headers(), { current_password: PASSWORD, password: 'a newer password' })).statusCode).toBe(403);
+  });
+
   it('limits sign-in attempts per store, client and e-mail', async () => {
     let last = 0;
     for (let i = 0; i < 11; i++) last = (await login(b, 'guess@example.com', `guess-${i}`)).statusCode;

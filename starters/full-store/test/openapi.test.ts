@@ -102,6 +102,7 @@ const LANDED = [
   'POST /api/v1/auth/staff/password-reset',
   'POST /api/v1/auth/staff/password',
   'GET /api/v1/staff/me',
+  'POST /api/v1/staff/me/password',
   'GET /api/v1/staff',
   'POST /api/v1/staff',
   'GET /api/v1/staff/:id',

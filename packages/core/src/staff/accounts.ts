@@ -117,6 +117,29 @@ export class StaffAccounts {
     });
   }
 
+  /**
+   * The signed-in member changes their password, giving the current one (401 if wrong, with the
+   * same scrypt work); their other sessions end, this one goes on.
+   */
+  async changePassword(current: string, next: string): Promise<void> {
+    const principal = TenantContext.principal();
+    if (principal?.kind !== 'staff' || !principal.subjectId) throw AppError.forbidden('This operation needs a staff token');
+    const stored = await this.db.tenant(async ({ em }) => (await em.findOne(StaffCredential, { staffId: principal.subjectId! }))?.passwordHash ?? null);
+    if (!(await this.passwords.verify(current, stored))) {
+      throw new AppError(401, 'UNAUTHENTICATED', 'The current password is not correct', [{ path: 'body.current_password', message: 'is not correct' }]);
+    }
+    const passwordHash = await this.passwords.hash(next);
+    await this.db.tenant(async (tx) => {
+      const credential = await tx.em.findOne(StaffCredential, { staffId: principal.subjectId! }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!credential || credential.passwordHash !== stored) throw AppError.conflict('The password was changed meanwhile; try again', 'CONFLICT');
+      credential.passwordHash = passwordHash;
+      credential.updatedAt = tx.now();
+      await tx.em.nativeUpdate(AccessToken, { kind: 'staff', subjectId: principal.subjectId!, revokedAt: null, id: { $ne: principal.tokenId! } }, { revokedAt: tx.now() });
+      await tx.em.flush();
+      tx.afterCommit(() => this.tokens.forgetTenant(tx.tenantId));
+    });
+  }
+
   /** The signed-in member, their role and every permission they hold. */
   async me(): Promise<{ member: StaffMember; role: Role; permissions: string[] }> {
     const id = TenantContext.principal()?.subjectId;

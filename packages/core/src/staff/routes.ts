@@ -12,6 +12,7 @@ import { StaffAccounts, type StaffSession as Session } from './accounts.js';
 import { StaffMembers } from './members.js';
 import { Roles } from './roles.js';
 import {
+  PasswordChange,
   PasswordResetRequest,
   PasswordSet,
   PermissionOut,
@@ -105,6 +106,19 @@ export async function staffRoutes(app: FastifyInstance, container: DependencyCon
   }, async () => {
     const { member, role, permissions } = await accounts.me();
     return { data: { ...staffOut(member), role: { id: role.id, name: role.name, built_in: role.builtIn !== null }, permissions } };
+  });
+
+  r.post('/staff/me/password', {
+    config: { auth: ['staff'], rateLimit: CREDENTIAL_RATE_LIMIT },
+    schema: {
+      tags,
+      summary: "Change the signed-in member's password (staff token): the current one is needed, the other sessions end",
+      body: PasswordChange,
+      response: { 204: NoContent, ...errorResponses(400, 401, 403, 409, 429) },
+    },
+  }, async (req, reply) => {
+    await accounts.changePassword(req.body.current_password, req.body.password);
+    return reply.code(204).send(null);
   });
 
   r.get('/staff', {

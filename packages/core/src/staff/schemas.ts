@@ -98,6 +98,13 @@ export const PasswordSet = z
   })
   .meta({ id: 'StaffPasswordSet' });
 
+export const PasswordChange = z
+  .strictObject({
+    current_password: z.string().min(1).max(200),
+    password: StaffPassword,
+  })
+  .meta({ id: 'StaffPasswordChange' });
+
 const PermissionList = z
   .array(z.string().min(1).max(100))
   .max(500)
