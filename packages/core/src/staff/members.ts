@@ -100,7 +100,7 @@ export class StaffMembers {
       const grant = await callerGrant(tx);
       const current = await tx.em.findOneOrFail(Role, { id: member.roleId });
       const changesAccess = (patch.role_id !== undefined && patch.role_id !== member.roleId) || (patch.status !== undefined && patch.status !== member.status);
-      if (changesAccess || patch.email !== undefined) assertMayManage(grant, current);
+      assertMayManage(grant, current);
       let next = current;
       if (patch.role_id !== undefined && patch.role_id !== member.roleId) {
         const role = await tx.em.findOne(Role, { id: patch.role_id });
