@@ -33,7 +33,7 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.post('/catalog/products', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a product with its variants', body: ProductInput, response: { 201: dataOf(ProductOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: productOut(await products.create(req.body)) }));
 
@@ -43,12 +43,12 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   }, async (req) => ({ data: productOut(await products.get(req.params.id, { activeOnly: activeOnly() })) }));
 
   r.patch('/catalog/products/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change the fields sent', params: IdParams, body: ProductPatch, response: { 200: dataOf(ProductOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: productOut(await products.update(req.params.id, req.body)) }));
 
   r.delete('/catalog/products/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a product and its variants', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await products.remove(req.params.id);
@@ -56,17 +56,17 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.post('/catalog/products/:id/variants', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Add a variant', params: IdParams, body: VariantInput, response: { 201: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: variantOut(await products.addVariant(req.params.id, req.body)) }));
 
   r.patch('/catalog/products/:id/variants/:variant_id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body)) }));
 
   r.delete('/catalog/products/:id/variants/:variant_id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a variant (a product keeps at least one)', params: VariantParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req, reply) => {
     await products.removeVariant(req.params.id, req.params.variant_id);
