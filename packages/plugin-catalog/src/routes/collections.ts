@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -18,7 +18,7 @@ import { Collections, type CollectionFilter } from '../services/collections.js';
 import { collectionOut, collectionProductOut } from './serialize.js';
 
 /** Storefront keys and customers see active collections, and active products in them, only. */
-const activeOnly = () => TenantContext.principal()?.kind !== 'admin';
+const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
 export async function collectionRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -16,7 +16,7 @@ import { Products, type ProductFilter } from '../services/products.js';
 import { productOut, variantOut } from './serialize.js';
 
 /** Storefront keys and customers see active products only. */
-const activeOnly = () => TenantContext.principal()?.kind !== 'admin';
+const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();

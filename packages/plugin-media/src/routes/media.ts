@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -7,7 +7,7 @@ import { MediaFiles, type MediaFilter } from '../services/media-files.js';
 import { mediaFileOut } from './serialize.js';
 
 /** Storefront keys and customers see uploaded files only. */
-const uploadedOnly = () => TenantContext.principal()?.kind !== 'admin';
+const uploadedOnly = () => !hasPermission(TenantContext.principal(), 'media.write');
 
 export async function mediaRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
