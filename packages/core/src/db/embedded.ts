@@ -2,6 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedDatabase {
@@ -29,7 +31,8 @@ async function freePort(host: string): Promise<number> {
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const dir = path.resolve(dataDir, 'pgdata');
   await mkdir(dir, { recursive: true });
-  const db = await PGlite.create(dir);
+  // The extensions plugins' migrations may create (trigram search indexes, tenant-first GIN indexes).
+  const db = await PGlite.create(dir, { extensions: { pg_trgm, btree_gin } });
   // The job queue's functions live in their own schema; its driver's startup search_path is ignored here.
   await db.exec('set search_path to public, bullmq');
   const host = '127.0.0.1';
