@@ -64,11 +64,11 @@ export async function leadRoutes(app: FastifyInstance, container: DependencyCont
       tags,
       summary: 'Convert into a contact, optionally an account and a deal; again: the same records',
       params: IdParams,
-      body: ConvertInput.prefault({}),
+      body: ConvertInput.nullish(),
       response: { 200: dataOf(ConversionOut), ...errorResponses(400, 401, 403, 404, 409, 422) },
     },
   }, async (req) => {
-    const done = await conversion.convert(req.params.id, req.body);
+    const done = await conversion.convert(req.params.id, req.body ?? ConvertInput.parse({}));
     return { data: { lead: leadOut(done.lead), contact: contactOut(done.contact), account: done.account && accountOut(done.account), deal: done.deal && dealOut(done.deal) } };
   });
 

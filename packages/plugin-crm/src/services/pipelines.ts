@@ -96,6 +96,7 @@ export class Pipelines {
       const now = tx.now();
       if (input.is_default) await this.clearDefault(tx);
       const pipeline = tx.em.create(Pipeline, { id: randomUUID(), tenantId: tx.tenantId, name: input.name, isDefault: input.is_default ?? false, createdAt: now, updatedAt: now });
+      await tx.em.flush(); // before its stages, which the database checks against it
       const stages = input.stages.map((s, position) =>
         tx.em.create(Stage, { id: randomUUID(), tenantId: tx.tenantId, pipelineId: pipeline.id, name: s.name, probability: s.probability, position, createdAt: now, updatedAt: now }),
       );
