@@ -62,6 +62,21 @@ export const crmMigration: Migration = {
     `CREATE INDEX crm_lead_owner ON crm_lead (tenant_id, owner_id, created_at, id)`,
     `CREATE INDEX crm_lead_search ON crm_lead USING gin (tenant_id, search_text gin_trgm_ops)`,
     tenantTable('crm_lead'),
+    // Under row-level security PostgreSQL uses no index for LIKE (its operator is not leakproof),
+    // so the store's matches come from this function: it runs as the table's owner, reads the
+    // trigram index with the words as literals (a plan for them, not a generic one), and is
+    // bound to the transaction's store, so it can name no other store's leads.
+    `CREATE FUNCTION crm_lead_matches(words text) RETURNS SETOF uuid
+       LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public ROWS 100 AS $$
+     DECLARE
+       store uuid := nullif(current_setting('app.tenant_id', true), '')::uuid;
+       pattern text := '%' || replace(replace(replace(crm_fold(words), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%';
+     BEGIN
+       IF store IS NULL THEN RETURN; END IF;
+       RETURN QUERY EXECUTE format('SELECT id FROM crm_lead WHERE tenant_id = %L AND search_text LIKE %L', store, pattern);
+     END $$`,
+    `REVOKE ALL ON FUNCTION crm_lead_matches(text) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION crm_lead_matches(text) TO qhatu_app`,
 
     `CREATE TABLE crm_account (
        ${tenantRef},

@@ -102,8 +102,15 @@ export interface LeadFilter {
   search?: string;
 }
 
-/** Accent- and case-folded like `search_text`; LIKE's wildcards in the words are taken literally. */
-const searchCondition = (words: string): Condition => [`search_text like '%' || crm_fold(?) || '%' escape '\\'`, words.replace(/[\\%_]/g, (c) => `\\${c}`)];
+/**
+ * Words found in `search_text` (accent- and case-folded alike; LIKE's wildcards taken literally).
+ * Three characters or more: the store's matches from the trigram index (`crm_lead_matches`, see
+ * the migration), then the page of them. Shorter words make no trigram: the sort's index is walked.
+ */
+function searchCondition(words: string): Condition {
+  if (words.length >= 3) return ['id in (select crm_lead_matches(?))', words];
+  return [`search_text like '%' || crm_fold(?) || '%' escape '\\'`, words.replace(/[\\%_]/g, (c) => `\\${c}`)];
+}
 
 export function readLeadPage(sql: SqlReader, request: PageRequest, filter: LeadFilter): Promise<Page<Lead>> {
   const conditions: Condition[] = [];
