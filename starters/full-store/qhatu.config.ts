@@ -2,6 +2,7 @@ import { defineProject } from '@qhatu/core';
 import abandonedCarts from '@qhatu/plugin-abandoned-carts';
 import catalog from '@qhatu/plugin-catalog';
 import checkout from '@qhatu/plugin-checkout';
+import crm from '@qhatu/plugin-crm';
 import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
@@ -19,5 +20,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks],
+  plugins: [media, catalog, customers, inventory, discounts, orders, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, crm],
 });

@@ -14,7 +14,7 @@ const accountFields = {
   metadata: Metadata.optional(),
 };
 
-export const AccountInput = z.strictObject({ ...accountFields, name: Text() }).meta({ id: 'CrmAccountInput' });
+export const AccountInput = z.strictObject({ ...accountFields, name: Text() }).meta({ id: 'CrmAccountCreate' });
 export type AccountInput = z.output<typeof AccountInput>;
 export const AccountPatch = z.strictObject({ ...accountFields, name: Text().optional() }).meta({ id: 'CrmAccountPatch' });
 export type AccountPatch = z.output<typeof AccountPatch>;

@@ -13,7 +13,7 @@ const contactFields = {
   metadata: Metadata.optional(),
 };
 
-export const ContactInput = z.strictObject({ ...contactFields, last_name: Text() }).meta({ id: 'CrmContactInput' });
+export const ContactInput = z.strictObject({ ...contactFields, last_name: Text() }).meta({ id: 'CrmContactCreate' });
 export type ContactInput = z.output<typeof ContactInput>;
 export const ContactPatch = z.strictObject({ ...contactFields, last_name: Text().optional() }).meta({ id: 'CrmContactPatch' });
 export type ContactPatch = z.output<typeof ContactPatch>;

@@ -24,7 +24,7 @@ export const DealInput = z
     amount: Money.default(0).meta({ description: 'Minor units' }),
     currency: CurrencyCode.optional().meta({ description: "The store's currency when absent" }),
   })
-  .meta({ id: 'CrmDealInput' });
+  .meta({ id: 'CrmDealCreate' });
 export type DealInput = z.output<typeof DealInput>;
 
 export const DealPatch = z
@@ -68,6 +68,6 @@ export const DealListQuery = crmListQuery({
 
 export const MoveInput = z
   .strictObject({ stage_id: Uuid, probability: Probability.optional().meta({ description: "The new stage's probability when absent" }) })
-  .meta({ id: 'CrmMoveInput' });
+  .meta({ id: 'CrmMove' });
 export type MoveInput = z.output<typeof MoveInput>;
-export const LostInput = z.strictObject({ reason: Text(1000) }).meta({ id: 'CrmLostInput' });
+export const LostInput = z.strictObject({ reason: Text(1000) }).meta({ id: 'CrmLost' });

@@ -20,7 +20,7 @@ const leadFields = {
   owner_id: StaffId.nullable().optional().meta({ description: 'A staff member of the store; the caller when a staff member creates the lead' }),
 };
 
-export const LeadInput = z.strictObject({ ...leadFields, last_name: Text() }).meta({ id: 'CrmLeadInput' });
+export const LeadInput = z.strictObject({ ...leadFields, last_name: Text() }).meta({ id: 'CrmLeadCreate' });
 export type LeadInput = z.output<typeof LeadInput>;
 
 export const LeadPatch = z.strictObject({ ...leadFields, last_name: Text().optional() }).meta({ id: 'CrmLeadPatch' });
@@ -57,7 +57,7 @@ export const LeadListQuery = crmListQuery({
   filters: { status: z.enum(LEAD_STATUSES), source: z.enum(LEAD_SOURCES), owner_id: Uuid },
 });
 
-export const DisqualifyInput = z.strictObject({ reason: Text(1000) }).meta({ id: 'CrmDisqualifyInput' });
+export const DisqualifyInput = z.strictObject({ reason: Text(1000) }).meta({ id: 'CrmDisqualify' });
 
 export const ConvertInput = z
   .strictObject({
@@ -69,7 +69,7 @@ export const ConvertInput = z
     deal_currency: CurrencyCode.optional().meta({ description: "The store's currency when absent" }),
     deal_pipeline_id: Uuid.optional().meta({ description: "The store's default pipeline when absent; the deal starts in the pipeline's first stage" }),
   })
-  .meta({ id: 'CrmConvertInput' });
+  .meta({ id: 'CrmConvert' });
 export type ConvertInput = z.output<typeof ConvertInput>;
 
 export const ConversionOut = z
@@ -83,7 +83,7 @@ export const ActivityInput = z
     body: Text(10_000).optional(),
     occurred_at: When.optional().meta({ description: 'When it happened; now when absent' }),
   })
-  .meta({ id: 'CrmActivityInput' });
+  .meta({ id: 'CrmActivityCreate' });
 export type ActivityInput = z.output<typeof ActivityInput>;
 
 export const ActivityOut = z
@@ -102,7 +102,7 @@ export const ActivityOut = z
 
 export const ActivityListQuery = crmListQuery({ sorts: ['occurred_at'], defaultSort: '-occurred_at', filters: { type: z.enum(ACTIVITY_TYPES) } });
 
-export const SettingsInput = z.strictObject({ sql_threshold: z.number().int().min(0).max(100) }).meta({ id: 'CrmSettingsInput' });
+export const SettingsInput = z.strictObject({ sql_threshold: z.number().int().min(0).max(100) }).meta({ id: 'CrmSettingsUpdate' });
 export const SettingsOut = z
   .object({ sql_threshold: z.number().int().meta({ description: 'qualify makes a lead `sql` at or above this score, `mql` below' }), updated_at: Timestamp.nullable() })
   .meta({ id: 'CrmSettings' });

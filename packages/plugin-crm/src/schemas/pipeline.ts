@@ -10,7 +10,7 @@ export const StageInput = z
     probability: Probability.meta({ description: 'What a deal entering the stage gets unless it sets its own (0 to 100)' }),
     position: z.number().int().min(0).optional().meta({ description: 'Where it goes among the stages, from 0; last when absent' }),
   })
-  .meta({ id: 'CrmStageInput' });
+  .meta({ id: 'CrmStageCreate' });
 export type StageInput = z.output<typeof StageInput>;
 export const StagePatch = z
   .strictObject({ name: Text().optional(), probability: Probability.optional(), position: z.number().int().min(0).optional() })
@@ -31,7 +31,7 @@ export const PipelineInput = z
       .max(50)
       .meta({ description: 'In order' }),
   })
-  .meta({ id: 'CrmPipelineInput' });
+  .meta({ id: 'CrmPipelineCreate' });
 export type PipelineInput = z.output<typeof PipelineInput>;
 export const PipelinePatch = z
   .strictObject({ name: Text().optional(), is_default: z.literal(true).optional().meta({ description: 'Make it the default; another pipeline is made default to change it again' }) })

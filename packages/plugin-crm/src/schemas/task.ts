@@ -11,12 +11,12 @@ const taskFields = {
 };
 
 /** A task of a lead: `POST /leads/:id/tasks` names the entity in its path. */
-export const LeadTaskInput = z.strictObject({ ...taskFields, title: Text() }).meta({ id: 'CrmLeadTaskInput' });
+export const LeadTaskInput = z.strictObject({ ...taskFields, title: Text() }).meta({ id: 'CrmLeadTaskCreate' });
 export type LeadTaskInput = z.output<typeof LeadTaskInput>;
 
 export const TaskInput = z
   .strictObject({ ...taskFields, entity_kind: z.enum(ENTITY_KINDS), entity_id: Uuid.meta({ description: 'A contact, account, deal or lead of the store' }), title: Text() })
-  .meta({ id: 'CrmTaskInput' });
+  .meta({ id: 'CrmTaskCreate' });
 export type TaskInput = z.output<typeof TaskInput>;
 
 export const TaskPatch = z
