@@ -15,6 +15,7 @@ import { contactRoutes } from './routes/contacts.js';
 import { dealRoutes } from './routes/deals.js';
 import { leadRoutes } from './routes/leads.js';
 import { pipelineRoutes } from './routes/pipelines.js';
+import { settingsRoutes } from './routes/settings.js';
 import { taskRoutes } from './routes/tasks.js';
 import { Accounts } from './services/accounts.js';
 import { Contacts } from './services/contacts.js';
@@ -70,5 +71,6 @@ export default definePlugin({
     await pipelineRoutes(app, container);
     await dealRoutes(app, container);
     await taskRoutes(app, container);
+    await settingsRoutes(app, container);
   },
 });

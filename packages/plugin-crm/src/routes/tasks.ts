@@ -2,16 +2,13 @@ import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent }
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { SettingsInput, SettingsOut } from '../schemas/lead.js';
 import { TaskInput, TaskListQuery, TaskOut, TaskPatch } from '../schemas/task.js';
-import { CrmSettingsService } from '../services/settings.js';
 import { Tasks } from '../services/tasks.js';
 import { taskOut } from './serialize.js';
 
 export async function taskRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tasks = container.resolve(Tasks);
-  const settings = container.resolve(CrmSettingsService);
   const tags = ['CRM tasks'];
   const read = { auth: ADMIN, permission: 'crm.tasks.read' };
   const write = { auth: ADMIN, permission: 'crm.tasks.write' };
@@ -57,16 +54,4 @@ export async function taskRoutes(app: FastifyInstance, container: DependencyCont
     config: write,
     schema: { tags, summary: 'Cancel an open task', params: IdParams, response: { 200: one, ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: taskOut(await tasks.cancel(req.params.id)) }));
-
-  const settingsOut = (s: { sqlThreshold: number; updatedAt: Date | null }) => ({ sql_threshold: s.sqlThreshold, updated_at: s.updatedAt?.toISOString() ?? null });
-
-  r.get('/crm/settings', {
-    config: { auth: ADMIN, permission: 'crm.leads.read' },
-    schema: { tags: ['CRM settings'], summary: "The store's CRM settings", response: { 200: dataOf(SettingsOut), ...errorResponses(401, 403) } },
-  }, async () => ({ data: settingsOut(await settings.read()) }));
-
-  r.put('/crm/settings', {
-    config: { auth: ADMIN, permission: 'crm.settings.write' },
-    schema: { tags: ['CRM settings'], summary: 'Set the score at which qualify makes a lead sql', body: SettingsInput, response: { 200: dataOf(SettingsOut), ...errorResponses(400, 401, 403) } },
-  }, async (req) => ({ data: settingsOut(await settings.update(req.body)) }));
 }

@@ -1,8 +1,7 @@
-import { Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { ACTIVITY_TYPES } from '../entities/activity.js';
 import { LEAD_SOURCES, LEAD_STATUSES } from '../entities/lead.js';
-import { CurrencyCode } from '@qhatu/core';
 import { crmListQuery, Email, Metadata, NullableTimestamp, OptionalText, Out, Phone, StaffId, Tags, Text, When } from './common.js';
 import { ContactOut } from './contact.js';
 import { AccountOut } from './account.js';
@@ -101,10 +100,3 @@ export const ActivityOut = z
   .meta({ id: 'CrmActivity' });
 
 export const ActivityListQuery = crmListQuery({ sorts: ['occurred_at'], defaultSort: '-occurred_at', filters: { type: z.enum(ACTIVITY_TYPES) } });
-
-export const SettingsInput = z.strictObject({ sql_threshold: z.number().int().min(0).max(100) }).meta({ id: 'CrmSettingsUpdate' });
-export const SettingsOut = z
-  .object({ sql_threshold: z.number().int().meta({ description: 'qualify makes a lead `sql` at or above this score, `mql` below' }), updated_at: Timestamp.nullable() })
-  .meta({ id: 'CrmSettings' });
-
-
