@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROLE, type PageRequest, type SqlReader } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { readLeadPage, type LeadFilter } from '../src/services/reads.js';
+import { readDealPage, readLeadPage, readTaskPage, type LeadFilter } from '../src/services/reads.js';
 import { crmApp, crmCaller, ok, staffMember } from './helpers.js';
 
 /**
@@ -51,8 +51,10 @@ afterAll(async () => {
 type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
 const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
-/** The plan of the statement `readLeadPage` sends for this page, planned as a tenant transaction is. */
-async function planOf(page: PageRequest, filter: LeadFilter): Promise<{ sql: string[]; nodes: PlanNode[] }> {
+type PageReader<F> = (sql: SqlReader, page: PageRequest, filter: F) => Promise<unknown>;
+
+/** The plan of the statement a list reader sends for this page, planned as a tenant transaction is. */
+async function planOf<F>(page: PageRequest, filter: F, read: PageReader<F> = readLeadPage as unknown as PageReader<F>): Promise<{ sql: string[]; nodes: PlanNode[] }> {
   const sent: string[] = [];
   let plan: PlanNode | undefined;
   await client.query('begin');
@@ -69,7 +71,7 @@ async function planOf(page: PageRequest, filter: LeadFilter): Promise<{ sql: str
         return [];
       },
     };
-    await readLeadPage(reader, page, filter);
+    await read(reader, page, filter);
   } finally {
     await client.query('rollback');
   }
@@ -126,6 +128,50 @@ describe(`the lead list with ${LEADS.toLocaleString('en')} leads in one store`, 
     const { rows } = await client.query(`select count(*)::int as n from crm_lead_matches('rojas')`);
     expect(rows[0].n).toBe(0);
   });
+
+  it('answers every filter and sort of deals and tasks from their indexes too', async () => {
+    const rows = 50_000;
+    const [pipeline] = (await client.query(`select id from crm_pipeline where tenant_id = $1`, [store.id])).rows;
+    const pipelineId = pipeline?.id ?? (await ok(crmCaller(t, store)('GET', '/pipelines')))[0].id;
+    const stages = (await client.query(`select id from crm_stage where tenant_id = $1 and pipeline_id = $2 order by position`, [store.id, pipelineId])).rows.map((r) => r.id as string);
+    await client.query(
+      `insert into crm_deal (tenant_id, id, pipeline_id, stage_id, owner_id, title, amount, currency, status, probability, expected_close, created_at, updated_at)
+       select $1, gen_random_uuid(), $2, ($3::uuid[])[1 + i % 5], case when i % 50 = 0 then $4::uuid end, 'Deal ' || i, i * 100, 'PEN',
+              (array['open', 'open', 'won', 'lost'])[1 + i % 4], 10, case when i % 3 > 0 then timestamptz '2027-01-01' + i * interval '1 hour' end,
+              timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-01-01' + i * interval '1 minute'
+       from generate_series(1, ${rows}) as i`,
+      [store.id, pipelineId, stages, owner],
+    );
+    await client.query(
+      `insert into crm_task (tenant_id, id, entity_kind, entity_id, assigned_to, title, status, priority, due_at, created_at, updated_at)
+       select $1, gen_random_uuid(), (array['contact', 'account', 'deal', 'lead'])[1 + i % 4], gen_random_uuid(), case when i % 50 = 0 then $2::uuid end, 'Task ' || i,
+              (array['open', 'open', 'completed', 'cancelled'])[1 + i % 4], (array['low', 'medium', 'high', 'urgent'])[1 + i % 4],
+              case when i % 3 > 0 then timestamptz '2027-01-01' + i * interval '1 hour' end,
+              timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-01-01' + i * interval '1 minute'
+       from generate_series(1, ${rows}) as i`,
+      [store.id, owner],
+    );
+    await client.query('analyze crm_deal; analyze crm_task');
+    const [someDeal] = (await client.query(`select contact_id, id from crm_deal where tenant_id = $1 limit 1`, [store.id])).rows;
+    const checks: Array<[string, PageReader<any>, string[], Array<Record<string, string>>]> = [
+      ['deals', readDealPage, ['-created_at', 'amount', '-amount', '-expected_close', 'expected_close'], [
+        {}, { pipeline_id: pipelineId }, { stage_id: stages[1] }, { owner_id: owner }, { contact_id: someDeal.id }, { account_id: someDeal.id }, { status: 'won' }, { status: 'open', owner_id: owner },
+      ]],
+      ['tasks', readTaskPage, ['-created_at', 'due_at', '-due_at', 'priority', '-priority'], [
+        {}, { status: 'open' }, { priority: 'urgent' }, { assigned_to: owner }, { entity_kind: 'deal' }, { entity_kind: 'lead', entity_id: someDeal.id }, { status: 'open', assigned_to: owner },
+      ]],
+    ];
+    for (const [list, read, sorts, filters] of checks) {
+      for (const sort of sorts) {
+        for (const filter of filters) {
+          const { nodes } = await planOf({ sort, limit: 25 }, filter, read);
+          const where = `${list} ${sort} ${JSON.stringify(filter)}`;
+          expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']), where).toEqual([]);
+          expect(nodes.some((n) => /Index/.test(n['Node Type'])), where).toBe(true);
+        }
+      }
+    }
+  }, 120_000);
 
   it('finds the accented names among them, and pages in one statement besides the transaction', async () => {
     const call = crmCaller(t, store);
