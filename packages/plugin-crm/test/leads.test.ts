@@ -328,6 +328,31 @@ describe('the lead list', () => {
   });
 });
 
+describe('events', () => {
+  it('publishes what happens to leads and tasks through the outbox, in the store', async () => {
+    const { Database } = await import('@qhatu/core');
+    const store = await t.createTenant();
+    const as = crmCaller(t, store);
+    const l = await ok(as('POST', '/leads', { last_name: 'Evento', company: 'Acme' }), 201);
+    await ok(as('PATCH', `/leads/${l.id}`, { job_title: 'CEO' }));
+    await ok(as('POST', `/leads/${l.id}/qualify`));
+    await ok(as('POST', `/leads/${l.id}/disqualify`, { reason: 'Duplicate' }));
+    const task = await ok(as('POST', `/leads/${l.id}/tasks`, { title: 'Call' }), 201);
+    await ok(as('POST', `/tasks/${task.id}/cancel`));
+    await ok(as('PUT', '/settings', { sql_threshold: 70 }));
+    expect((await as('DELETE', `/leads/${l.id}`)).statusCode).toBe(204);
+    const events = await t.app.container.resolve(Database).query<{ type: string; source: string; data: Record<string, unknown> }>(
+      `select type, source, data from core_outbox where tenant_id = ? order by occurred_at, id`, [store.id]);
+    expect(events.map((e) => e.type)).toEqual([
+      'crm.lead.created', 'crm.lead.updated', 'crm.lead.qualified', 'crm.lead.disqualified', 'crm.task.created', 'crm.task.cancelled', 'crm.settings.updated', 'crm.lead.deleted',
+    ]);
+    expect(new Set(events.map((e) => e.source))).toEqual(new Set(['/qhatu/crm']));
+    expect(events[2].data).toMatchObject({ id: l.id, status: 'mql', sql_threshold: 60 });
+    expect(events[3].data).toMatchObject({ id: l.id, status: 'disqualified', disqualified_reason: 'Duplicate' });
+    expect(events[5].data).toMatchObject({ id: task.id, entity_kind: 'lead', entity_id: l.id, status: 'cancelled' });
+  });
+});
+
 describe('tenant isolation', () => {
   it("never shows, changes or converts another store's lead", async () => {
     const theirs = await ok(crmCaller(t, b)('POST', '/leads', { last_name: 'Theirs' }), 201);
