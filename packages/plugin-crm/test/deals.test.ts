@@ -76,6 +76,8 @@ describe('deals', () => {
     expect(await ok(call('GET', `/deals/${deal.id}`))).toEqual(deal);
     const set = await ok(call('POST', '/deals', { pipeline_id: pipeline.id, title: 'Set', probability: 66 }), 201);
     expect(set).toMatchObject({ stage_id: pipeline.stages[0].id, probability: 66, currency: 'PEN', amount: 0, owner_id: null });
+    expect(await ok(call('POST', '/deals', { stage_id: other.stages[0].id, title: 'Stage alone' }), 201)).toMatchObject({ pipeline_id: other.id, stage_id: other.stages[0].id, probability: 20 });
+    await fails(call('POST', '/deals', { stage_id: crypto.randomUUID(), title: 'x' }), 422, 'STAGE_NOT_FOUND');
     const anywhere = await ok(call('POST', '/deals', { title: 'Default pipeline' }), 201);
     expect(anywhere.pipeline_id).toBe((await call('GET', '/pipelines')).json().data.find((p: any) => p.is_default).id);
   });

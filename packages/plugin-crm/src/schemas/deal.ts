@@ -18,7 +18,7 @@ const dealFields = {
 export const DealInput = z
   .strictObject({
     ...dealFields,
-    pipeline_id: Uuid.optional().meta({ description: "The store's default pipeline when absent" }),
+    pipeline_id: Uuid.optional().meta({ description: "The stage's pipeline, else the store's default pipeline, when absent" }),
     stage_id: Uuid.optional().meta({ description: "A stage of the pipeline; its first stage when absent" }),
     title: Text(),
     amount: Money.default(0).meta({ description: 'Minor units' }),

@@ -73,9 +73,11 @@ export class Deals {
     });
   }
 
-  /** A deal in the given pipeline (the default one when absent) and stage (its first when absent). */
+  /** A deal in the given pipeline (the stage's, else the default one) and stage (its first when absent). */
   async insert(tx: Tx, input: NewDeal, field = 'pipeline_id'): Promise<Deal> {
-    const { pipeline, stages } = input.pipelineId ? await this.pipelines.referenced(tx, input.pipelineId, field) : await this.pipelines.ensureDefault(tx);
+    // A stage alone names its pipeline.
+    const pipelineId = input.pipelineId ?? (input.stageId ? (await this.pipelines.referencedStage(tx, input.stageId)).pipelineId : undefined);
+    const { pipeline, stages } = pipelineId ? await this.pipelines.referenced(tx, pipelineId, field) : await this.pipelines.ensureDefault(tx);
     const stage = input.stageId ? await this.pipelines.stageIn(tx, pipeline.id, input.stageId) : stages[0];
     const now = tx.now();
     const deal = tx.em.create(Deal, {

@@ -63,6 +63,15 @@ export class Pipelines {
     return { pipeline, stages: await this.stagesOf(tx, id) };
   }
 
+  /** A stage named in a body without its pipeline: 422 when it is not one of the store's. */
+  async referencedStage(tx: Tx, id: string, field = 'stage_id'): Promise<Stage> {
+    const stage = await tx.em.findOne(Stage, { id });
+    if (!stage) {
+      throw AppError.unprocessable('STAGE_NOT_FOUND', `Stage ${id} does not exist in this store`, [{ path: `body.${field}`, message: 'is not a stage of this store' }]);
+    }
+    return stage;
+  }
+
   /** A stage named in a body: it must belong to the pipeline (422 STAGE_NOT_IN_PIPELINE otherwise). */
   async stageIn(tx: Tx, pipelineId: string, stageId: string, field = 'stage_id'): Promise<Stage> {
     const stage = await tx.em.findOne(Stage, { id: stageId });
