@@ -11,7 +11,7 @@ export { startEmbeddedDatabase } from './db/embedded.js';
 export { AccessToken, OutboxEvent, Tenant, TENANT_STATUSES, type TenantStatus } from './db/entities.js';
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
-export { DEFAULT_MAIL_FROM, Mailer, type MailMessage, type SentMail } from './mail/mailer.js';
+export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';
 export { EventBus, type DomainEvent } from './events/bus.js';
 export { OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
 export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
