@@ -21,7 +21,7 @@ export const PriceList = defineEntity({
 });
 export type PriceList = InferEntity<typeof PriceList>;
 
-/** One rule of a price list; `position` 1, 2, ... without gaps, the order rules are tried in. */
+/** One rule of a price list; rules are tried by `position`, lowest first (gaps may appear when a product or collection goes). */
 export const PriceRule = defineEntity({
   name: 'B2BPriceRule',
   tableName: 'b2b_price_rule',

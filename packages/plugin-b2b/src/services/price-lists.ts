@@ -72,10 +72,14 @@ export class PriceLists {
       if (input.product_id && !(await tx.em.count(Product, { id: input.product_id }))) {
         throw AppError.unprocessable('PRODUCT_NOT_FOUND', `Product ${input.product_id} does not exist`, [{ path: 'body.product_id', message: 'is not a product of this store' }]);
       }
-      const count = await tx.em.count(PriceRule, { priceListId: listId });
-      if (count >= MAX_RULES) throw AppError.unprocessable('TOO_MANY_RULES', `A price list holds at most ${MAX_RULES} rules`);
-      const position = Math.min(input.position ?? count + 1, count + 1);
-      if (position <= count) {
+      // Positions may have gaps (a deleted product or collection takes its rules): the order is what counts.
+      const [{ n, last }] = await tx.em.execute<Array<{ n: number; last: number }>>(
+        'select count(*)::int as n, coalesce(max(position), 0) as last from b2b_price_rule where tenant_id = ? and price_list_id = ?',
+        [tx.tenantId, listId],
+      );
+      if (n >= MAX_RULES) throw AppError.unprocessable('TOO_MANY_RULES', `A price list holds at most ${MAX_RULES} rules`);
+      const position = Math.min(input.position ?? last + 1, last + 1);
+      if (position <= last) {
         await tx.em.execute('update b2b_price_rule set position = position + 1 where tenant_id = ? and price_list_id = ? and position >= ?', [tx.tenantId, listId, position]);
       }
       const rule = tx.em.create(PriceRule, {
