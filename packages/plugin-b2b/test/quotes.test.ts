@@ -132,7 +132,7 @@ describe('GET /b2b/quotes', () => {
     const own = await store(t);
     const p = await product(own, 100);
     const [a, b] = [await company(own), await company(own)];
-    const made = [];
+    const made: Array<{ id: string }> = [];
     for (let i = 0; i < 3; i++) made.push(await quote(own, i < 2 ? a.id : b.id, [{ variant_id: p.variantId, quantity: 1 }]));
     const first = (await own.admin('GET', `${B2B}/quotes?limit=2`)).json();
     expect(first.data.map((q: { number: string }) => q.number)).toEqual(['QT-000003', 'QT-000002']);
