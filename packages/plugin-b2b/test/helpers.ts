@@ -14,8 +14,8 @@ export const MISSING = '00000000-0000-4000-8000-000000000001';
 export const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Arequipa 1234', city: 'Lima', country_code: 'PE', zip: '15046' };
 
 /** The B2B plugin with everything it depends on, on the test file's own database. */
-export function b2bApp(options: { env?: Record<string, string>; extra?: QhatuPlugin[]; clock?: Parameters<typeof createTestApp>[0]['clock'] } = {}): Promise<TestApp> {
-  return createTestApp({ plugins: [media, catalog, customers, inventory, orders, b2b, ...(options.extra ?? [])], env: options.env, clock: options.clock });
+export function b2bApp(options: { env?: Record<string, string>; extra?: QhatuPlugin[]; clock?: Parameters<typeof createTestApp>[0]['clock']; workers?: boolean } = {}): Promise<TestApp> {
+  return createTestApp({ plugins: [media, catalog, customers, inventory, orders, b2b, ...(options.extra ?? [])], env: options.env, clock: options.clock, workers: options.workers });
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

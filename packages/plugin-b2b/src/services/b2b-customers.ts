@@ -51,7 +51,11 @@ export class B2BCustomers {
   }
 
   async get(id: string): Promise<B2BCustomer> {
-    return this.db.tenant(async ({ em }) => (await em.findOne(B2BCustomer, { id })) ?? Promise.reject(b2bCustomerNotFound()));
+    return this.db.tenant(async ({ em }) => {
+      const customer = await em.findOne(B2BCustomer, { id });
+      if (!customer) throw b2bCustomerNotFound();
+      return customer;
+    });
   }
 
   async list(query: B2BCustomerListQuery): Promise<Page<B2BCustomer>> {

@@ -133,8 +133,8 @@ export class Quotes {
       const where: Record<string, unknown> = filtersOf(query);
       if (actor.kind === 'buyer') {
         const company = await companyOf(tx, actor.customerId);
-        if (!company) return paginate(tx.em, Quote, { id: null } as never, query);
-        where.$and = [{ b2bCustomerId: company }, { status: { $ne: 'draft' } }];
+        // A shopper of no company has no quotes.
+        where.$and = [{ b2bCustomerId: company ?? '00000000-0000-0000-0000-000000000000' }, { status: { $ne: 'draft' } }];
       }
       return paginate(tx.em, Quote, where, query);
     });
