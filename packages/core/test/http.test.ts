@@ -103,6 +103,16 @@ describe('errors', () => {
     expect(await exchange('GET /health/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('refuse JSON nested deeper than 64 levels before anything reads it', async () => {
+    const deep = (n: number) => '{"body":"x","extra":' + '['.repeat(n) + ']'.repeat(n) + '}';
+    const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...a.headers(), 'content-type': 'application/json' }, payload: deep(10_000) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toEqual({ code: 'VALIDATION_ERROR', message: 'The JSON body is nested deeper than 64 levels', details: [{ path: 'body', message: 'is nested too deeply' }] });
+    // Brackets inside strings are text, not nesting.
+    const text = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: '['.repeat(100) + '"\\' } });
+    expect(text.statusCode).toBe(201);
+  });
+
   it('name the keys an object allows when it is sent one it does not know', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'x', colour: 'red' } });
     expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'body: Unrecognized key "colour"; allowed keys: body' });

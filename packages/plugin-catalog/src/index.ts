@@ -48,6 +48,10 @@ export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PriceResolver
 /** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
 export default definePlugin({
   name: 'catalog',
+  permissions: [
+    { name: 'catalog.read', description: 'See catalog data kept from shoppers: suppliers, metafields and downloads' },
+    { name: 'catalog.write', description: 'Create, change and delete products, variants, collections, brands, suppliers, metafields and downloads' },
+  ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
   migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration],

@@ -1,42 +1,76 @@
-import { CONFIG, definePlugin, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, type QhatuConfig } from '@qhatu/core';
+import { AccountLink } from './entities/account-link.js';
 import { CustomerAddress } from './entities/address.js';
 import { CustomerCredential } from './entities/credential.js';
 import { Customer } from './entities/customer.js';
+import { CustomerStoreSettings } from './entities/store-settings.js';
 import { profileGraphQL } from './graphql/profile.js';
 import { customerMachine } from './machines/customer.js';
 import { customersMigration } from './migrations/0001_customers.js';
+import { accountLinksMigration } from './migrations/0002_account_links.js';
 import { addressRoutes } from './routes/addresses.js';
 import { customerAuthRoutes } from './routes/auth.js';
 import { customerRoutes } from './routes/customers.js';
+import { settingsRoutes } from './routes/settings.js';
+import { AccountLinks } from './services/account-links.js';
 import { CustomerAccounts } from './services/accounts.js';
 import { CustomerAddresses } from './services/addresses.js';
 import { CUSTOMER_EVENTS, Customers } from './services/customers.js';
 import { Passwords } from './services/passwords.js';
-import { CUSTOMER_SETTINGS, readSettings } from './services/settings.js';
+import { CUSTOMER_SETTINGS, readSettings, type CustomerSettings } from './services/settings.js';
+import { SPENT_LINKS_JOB, SpentLinks } from './services/spent-links.js';
+import { StoreSettings } from './services/store-settings.js';
 
 export { Customer, CUSTOMER_STATUSES, type CustomerStatus } from './entities/customer.js';
 export { CustomerAddress } from './entities/address.js';
 export { Customers, customerEvent } from './services/customers.js';
 export { CustomerAddresses } from './services/addresses.js';
-export { CustomerAccounts, type CustomerSession } from './services/accounts.js';
+export { CustomerAccounts, type CustomerSession, type Registration } from './services/accounts.js';
+export { REGISTRATION_MODES, type RegistrationMode } from './entities/store-settings.js';
 export { customerOut, addressOut } from './routes/serialize.js';
 
 /** Customers: records, address books and customer accounts (register, login, profile). */
 export default definePlugin({
   name: 'customers',
-  entities: [Customer, CustomerCredential, CustomerAddress],
-  migrations: [customersMigration],
+  entities: [Customer, CustomerCredential, CustomerAddress, AccountLink, CustomerStoreSettings],
+  migrations: [customersMigration, accountLinksMigration],
   machines: [customerMachine],
   events: [...CUSTOMER_EVENTS],
+  permissions: [
+    { name: 'customers.read', description: 'Read customers, their addresses and the customer-account settings' },
+    { name: 'customers.write', description: 'Create and change customers and their addresses' },
+    { name: 'customers.settings', description: 'Change how shoppers sign up (registration policy, account-link page)' },
+  ],
   register(container) {
     container.register(CUSTOMER_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
     container.registerSingleton(Passwords);
+    container.registerSingleton(StoreSettings);
+    container.registerSingleton(AccountLinks);
     container.registerSingleton(Customers);
     container.registerSingleton(CustomerAddresses);
     container.registerSingleton(CustomerAccounts);
+    container.registerSingleton(SpentLinks);
+  },
+  jobs: {
+    [SPENT_LINKS_JOB]: { handler: (_data: unknown, ctx) => ctx.container.resolve(SpentLinks).sweep().then(() => undefined), attempts: 1 },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const { sweepMs } = container.resolve<CustomerSettings>(CUSTOMER_SETTINGS);
+    // One sweep per period, whatever the number of worker processes (the job id is the period).
+    const queue = () =>
+      void jobs
+        .add(SPENT_LINKS_JOB, {}, { jobId: `${SPENT_LINKS_JOB}-${Math.floor(Date.now() / sweepMs)}` })
+        .catch((err) => logger.warn({ err }, 'could not queue the account-link sweep'));
+    const timer = setInterval(queue, sweepMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
   },
   routes: async (app, { container }) => {
     await customerAuthRoutes(app, container);
+    await settingsRoutes(app, container);
     await customerRoutes(app, container);
     await addressRoutes(app, container);
   },

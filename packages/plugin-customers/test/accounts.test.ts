@@ -1,6 +1,6 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { caller, createCustomer, customersApp, MISSING, register } from './helpers.js';
+import { caller, createCustomer, customersApp, MISSING, register, registrationMode } from './helpers.js';
 import { Passwords } from '../src/services/passwords.js';
 
 // A clock the tests can move forward (token expiry).
@@ -15,6 +15,8 @@ beforeAll(async () => {
   t = await customersApp({ clock });
   shop = await t.createTenant();
   api = caller(t, shop);
+  // This store signs shoppers in at once; the default (e-mailed links) is in registration.test.ts.
+  await registrationMode(t, shop, 'instant');
 });
 afterAll(async () => t?.close());
 afterEach(() => {
@@ -77,15 +79,29 @@ describe('POST /auth/customer/register', () => {
     expect((await login('taken@example.com', 'first password')).statusCode).toBe(200);
   });
 
-  it('lets a shopper claim the customer the store created without a password; the store’s names are kept', async () => {
-    const created = await createCustomer(t, shop, { email: 'claim@example.com', first_name: 'Rosa', phone: '+51999888777', tags: ['pos'] });
-    const res = await store()('POST', REGISTER, { email: 'Claim@Example.com', password: 'my own password', first_name: 'Rosita', last_name: 'Huamán' });
-    expect(res.statusCode).toBe(201);
-    expect(res.json().data.customer).toMatchObject({ id: created.id, first_name: 'Rosa', last_name: 'Huamán', phone: '+51999888777', tags: ['pos'], has_account: true });
-    expect((await api('GET', '/api/v1/customers?q=claim')).json().data).toHaveLength(1);
-    const again = await store()('POST', REGISTER, { email: 'claim@example.com', password: 'a takeover attempt' });
-    expect(again.statusCode).toBe(409);
-    expect((await login('claim@example.com', 'my own password')).statusCode).toBe(200);
+  it('with registration claim, lets a shopper claim the customer the store created without a password; the store’s names are kept', async () => {
+    await registrationMode(t, shop, 'claim');
+    try {
+      const created = await createCustomer(t, shop, { email: 'claim@example.com', first_name: 'Rosa', phone: '+51999888777', tags: ['pos'] });
+      const res = await store()('POST', REGISTER, { email: 'Claim@Example.com', password: 'my own password', first_name: 'Rosita', last_name: 'Huamán' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().data.customer).toMatchObject({ id: created.id, first_name: 'Rosa', last_name: 'Huamán', phone: '+51999888777', tags: ['pos'], has_account: true });
+      expect((await api('GET', '/api/v1/customers?q=claim')).json().data).toHaveLength(1);
+      const again = await store()('POST', REGISTER, { email: 'claim@example.com', password: 'a takeover attempt' });
+      expect(again.statusCode).toBe(409);
+      expect((await login('claim@example.com', 'my own password')).statusCode).toBe(200);
+    } finally {
+      await registrationMode(t, shop, 'instant');
+    }
+  });
+
+  it('with registration instant, does not give a store-created customer to the caller (202, the link goes by e-mail)', async () => {
+    const created = await createCustomer(t, shop, { email: unique('instant-known') });
+    const res = await store()('POST', REGISTER, { email: created.email, password: 'a takeover attempt' });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ data: { status: 'verification_sent', email: created.email } });
+    expect((await api('GET', `/api/v1/customers/${created.id}`)).json().data.has_account).toBe(false);
+    expect((await login(created.email, 'a takeover attempt')).statusCode).toBe(401);
   });
 
   it('does not let anyone claim a disabled customer', async () => {
@@ -100,15 +116,17 @@ describe('POST /auth/customer/register', () => {
     const email = unique('twice');
     const results = await Promise.all([1, 2, 3].map((i) => store()('POST', REGISTER, { email, password: `password number ${i}` })));
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
-    const created = await createCustomer(t, shop, { email: unique('claim-race') });
-    const claims = await Promise.all([1, 2].map((i) => store()('POST', REGISTER, { email: created.email, password: `password number ${i}` })));
+    const claiming = await t.createTenant();
+    await registrationMode(t, claiming, 'claim');
+    const created = await createCustomer(t, claiming, { email: unique('claim-race') });
+    const claims = await Promise.all([1, 2].map((i) => caller(t, claiming, claiming.storefrontToken)('POST', REGISTER, { email: created.email, password: `password number ${i}` })));
     expect(claims.map((r) => r.statusCode).sort()).toEqual([201, 409]);
-    const [{ n }] = await sql<{ n: number }>(`select count(*)::int as n from customers_credential where tenant_id = ? and customer_id = ?`, [shop.id, created.id]);
+    const [{ n }] = await sql<{ n: number }>(`select count(*)::int as n from customers_credential where tenant_id = ? and customer_id = ?`, [claiming.id, created.id]);
     expect(n).toBe(1);
   });
 
   it.each([
-    [{ email: 'x@example.com' }, 'body.password'],
+    [{ email: 'x@example.com' }, 'body.password'], // required when the store signs shoppers in at once
     [{ password: 'long enough' }, 'body.email'],
     [{ email: 'nope', password: 'long enough' }, 'body.email'],
     [{ email: 'x@example.com', password: 'seven77' }, 'body.password'],
@@ -379,22 +397,6 @@ describe('GraphQL updateProfile', () => {
     const session = await register(t, shop, { email: unique('gql-disabled'), password: 'long enough' });
     await sql(`update customers_customer set status = 'disabled' where tenant_id = ? and id = ?`, [shop.id, session.customer.id]);
     expect((await gql(session.token, { firstName: 'x' })).errors[0].extensions.code).toBe('CUSTOMER_DISABLED');
-  });
-});
-
-describe('QHATU_CUSTOMERS_REGISTER_CLAIMS=false', () => {
-  it('refuses to register the e-mail of a customer the store created', async () => {
-    const strict = await customersApp({ env: { QHATU_CUSTOMERS_REGISTER_CLAIMS: 'false' } });
-    try {
-      const tenant = await strict.createTenant();
-      const created = await createCustomer(strict, tenant, { email: 'kept@example.com' });
-      const res = await caller(strict, tenant, tenant.storefrontToken)('POST', REGISTER, { email: created.email, password: 'long enough' });
-      expect(res.statusCode).toBe(409);
-      expect(res.json().error.code).toBe('CUSTOMER_EMAIL_TAKEN');
-      expect((await register(strict, tenant, { email: 'fresh@example.com', password: 'long enough' })).customer.has_account).toBe(true);
-    } finally {
-      await strict.close();
-    }
   });
 });
 

@@ -41,4 +41,11 @@ describe('the whole path on Culqi', () => {
     expect(late.json().data.outcome).toBe('processed');
     expect(await outbox(s.t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
   });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    const { first, rest } = await s.expectPaidInParts(c, variant, (amount) =>
+      s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'culqi', amount, currency: c.currency, token_id: 'tkn_test_visa', email: 'rosa@example.com' }));
+    expect([first, rest].map((p) => s.double.charges.get(p.provider_payment_id)!.amount)).toEqual([2500, 7000]);
+  });
 });

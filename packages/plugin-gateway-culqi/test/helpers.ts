@@ -29,7 +29,7 @@ export function notify(t: TestApp, tenantId: string, event: { body: string }, au
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (typeof auth === 'string') headers.authorization = auth;
   else if (auth) headers.authorization = basicAuthHeader(auth.username, auth.password);
-  return t.request({ method: 'POST', url: `/webhooks/culqi/${tenantId}`, headers, payload: event.body });
+  return t.request({ method: 'POST', url: tenantId.startsWith('/') ? tenantId : `/webhooks/culqi/${tenantId}`, headers, payload: event.body });
 }
 
 export const auth = (account: CulqiAccount) => ({ username: account.webhook_username, password: account.webhook_password });

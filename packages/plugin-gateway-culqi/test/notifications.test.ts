@@ -1,6 +1,6 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import {
-  caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores,
+  caller, createOrder, expectUnverified, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores,
 } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuthHeader } from '../src/basic-auth.js';
@@ -157,5 +157,37 @@ describe('POST /webhooks/culqi/:tenant', () => {
     // data as an object instead of a string is read the same.
     const objectData = JSON.stringify({ object: 'event', id: 'evt_test_obj', type: 'charge.status.changed', data: { object: 'charge', id: 'chr_test_x' } });
     expect((await notify(t, shop.id, { body: objectData }, auth(account))).json().data.outcome).toBe('ignored');
+  });
+});
+
+describe('POST /webhooks/culqi (the specification’s path)', () => {
+  it('finds the store by the address’s tenant or by the charge, checks its Basic auth pair, and processes once', async () => {
+    expect((await admin('GET', '/api/v1/payments/gateways/culqi')).json().data.notification_url).toMatch(new RegExp(`/webhooks/culqi\\?tenant=${shop.id}$`));
+    const mine = await held();
+    const event = double.event('charge.status.changed', double.settle(mine.provider_payment_id, 'sale'));
+    expect((await notify(t, `/webhooks/culqi?tenant=${shop.id}`, event, auth(account))).json().data).toEqual({ received: true, outcome: 'processed' });
+    expect(await storedStatus(t, mine.id)).toBe('paid');
+    const theirs = await held(caller(t, other));
+    const second = double.event('charge.status.changed', double.settle(theirs.provider_payment_id, 'sale'));
+    expect((await notify(t, '/webhooks/culqi', second, auth(otherAccount))).json().data.outcome).toBe('processed');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect((await notify(t, '/webhooks/culqi', second, auth(otherAccount))).json().data.outcome).toBe('duplicate');
+  });
+
+  it('a forged or tampered authorization, or a store that cannot be found, is 401 and changes nothing', async () => {
+    const payment = await held();
+    const event = double.event('charge.status.changed', double.settle(payment.provider_payment_id, 'sale'));
+    for (const url of ['/webhooks/culqi', `/webhooks/culqi?tenant=${shop.id}`]) {
+      expectUnverified(await notify(t, url, event, auth(otherAccount)));
+      expectUnverified(await notify(t, url, event, { ...auth(account), password: `${account.webhook_password}x` }));
+      expectUnverified(await notify(t, url, event));
+    }
+    expectUnverified(await notify(t, `/webhooks/culqi?tenant=${other.id}`, event, auth(account)));
+    expectUnverified(await notify(t, '/webhooks/culqi?tenant=00000000-0000-4000-8000-000000000009', event, auth(account)));
+    const nobody = double.event('charge.status.changed', { ...double.charges.get(payment.provider_payment_id)!, id: 'chr_test_nobody' });
+    expectUnverified(await notify(t, '/webhooks/culqi', nobody, auth(account)));
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, JSON.parse(event.body).id)).toBe(0);
+    expect((await notify(t, '/webhooks/culqi', { body: 'not json' }, auth(account))).statusCode).toBe(400);
   });
 });

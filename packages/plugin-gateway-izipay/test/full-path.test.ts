@@ -61,4 +61,14 @@ describe('the whole path on Izipay', () => {
     expect(s.double.transactions.get(uuid)).toMatchObject({ detailedStatus: 'CANCELLED' });
     await until(async () => (await s.orderStatus(c.order_id)) === 'refunded');
   });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, async (amount) => {
+      const opened = await s.store('POST', SESSIONS, { order_id: c.order_id, gateway: 'izipay', amount });
+      if (opened.statusCode !== 201) return opened;
+      const browser = s.double.pay(opened.json().data.client.form_token, 'accepted');
+      return s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'izipay', amount, currency: c.currency, kr_answer: browser.krAnswer, transaction_id: browser.uuid, kr_hash: browser.krHash });
+    });
+  });
 });

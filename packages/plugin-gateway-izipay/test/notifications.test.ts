@@ -1,5 +1,5 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
+import { expectUnverified, caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import izipay from '../src/index.js';
 import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
@@ -175,5 +175,41 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     expect((await notify(t, url(shop.id), krPost(none, sign(account.password, none)))).json().data.outcome).toBe('ignored');
     expect((await notify(t, url('00000000-0000-4000-8000-000000000009'), krPost(unknown, sign(account.password, unknown)))).statusCode).toBe(404);
     expect((await notify(t, url('not-a-tenant'), krPost(unknown, sign(account.password, unknown)))).statusCode).toBe(400);
+  });
+});
+
+describe('POST /webhooks/izipay (the specification’s path)', () => {
+  it('finds the store by the address’s tenant or by the transaction, checks the kr-hash with its password, and processes once', async () => {
+    expect((await admin('GET', '/api/v1/payments/gateways/izipay')).json().data.notification_url).toMatch(new RegExp(`/webhooks/izipay\\?tenant=${shop.id}$`));
+    const mine = await running();
+    double.settle(mine.uuid, 'accepted');
+    expect((await notify(t, `/webhooks/izipay?tenant=${shop.id}`, double.ipn(mine.uuid).body)).json().data).toEqual({ received: true, outcome: 'processed' });
+    expect(await storedStatus(t, mine.id)).toBe('paid');
+    const theirs = await running(otherAdmin);
+    double.settle(theirs.uuid, 'accepted');
+    const ipn = double.ipn(theirs.uuid);
+    expect((await notify(t, '/webhooks/izipay', ipn.body)).json().data.outcome).toBe('processed');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect((await notify(t, '/webhooks/izipay', ipn.body)).json().data.outcome).toBe('duplicate');
+  });
+
+  it('a forged or tampered kr-hash, or a store that cannot be found, is 401 and changes nothing', async () => {
+    const payment = await running();
+    double.settle(payment.uuid, 'accepted');
+    const { krAnswer } = double.ipn(payment.uuid);
+    const good = sign(account.password, krAnswer);
+    const before = await recorded(shop.id);
+    const touched = krAnswer.replace('"PAID"', '"UNPAID"');
+    expect(touched).not.toBe(krAnswer);
+    for (const url of ['/webhooks/izipay', `/webhooks/izipay?tenant=${shop.id}`]) {
+      expectUnverified(await notify(t, url, krPost(krAnswer, sign(otherAccount.password, krAnswer))));
+      expectUnverified(await notify(t, url, krPost(touched, good)));
+      expectUnverified(await notify(t, url, krPost(krAnswer, 'a'.repeat(64))));
+    }
+    expectUnverified(await notify(t, `/webhooks/izipay?tenant=${other.id}`, krPost(krAnswer, good)));
+    expectUnverified(await notify(t, '/webhooks/izipay?tenant=00000000-0000-4000-8000-000000000009', krPost(krAnswer, good)));
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await recorded(shop.id)).toBe(before);
+    expect((await notify(t, '/webhooks/izipay', 'kr-answer=not%20json')).statusCode).toBe(400);
   });
 });

@@ -139,10 +139,10 @@ describe('POST /payments on Izipay: the transaction the form made, re-read', () 
     expect(double.requests).toHaveLength(before);
     const tampered = await pay(store, order, { ...browser, krAnswer: browser.krAnswer.replace(/\\\//g, '/') });
     expect(tampered.json().data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('kr_hash does not match') });
-    const signed = await pay(store, order, browser);
-    expect(signed.json().data).toMatchObject({ status: 'paid', provider_payment_id: browser.uuid });
     const elsewhere = await pay(store, order, { uuid: 'b'.repeat(32), krAnswer: browser.krAnswer });
     expect(elsewhere.json().data.failure_reason).toBe(`kr_answer does not name transaction ${'b'.repeat(32)}`);
+    const signed = await pay(store, order, browser);
+    expect(signed.json().data).toMatchObject({ status: 'paid', provider_payment_id: browser.uuid });
   });
 
   it('a refused card: 201 failed with Izipay’s status, message and codes', async () => {
@@ -177,12 +177,15 @@ describe('POST /payments on Izipay: the transaction the form made, re-read', () 
     expect((await pay(store, order, paid)).json().data).toMatchObject({ status: 'paid', amount: 5000 });
   });
 
-  it('a transaction already paying a payment pays no second one', async () => {
+  it('a transaction already paying a payment pays no second one: the order is paid, Izipay is not asked again', async () => {
     const order = await createOrder(admin);
     const browser = double.pay((await openForm(store, order)).client.form_token);
     expect((await pay(store, order, browser)).json().data.status).toBe('paid');
+    const before = double.requests.length;
     const again = await pay(store, order, browser);
-    expect(again.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: `Izipay's payment ${browser.uuid} already pays another payment of this store` });
+    expect(again.statusCode).toBe(422);
+    expect(again.json().error).toMatchObject({ code: 'PAYMENT_EXCEEDS_BALANCE', details: [{ amount_due: 0 }] });
+    expect(double.requests).toHaveLength(before);
     const rows = await t.app.orm.em.getConnection().execute(`select count(*)::int as count from payments_payment where order_id = ? and status = 'paid'`, [order.id]);
     expect(rows[0].count).toBe(1);
   });

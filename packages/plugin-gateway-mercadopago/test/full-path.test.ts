@@ -41,4 +41,10 @@ describe('the whole path on Mercado Pago', () => {
     expect(late.json().data.outcome).toBe('processed');
     expect(await outbox(s.t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
   });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, (amount) =>
+      s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'mercadopago', amount, currency: c.currency, token: 'tok_approved', installments: 1, payment_method_id: 'visa', email: 'rosa@example.com' }));
+  });
 });

@@ -27,7 +27,8 @@ export function notify(t: TestApp, tenantId: string, n: { body: string; requestI
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (n.signature !== undefined) headers['x-signature'] = n.signature;
   if (n.requestId !== undefined) headers['x-request-id'] = n.requestId;
-  const query = dataId ? `?data.id=${encodeURIComponent(dataId)}&type=payment` : '';
-  return t.request({ method: 'POST', url: `/webhooks/mercadopago/${tenantId}${query}`, headers, payload: n.body });
+  const base = tenantId.startsWith('/') ? tenantId : `/webhooks/mercadopago/${tenantId}`;
+  const query = dataId ? `${base.includes('?') ? '&' : '?'}data.id=${encodeURIComponent(dataId)}&type=payment` : '';
+  return t.request({ method: 'POST', url: `${base}${query}`, headers, payload: n.body });
 }
 

@@ -1,5 +1,5 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
+import { expectUnverified, caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mercadopago from '../src/index.js';
 import { manifest, signatureHeader } from '../src/signature.js';
@@ -154,5 +154,40 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
     }
     expect(await notificationsRecorded(t, n.eventId)).toBe(0);
     expect((await notify(t, shop.id, n)).json().data.outcome).toBe('processed');
+  });
+});
+
+describe('POST /webhooks/mercadopago (the specification’s path)', () => {
+  it('finds the store by the address’s tenant or by the payment, verifies with its secret, and processes once', async () => {
+    expect((await admin('GET', '/api/v1/payments/gateways/mercadopago')).json().data.notification_url).toMatch(new RegExp(`/webhooks/mercadopago\\?tenant=${shop.id}$`));
+    const mine = await held();
+    double.settle(mine.provider_payment_id, 'approved');
+    const n = double.notification(account.webhook_secret, mine.provider_payment_id);
+    expect((await notify(t, `/webhooks/mercadopago?tenant=${shop.id}`, n, mine.provider_payment_id)).json().data).toEqual({ received: true, outcome: 'processed' });
+    expect(await storedStatus(t, mine.id)).toBe('paid');
+    const theirs = await held(caller(t, other));
+    double.settle(theirs.provider_payment_id, 'approved');
+    const second = double.notification(otherAccount.webhook_secret, theirs.provider_payment_id);
+    expect((await notify(t, '/webhooks/mercadopago', second, theirs.provider_payment_id)).json().data.outcome).toBe('processed');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect((await notify(t, '/webhooks/mercadopago', second, theirs.provider_payment_id)).json().data.outcome).toBe('duplicate');
+  });
+
+  it('a forged or tampered signature, or a store that cannot be found, is 401 and changes nothing', async () => {
+    const payment = await held();
+    double.settle(payment.provider_payment_id, 'approved');
+    const good = double.notification(account.webhook_secret, payment.provider_payment_id);
+    const forged = double.notification(otherAccount.webhook_secret, payment.provider_payment_id);
+    const tampered = { ...good, signature: good.signature.replace(/v1=([0-9a-f])/, (_m, c: string) => `v1=${c === '0' ? '1' : '0'}`) };
+    for (const url of ['/webhooks/mercadopago', `/webhooks/mercadopago?tenant=${shop.id}`]) {
+      expectUnverified(await notify(t, url, forged, payment.provider_payment_id));
+      expectUnverified(await notify(t, url, tampered, payment.provider_payment_id));
+      expectUnverified(await notify(t, url, { body: good.body }, payment.provider_payment_id));
+    }
+    expectUnverified(await notify(t, `/webhooks/mercadopago?tenant=${other.id}`, good, payment.provider_payment_id));
+    expectUnverified(await notify(t, '/webhooks/mercadopago?tenant=00000000-0000-4000-8000-000000000009', good, payment.provider_payment_id));
+    expectUnverified(await notify(t, '/webhooks/mercadopago', double.notification(account.webhook_secret, '987654321'), '987654321'));
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, good.eventId)).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { caller, createOrder, gatewayStores, outbox, PAYMENTS, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
+import { expectUnverified, caller, createOrder, gatewayStores, outbox, PAYMENTS, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import niubiz from '../src/index.js';
 import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
@@ -139,5 +139,41 @@ describe('POST /webhooks/niubiz/:tenant?session=<id> (the checkout form’s post
     const noSession = await t.request({ method: 'POST', url: path, headers, payload: `transactionToken=${token}` });
     expect(noSession.statusCode).toBe(400);
     expect(await paymentsOf(session.id)).toEqual([]);
+  });
+});
+
+describe('POST /webhooks/niubiz?session=<id> (the specification’s path)', () => {
+  /** The form's post to the bare path with `query`. */
+  const postBare = (query: string, token: string) =>
+    t.request({ method: 'POST', url: `/webhooks/niubiz?${query}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ transactionToken: token, customerEmail: 'rosa@example.com', channel: 'web' }).toString() });
+
+  it('finds the store by the address’s tenant or by the session, and pays once', async () => {
+    const byTenant = await paidInForm(store, double, (await createOrder(caller(t, shop))).id);
+    const paid = await postBare(`tenant=${shop.id}&session=${byTenant.session.id}`, byTenant.token);
+    expect(paid.json().data).toEqual({ received: true, outcome: 'processed', payment_id: expect.any(String), status: 'paid' });
+    const bySession = await paidInForm(otherStore, double, (await createOrder(caller(t, other))).id, 'approved', { return_url: RETURN_URL });
+    const redirected = await postBare(`session=${bySession.session.id}`, bySession.token);
+    expect(redirected.statusCode).toBe(303);
+    expect(new URL(redirected.headers.location as string).searchParams.get('status')).toBe('paid');
+    expect(await paymentsOf(bySession.session.id)).toEqual([{ id: expect.any(String), status: 'paid' }]);
+    // The form posting again: the same payment.
+    expect((await postBare(`session=${bySession.session.id}`, bySession.token)).statusCode).toBe(303);
+    expect(await paymentsOf(bySession.session.id)).toHaveLength(1);
+  });
+
+  it('a store that cannot be found is 401 and calls nothing; an invented token fails at Niubiz', async () => {
+    const { session, token } = await paidInForm(store, double, (await createOrder(caller(t, shop))).id);
+    const before = authorizations();
+    expectUnverified(await postBare(`tenant=00000000-0000-4000-8000-000000000009&session=${session.id}`, token));
+    expectUnverified(await postBare('session=00000000-0000-4000-8000-000000000009', token));
+    expectUnverified(await postBare(`tenant=not-a-store&session=${session.id}`, token));
+    expectUnverified(await postBare(`session=not-a-session`, token));
+    expect(authorizations()).toBe(before);
+    expect(await paymentsOf(session.id)).toEqual([]);
+    // Another store's address does not hold this session.
+    expect((await postBare(`tenant=${other.id}&session=${session.id}`, token)).json().error.code).toBe('PAYMENT_SESSION_NOT_FOUND');
+    const forged = await postBare(`session=${session.id}`, 'invented-token');
+    expect(forged.json().data).toMatchObject({ outcome: 'processed', status: 'failed' });
+    expect(await orderStatus(session.order_id)).toBe('pending');
   });
 });

@@ -61,4 +61,16 @@ describe('the whole path on Niubiz', () => {
     expect(late.json().data).toEqual({ received: true, outcome: 'duplicate', payment_id: paid.id, status: 'paid' });
     expect(await outbox(s.t, 'payments.payment.confirmed', paid.id)).toHaveLength(1);
   });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, async (amount) => {
+      const opened = await s.store('POST', SESSIONS, { order_id: c.order_id, gateway: 'niubiz', client_ip: '190.117.23.9', amount });
+      if (opened.statusCode !== 201) return opened;
+      const session: Session = opened.json().data;
+      expect(session.client.amount).toBe((amount / 100).toFixed(2));
+      const token = s.double.pay(session.client);
+      return s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'niubiz', amount, currency: c.currency, session_key: session.reference, transaction_token: token });
+    });
+  });
 });

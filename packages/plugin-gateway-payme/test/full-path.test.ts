@@ -1,4 +1,4 @@
-import { fullPath, ok, outbox, PAYMENTS, type FullPath } from '@qhatu/plugin-payments/testing';
+import { fullPath, ok, outbox, PAYMENTS, SESSIONS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payme from '../src/index.js';
 import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
@@ -50,5 +50,17 @@ describe('the whole path on Pay-me', () => {
     const late = await notify(s.t, s.shop.id, s.double.notification(chargeId));
     expect(late.json().data.outcome).toBe('processed');
     expect(await outbox(s.t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
+  });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, async (amount) => {
+      const opened = await s.store('POST', SESSIONS, { order_id: c.order_id, gateway: 'payme', amount });
+      if (opened.statusCode !== 201) return opened;
+      const session = opened.json().data;
+      expect(session.client.amount).toBe(String(amount));
+      const { chargeId } = await s.double.pay(session.client);
+      return s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'payme', amount, currency: c.currency, charge_id: chargeId, merchant_operation_number: session.reference });
+    });
   });
 });

@@ -48,5 +48,5 @@ export async function checkout(double: PaymeDouble, api: Caller, order: { id: st
 export function notify(t: TestApp, tenantId: string, n: { body: string; signature?: string }) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (n.signature !== undefined) headers.signature = n.signature;
-  return t.request({ method: 'POST', url: `/webhooks/payme/${tenantId}`, headers, payload: n.body });
+  return t.request({ method: 'POST', url: tenantId.startsWith('/') ? tenantId : `/webhooks/payme/${tenantId}`, headers, payload: n.body });
 }

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
+import { expectUnverified, caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payme from '../src/index.js';
 import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
@@ -166,5 +166,41 @@ describe('POST /webhooks/payme/:tenant', () => {
     expect((await notify(t, shop.id, { body: bare, signature: double.sign(bare) })).json().data.outcome).toBe('ignored');
     expect((await notify(t, '00000000-0000-4000-8000-000000000009', { body: unknown, signature: double.sign(unknown) })).statusCode).toBe(404);
     expect((await notify(t, 'not-a-tenant', { body: unknown, signature: double.sign(unknown) })).statusCode).toBe(400);
+  });
+});
+
+describe('POST /webhooks/payme (the specification’s path)', () => {
+  it('finds the store by the address’s tenant or by the charge, verifies the signature with its key, and processes once', async () => {
+    expect((await admin('GET', '/api/v1/payments/gateways/payme')).json().data.notification_url).toMatch(new RegExp(`/webhooks/payme\\?tenant=${shop.id}$`));
+    const mine = await held();
+    double.settle(mine.chargeId, 'AUTORIZADO');
+    expect((await notify(t, `/webhooks/payme?tenant=${shop.id}`, double.notification(mine.chargeId))).json().data).toEqual({ received: true, outcome: 'processed' });
+    expect(await storedStatus(t, mine.id)).toBe('paid');
+    const theirs = await held(otherAdmin);
+    double.settle(theirs.chargeId, 'AUTORIZADO');
+    const n = double.notification(theirs.chargeId);
+    expect((await notify(t, '/webhooks/payme', n)).json().data.outcome).toBe('processed');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect((await notify(t, '/webhooks/payme', n)).json().data.outcome).toBe('duplicate');
+  });
+
+  it('a forged or tampered signature, or a store that cannot be found, is 401 and changes nothing', async () => {
+    const payment = await held();
+    double.settle(payment.chargeId, 'AUTORIZADO');
+    const good = double.notification(payment.chargeId);
+    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const tampered = { body: good.body.replace('"state":"AUTORIZADO"', '"state":"DENEGADO"'), signature: good.signature };
+    expect(tampered.body).not.toBe(good.body);
+    for (const url of ['/webhooks/payme', `/webhooks/payme?tenant=${shop.id}`]) {
+      expectUnverified(await notify(t, url, { body: good.body, signature: double.sign(good.body, stranger) }));
+      expectUnverified(await notify(t, url, tampered));
+      expectUnverified(await notify(t, url, { body: good.body }));
+    }
+    expectUnverified(await notify(t, '/webhooks/payme?tenant=00000000-0000-4000-8000-000000000009', good));
+    const nobody = good.body.replaceAll(payment.chargeId, 'chg_nobody_has_this');
+    expectUnverified(await notify(t, '/webhooks/payme', { body: nobody, signature: double.sign(nobody) }));
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, good.eventId)).toBe(0);
+    expect((await notify(t, '/webhooks/payme', { body: 'not json', signature: double.sign('not json') })).statusCode).toBe(400);
   });
 });

@@ -1,4 +1,4 @@
-import { fullPath, ok, outbox, PAYMENTS, type FullPath } from '@qhatu/plugin-payments/testing';
+import { fullPath, ok, outbox, PAYMENTS, SESSIONS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import paypal from '../src/index.js';
 import { PayPalDouble, type PayPalAccount } from './fixtures/paypal-double.js';
@@ -65,5 +65,17 @@ describe('the whole path on PayPal', () => {
     const late = await notify(s.t, s.shop.id, s.double.captureEvent(account.webhook_id, 'PAYMENT.CAPTURE.COMPLETED', session.reference));
     expect(late.json().data.outcome).toBe('processed');
     expect(await outbox(s.t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
+  });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, async (amount) => {
+      const opened = await s.store('POST', SESSIONS, { order_id: c.order_id, gateway: 'paypal', amount });
+      if (opened.statusCode !== 201) return opened;
+      const session = opened.json().data;
+      expect(s.double.orders.get(session.reference)!.order.purchase_units[0].amount.value).toBe((amount / 100).toFixed(2));
+      s.double.approve(session.reference);
+      return payWith({ ...c, total: amount }, session.reference);
+    });
   });
 });

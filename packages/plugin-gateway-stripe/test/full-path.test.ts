@@ -43,4 +43,10 @@ describe('the whole path on Stripe', () => {
     expect(late.json().data.outcome).toBe('processed');
     expect(await outbox(s.t, 'payments.payment.confirmed', payment.id)).toHaveLength(1);
   });
+
+  it('pays in parts: too little leaves the order pending with what is due, too much is refused, the rest pays it', async () => {
+    const { checkout: c, variant } = await s.awaitingPayment();
+    await s.expectPaidInParts(c, variant, (amount) =>
+      s.store('POST', PAYMENTS, { order_id: c.order_id, gateway: 'stripe', amount, currency: c.currency, payment_method_id: 'pm_card_visa' }));
+  });
 });

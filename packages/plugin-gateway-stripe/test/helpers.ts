@@ -22,9 +22,9 @@ export async function pay(api: Caller, order: { id: string; total: number; curre
   return api('POST', PAYMENTS, { order_id: order.id, gateway: 'stripe', amount: order.total, currency: order.currency, payment_method_id: paymentMethod });
 }
 
-/** Posts a Stripe event to a store's notification address, as Stripe does. */
+/** Posts a Stripe event to a store's notification address (or, given `/webhooks/...`, that address), as Stripe does. */
 export function notify(t: TestApp, tenantId: string, event: { body: string; signature?: string }) {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' };
   if (event.signature !== undefined) headers['stripe-signature'] = event.signature;
-  return t.request({ method: 'POST', url: `/webhooks/stripe/${tenantId}`, headers, payload: event.body });
+  return t.request({ method: 'POST', url: tenantId.startsWith('/') ? tenantId : `/webhooks/stripe/${tenantId}`, headers, payload: event.body });
 }

@@ -1,5 +1,5 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
+import { caller, createOrder, expectUnverified, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stripe from '../src/index.js';
 import { signStripePayload } from '../src/signature.js';
@@ -115,7 +115,6 @@ describe('POST /webhooks/stripe/:tenant', () => {
     expect((await t.request({ method: 'POST', url: `/webhooks/acme/${shop.id}`, payload: event.body, headers: { 'content-type': 'application/json' } })).statusCode).toBe(404);
     expect((await notify(t, '00000000-0000-4000-8000-000000000009', event)).statusCode).toBe(404);
     expect((await notify(t, 'not-a-tenant', event)).statusCode).toBe(400);
-    expect((await t.request({ method: 'POST', url: `/webhooks/stripe`, payload: event.body })).statusCode).toBe(404);
     // Verified but not an event: 400.
     const junk = 'not json';
     const signed = { body: junk, signature: signStripePayload(junk, account.webhook_secret, Math.floor(Date.now() / 1000)) };
@@ -242,5 +241,51 @@ describe('POST /payments/:id/refund', () => {
     expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('greater than unrefunded amount') });
     expect(await read(payment.id)).toMatchObject({ status: 'paid', refunded_amount: 0 });
     expect(await outbox(t, 'payments.refund.failed', res.json().data.id)).toHaveLength(1);
+  });
+});
+
+describe('POST /webhooks/stripe (the specification’s path)', () => {
+  it('finds the store by the address’s tenant or by the intent, verifies with its secret, and processes once', async () => {
+    const listed = (await admin('GET', '/api/v1/payments/gateways/stripe')).json().data;
+    expect(listed.notification_url).toMatch(new RegExp(`/webhooks/stripe\\?tenant=${shop.id}$`));
+    const byTenant = await processing();
+    const first = double.event('payment_intent.succeeded', double.settle(byTenant.provider_payment_id, 'succeeded'), account.webhook_secret);
+    const res = await notify(t, `/webhooks/stripe?tenant=${shop.id}`, first);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toEqual({ received: true, outcome: 'processed' });
+    expect(await storedStatus(t, byTenant.id)).toBe('paid');
+    // The other store's intent, no tenant in the address: found through the provider's payment id.
+    const theirs = await processing(caller(t, other));
+    const second = double.event('payment_intent.succeeded', double.settle(theirs.provider_payment_id, 'succeeded'), otherAccount.webhook_secret);
+    expect((await notify(t, '/webhooks/stripe', second)).json().data.outcome).toBe('processed');
+    expect(await storedStatus(t, theirs.id)).toBe('paid');
+    expect((await notify(t, '/webhooks/stripe', second)).json().data.outcome).toBe('duplicate');
+  });
+
+  it('a forged or tampered event, or one for no known store, is 401 and changes nothing', async () => {
+    const payment = await processing();
+    const intent = double.settle(payment.provider_payment_id, 'succeeded');
+    const genuine = double.event('payment_intent.succeeded', intent, account.webhook_secret);
+    const forged = double.event('payment_intent.succeeded', intent, otherAccount.webhook_secret);
+    const tampered = { body: genuine.body.replace('"livemode":false', '"livemode":true '), signature: genuine.signature };
+    expect(tampered.body).not.toBe(genuine.body);
+    for (const url of ['/webhooks/stripe', `/webhooks/stripe?tenant=${shop.id}`]) {
+      expectUnverified(await notify(t, url, forged));
+      expectUnverified(await notify(t, url, tampered));
+      expectUnverified(await notify(t, url, { body: genuine.body }));
+    }
+    // Another store's address: that store's secret does not verify this store's event.
+    expectUnverified(await notify(t, `/webhooks/stripe?tenant=${other.id}`, genuine));
+    // No such store, a malformed one, and an intent no store has.
+    expectUnverified(await notify(t, '/webhooks/stripe?tenant=00000000-0000-4000-8000-000000000009', genuine));
+    expectUnverified(await notify(t, '/webhooks/stripe?tenant=not-a-store', genuine));
+    const unknown = double.event('payment_intent.succeeded', { ...intent, id: 'pi_nobody_has_this' }, account.webhook_secret);
+    expectUnverified(await notify(t, '/webhooks/stripe', unknown));
+    expect(await storedStatus(t, payment.id)).toBe('processing');
+    expect(await notificationsRecorded(t, JSON.parse(genuine.body).id)).toBe(0);
+    // A body that cannot be read is a 400.
+    const unreadable = await notify(t, '/webhooks/stripe', { body: 'not json', signature: genuine.signature });
+    expect(unreadable.statusCode).toBe(400);
+    expect(unreadable.json().error.code).toBe('VALIDATION_ERROR');
   });
 });

@@ -8,6 +8,7 @@ import { localStorageRoutes } from './routes/local-storage.js';
 import { mediaRoutes } from './routes/media.js';
 import { ABANDONED_UPLOADS_JOB, AbandonedUploads } from './services/abandoned-uploads.js';
 import { ImageVariants } from './services/image-variants.js';
+import { LocalFiles } from './services/local-files.js';
 import { LocalUploads, UPLOAD_SIGNER } from './services/local-uploads.js';
 import { MediaFiles, VARIANTS_JOB } from './services/media-files.js';
 import { MediaLibrary } from './services/media-library.js';
@@ -32,6 +33,9 @@ function defaultStorage(settings: MediaSettings, signer: UploadSigner): MediaSto
 /** Media files: signed two-step uploads to local or S3-compatible storage, with image variants. */
 export default definePlugin({
   name: 'media',
+  permissions: [
+    { name: 'media.write', description: 'Upload, describe and delete media files' },
+  ],
   // Public storage routes live outside /api/v1, so every route writes its full path.
   prefix: '',
   entities: [MediaFile],
@@ -49,6 +53,7 @@ export default definePlugin({
     // The contract's abstract class is the token (tsyringe's types want a concrete constructor).
     container.register(MediaLibrary as InjectionToken<MediaLibrary>, { useToken: MediaFiles });
     container.registerSingleton(LocalUploads);
+    container.registerSingleton(LocalFiles);
     container.registerSingleton(ImageVariants);
     container.registerSingleton(AbandonedUploads);
   },

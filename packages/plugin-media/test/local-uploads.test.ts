@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TestTenant } from '@qhatu/core/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEDIA_STORAGE, type MediaStorage } from '../src/index.js';
 import { filesUnder, freePort, initiate, local, mediaApp, movableClock, png, put, type MediaTestApp, waitFor } from './helpers.js';
 
 const clock = movableClock();
@@ -190,6 +191,42 @@ describe('public files', () => {
     const pending = await initiate(t, shop, { size_bytes: 10 });
     const key = new URL(pending.upload_url).pathname.replace('/media/uploads/', '');
     expect((await t.request({ method: 'GET', url: `/media/files/${key}` })).statusCode).toBe(404);
+  });
+
+  it('serves the bytes at public_url only once the file is confirmed, and no longer once it failed', async () => {
+    const bytes = Buffer.from('%PDF-1.7 price list, not public before confirm');
+    const ticket = await initiate(t, shop, { original_name: 'precios.pdf', content_type: 'application/pdf', size_bytes: bytes.length });
+    expect((await put(t, ticket.upload_url, bytes, 'application/pdf')).statusCode).toBe(200);
+    const file = (await t.request({ method: 'GET', url: `/api/v1/media/${ticket.file_id}`, headers: shop.headers() })).json().data;
+    expect(file.status).toBe('pending');
+    const at = local(file.public_url);
+    const unknown = `/media/files/${shop.id}/00000000-0000-4000-8000-000000000000/precios.pdf`;
+    const notFound = { error: { code: 'NOT_FOUND', message: 'File not found', details: [] } };
+    // The bytes are on disk, but a pending file is not media of the store yet: the same 404 as nothing.
+    for (const method of ['GET', 'HEAD'] as const) {
+      const pending = await t.request({ method, url: at });
+      expect(pending.statusCode, method).toBe(404);
+      if (method === 'GET') {
+        expect(pending.json()).toEqual(notFound);
+        expect((await t.request({ method, url: unknown })).json()).toEqual(pending.json());
+      }
+    }
+
+    expect((await t.request({ method: 'POST', url: `/api/v1/media/${ticket.file_id}/confirm`, headers: shop.headers() })).statusCode).toBe(200);
+    const { result: served, statements } = await t.countQueries(() => t.request({ method: 'GET', url: at }));
+    expect(served.statusCode).toBe(200);
+    expect(served.rawPayload.equals(bytes)).toBe(true);
+    // BEGIN with the tenant, one indexed read of the file, COMMIT: no ORM (a worker's own statements aside).
+    expect(statements.filter((s) => /^BEGIN READ ONLY|media_file|^COMMIT$/.test(s))).toHaveLength(3);
+    expect(statements.filter((s) => s.includes('media_file'))).toHaveLength(1);
+
+    // An object under the file's prefix that is neither the original nor a recorded variant is not served.
+    const stray = `${shop.id}/${ticket.file_id}/variants/stray.pdf`;
+    await t.app.container.resolve<MediaStorage>(MEDIA_STORAGE).put(stray, bytes, 'application/pdf');
+    expect((await t.request({ method: 'GET', url: `/media/files/${stray}` })).statusCode).toBe(404);
+
+    expect((await t.request({ method: 'POST', url: `/api/v1/media/${ticket.file_id}/fail`, headers: shop.headers(), payload: { reason: 'wrong list' } })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: at })).json()).toEqual(notFound);
   });
 });
 

@@ -6,9 +6,11 @@ import { orderGraphQL } from './graphql/orders.js';
 import { orderMachine } from './machines/order.js';
 import { ordersMigration } from './migrations/0001_orders.js';
 import { awaitingStockMigration } from './migrations/0002_awaiting_stock.js';
+import { paymentsLedgerMigration } from './migrations/0003_payments_ledger.js';
 import { orderRoutes } from './routes/orders.js';
 import { ORDER_EVENTS } from './services/events.js';
 import { Fulfillments } from './services/fulfillments.js';
+import { SalesAnalytics } from './services/analytics.js';
 import { OrderReads } from './services/order-reads.js';
 import { Orders, type PaymentConfirmed } from './services/orders.js';
 import { CatalogPrices, OrderPrices } from './services/prices.js';
@@ -20,9 +22,11 @@ export { Fulfillment, FULFILLMENT_STATUSES, type FulfillmentStatus, type Fulfill
 export { orderMachine } from './machines/order.js';
 export { Orders, FIRST_ORDER_NUMBER, PaymentConfirmedData, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
 export { OrderReads, type OrderView, type OrderFilter } from './services/order-reads.js';
+export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } from './services/analytics.js';
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
+export { amountDue, type PaymentEntry } from './services/ledger.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
 export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
@@ -34,15 +38,21 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
+  permissions: [
+    { name: 'orders.read', description: 'Read orders, their fulfilments and the sales analytics' },
+    { name: 'orders.write', description: 'Create and cancel orders' },
+    { name: 'orders.fulfil', description: 'Move orders through packing, shipping and delivery, and record fulfilments' },
+  ],
   register(container) {
     if (!container.isRegistered(OrderPrices)) container.register(OrderPrices, { useValue: new CatalogPrices() });
     container.registerSingleton(Shipping);
     container.registerSingleton(Orders);
     container.registerSingleton(OrderReads);
     container.registerSingleton(Fulfillments);
+    container.registerSingleton(SalesAnalytics);
   },
   onReady({ container }) {
     // The payments plugin's confirmation: handled by a job queued once the relay's transaction commits.

@@ -70,14 +70,25 @@ describe('payment confirmed (the job body; the event path is in payments.test.ts
     expect(await levelOf(t, shop, warehouse, variant)).toMatchObject({ reserved: 4 });
   });
 
-  it('a payment that does not cover the order leaves it confirmed (orders.order.payment_mismatch)', async () => {
+  it('a part payment leaves the order pending with what is due; the payments that cover it pay it, each counted once', async () => {
     const { order } = await newOrder(1);
-    await confirmPayment(t, shop, order, { amount: order.total - 1 });
-    await expectStatus(order.id, 'confirmed');
-    expect((await outbox(t, 'orders.order.payment_mismatch', order.id))[0].data).toMatchObject({ amount: order.total - 1, order_total: order.total });
-    const wrongCurrency = await newOrder(1);
-    await confirmPayment(t, shop, wrongCurrency.order, { currency: 'EUR' });
-    await expectStatus(wrongCurrency.order.id, 'confirmed');
+    const part = () => confirmPayment(t, shop, order, { payment_id: 'pay_part', amount: order.total - 1 });
+    await part();
+    await part();
+    await expectStatus(order.id, 'pending');
+    expect(await getOrder(t, shop, order.id)).toMatchObject({ amount_paid: order.total - 1, amount_due: 1 });
+    await confirmPayment(t, shop, order, { payment_id: 'pay_rest', amount: 1 });
+    await expectStatus(order.id, 'paid');
+    expect(await getOrder(t, shop, order.id)).toMatchObject({ amount_paid: order.total, amount_due: 0 });
+    expect(await outbox(t, 'orders.order.payment_mismatch', order.id)).toEqual([]);
+  });
+
+  it('a payment in another currency is not counted and says so (orders.order.payment_mismatch)', async () => {
+    const { order } = await newOrder(1);
+    await confirmPayment(t, shop, order, { currency: 'EUR' });
+    await expectStatus(order.id, 'pending');
+    expect(await getOrder(t, shop, order.id)).toMatchObject({ amount_paid: 0, amount_due: order.total });
+    expect((await outbox(t, 'orders.order.payment_mismatch', order.id))[0].data).toMatchObject({ reason: 'currency', currency: 'EUR', order_currency: order.currency });
   });
 
   it('a payment confirmed after the order was cancelled leaves it cancelled and says so (orders.order.payment_mismatch)', async () => {
@@ -86,7 +97,7 @@ describe('payment confirmed (the job body; the event path is in payments.test.ts
     await confirmPayment(t, shop, order);
     await expectStatus(order.id, 'cancelled');
     const [late] = await outbox(t, 'orders.order.payment_mismatch', order.id);
-    expect(late.data).toMatchObject({ id: order.id, status: 'cancelled', payment_id: `pay_${order.id.slice(0, 8)}`, amount: order.total, order_total: order.total });
+    expect(late.data).toMatchObject({ id: order.id, status: 'cancelled', reason: 'late', payment_id: `pay_${order.id.slice(0, 8)}`, amount: order.total, order_total: order.total });
   });
 
   it('ignores unknown orders and unusable data', async () => {

@@ -64,7 +64,7 @@ export interface SessionRequest {
    */
   number: number;
   orderId: string;
-  /** Minor units of `currency`: the order's total. */
+  /** Minor units of `currency`: what is still due on the order (its total, unless part of it is paid). */
   amount: number;
   currency: string;
   customerEmail: string | null;
@@ -222,6 +222,9 @@ export interface PaymentGateway {
 
   /** Checks the notification's signature with the tenant's secret, in constant time. Reads nothing else. */
   verifyNotification(ctx: GatewayContext, notification: InboundNotification): boolean | Promise<boolean>;
-  /** Reads a notification already verified; null when it cannot be understood. */
+  /**
+   * Reads a notification; null when it cannot be understood. On the bare `/webhooks/<id>` path it is
+   * also read before verification, only to find the store whose credentials then verify it.
+   */
   parseNotification(notification: InboundNotification): ParsedNotification | null;
 }

@@ -13,6 +13,7 @@ import { sessionsMigration } from './migrations/0002_sessions.js';
 import { gatewayDataMigration } from './migrations/0003_gateway_data.js';
 import { sessionNumberMigration } from './migrations/0004_session_number.js';
 import { chargeRetryMigration } from './migrations/0005_charge_retry.js';
+import { providerIndexMigration } from './migrations/0006_provider_index.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -46,9 +47,14 @@ export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
-  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration],
+  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
+  permissions: [
+    { name: 'payments.read', description: "Read the store's payments, refunds and gateway settings" },
+    { name: 'payments.refund', description: 'Refund payments' },
+    { name: 'payments.configure', description: 'Set gateway credentials and switch gateways on or off' },
+  ],
   register(container) {
     // Every gateway package registers itself under PAYMENT_GATEWAY; resolved once, when first needed.
     container.register(Gateways, {

@@ -258,6 +258,15 @@ export async function notificationsRecorded(t: TestApp, eventId: string): Promis
   return row.count;
 }
 
+/**
+ * A notification refused on the bare `/webhooks/<gateway>` path: 401 `INVALID_SIGNATURE` with the
+ * error body, whether its store is unknown or its signature false (never a 404, nothing told).
+ */
+export function expectUnverified(res: { statusCode: number; body: string; json(): any }): void {
+  expect(res.statusCode, res.body).toBe(401);
+  expect(res.json().error).toMatchObject({ code: 'INVALID_SIGNATURE', message: expect.stringContaining('names no store whose credentials verify its signature') });
+}
+
 /** Waits until `check` holds, asking every 100 ms for up to `ms`. */
 export async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -378,6 +387,38 @@ export async function fullPath<D extends ProviderDouble>(
       const rest = await ok(await s.admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0, reason: 'requested_by_customer' }), 201);
       expect(rest).toMatchObject({ amount: 8000, status: 'refunded' });
       expect((await s.admin('GET', `${PAYMENTS}/${payment.id}`)).json().data).toMatchObject({ status: 'refunded', refunded_amount: 9500 });
+    },
+    /**
+     * Pays the order of `c` in parts with `payPart(amount)`: the gateway's whole way to pay `amount`
+     * (a session first where it needs one), answering with the last response. 25.00 first: the
+     * order stays pending with 70.00 due and the checkout waits; then 70.01, refused with 422
+     * PAYMENT_EXCEEDS_BALANCE before the provider is asked; then the 70.00 left, which pays the
+     * order (the 2 units of `variant` reserved) and lets the storefront complete the checkout.
+     */
+    async expectPaidInParts(c: Placed, variant: string, payPart: (amount: number) => Promise<{ statusCode: number; body: string; json(): any }>) {
+      const order = async () => (await s.admin('GET', `/api/v1/orders/${c.order_id}`)).json().data;
+      const first = await ok(await payPart(2500), 201);
+      expect(first).toMatchObject({ order_id: c.order_id, amount: 2500, currency, status: 'paid' });
+      await until(async () => (await order()).amount_paid === 2500);
+      expect(await order()).toMatchObject({ status: 'pending', total: 9500, amount_paid: 2500, amount_due: 7000, paid_at: null });
+      expect(await s.checkoutStatus(c.id)).toBe('payment_pending');
+
+      const asked = (double as { requests?: unknown[] }).requests?.length;
+      const over = await payPart(7001);
+      expect(over.statusCode, over.body).toBe(422);
+      expect(over.json().error).toMatchObject({ code: 'PAYMENT_EXCEEDS_BALANCE', details: [{ path: 'body.amount', amount_due: 7000, order_total: 9500 }] });
+      expect((double as { requests?: unknown[] }).requests?.length).toBe(asked);
+
+      const rest = await ok(await payPart(7000), 201);
+      expect(rest).toMatchObject({ amount: 7000, status: 'paid' });
+      await until(async () => (await order()).status === 'paid');
+      const paid = await order();
+      expect(paid).toMatchObject({ amount_paid: 9500, amount_due: 0 });
+      expect(paid.history.map((h: { from: string; to: string; note: string }) => `${h.from}→${h.to} ${h.note}`)).toEqual([`pending→confirmed payment ${rest.id}`, `confirmed→paid payment ${rest.id}`]);
+      expect(JSON.stringify(await s.level(s.warehouse, variant))).toContain('"reserved":2');
+      const completed = await ok(await s.store('POST', `/api/v1/checkout/checkouts/${c.id}/complete`, { order_id: c.order_id }), 200);
+      expect(completed.status).toBe('completed');
+      return { first, rest };
     },
     /** Waits for the order refunded and the 2 units of `variant` no longer reserved. */
     async untilRefunded(c: Placed, variant: string) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
+import { Database } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -75,7 +76,7 @@ describe('a gateway from another package (the plugin API)', () => {
   it('is listed with its fields, and configured per store', async () => {
     const [listed] = (await caller(t, shop, shop.storefrontToken)('GET', GATEWAYS)).json().data;
     expect(listed).toEqual({
-      id: 'acme', name: 'Acme Pay', currencies: ['PEN', 'USD'], configured: true, enabled: true, public_credentials: {},
+      id: 'acme', name: 'Acme Pay', currencies: ['PEN', 'USD'], configured: true, enabled: true, public_credentials: {}, notification_url: expect.stringMatching(new RegExp(`^https?://[^/]+/webhooks/acme\\?tenant=${shop.id}$`)),
       session: null, payment_fields: acmeGateway.paymentFields, credential_fields: acmeGateway.credentialFields.map(({ name, required, secret, description }) => ({ name, required, secret, description })),
     });
     expect((await caller(t, other)('GET', GATEWAYS)).json().data[0]).toMatchObject({ configured: false, enabled: false });
@@ -99,11 +100,11 @@ describe('a gateway from another package (the plugin API)', () => {
     const order = await createOrder(api);
     const charges = double.requests.length;
     const usd = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'USD', acme_token: 'tok_ok', installments: 1 });
-    expect(usd.statusCode).toBe(400);
-    expect(usd.json().error.details).toEqual([{ path: 'body.currency', message: "must be the order's currency, PEN" }]);
+    expect(usd.statusCode).toBe(422);
+    expect(usd.json().error).toMatchObject({ code: 'PAYMENT_CURRENCY_MISMATCH', details: [{ path: 'body.currency', message: "must be the order's currency, PEN", order_currency: 'PEN' }] });
     const more = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total + 1, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
-    expect(more.statusCode).toBe(400);
-    expect(more.json().error.details).toEqual([{ path: 'body.amount', message: `must not exceed the order's total, ${order.total}` }]);
+    expect(more.statusCode).toBe(422);
+    expect(more.json().error).toMatchObject({ code: 'PAYMENT_EXCEEDS_BALANCE', details: [{ path: 'body.amount', amount_due: order.total, order_total: order.total }] });
     expect((await api('POST', `/api/v1/orders/${order.id}/cancel`, {})).statusCode).toBe(200);
     const cancelled = await api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
     expect(cancelled.statusCode).toBe(409);
@@ -145,12 +146,30 @@ describe('a gateway from another package (the plugin API)', () => {
     await api('GET', `${PAYMENTS}/gateways`); // the caller's key is looked up once, then cached
     const paid = await t.countQueries(() => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 }));
     expect(paid.result.json().data.status).toBe('paid');
-    // BEGIN, tenant, settings, order, insert, COMMIT; BEGIN, tenant, lock, outbox, update, COMMIT.
-    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(12);
+    // BEGIN, tenant, settings, order (locked), its other payments (the balance), insert, COMMIT;
+    // BEGIN, tenant, lock, outbox, update, COMMIT.
+    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(13);
     const read = await t.countQueries(() => api('GET', `${PAYMENTS}/${paid.result.json().data.id}`));
     expect(read.result.json().data.status).toBe('paid');
     // BEGIN, tenant, payment, refunds, COMMIT: a settled payment asks the provider nothing.
     expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(5);
+  });
+
+  it('indexes provider payments per store for the bare notification path; a store sees and writes only its own entries', async () => {
+    const third = await t.createTenant({ currency: 'PEN' });
+    await caller(t, third)('PUT', `${GATEWAYS}/acme`, { credentials: { api_key: 'acme_live_key', signing_key: 'third-key' } });
+    const order = await createOrder(caller(t, shop));
+    const paid = (await caller(t, shop)('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 })).json().data;
+    const theirOrder = await createOrder(caller(t, third));
+    const theirs = (await caller(t, third)('POST', PAYMENTS, { order_id: theirOrder.id, gateway: 'acme', amount: theirOrder.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 })).json().data;
+    const all = await t.app.orm.em.getConnection().execute(`select tenant_id, kind from payments_provider_ref where reference in (?, ?) order by tenant_id`, [paid.provider_payment_id, theirs.provider_payment_id]);
+    expect(all).toEqual(expect.arrayContaining([{ tenant_id: shop.id, kind: 'payment' }, { tenant_id: third.id, kind: 'payment' }]));
+    const db = t.app.container.resolve(Database);
+    // Under the stores' role (row-level security), the other store's entry is not there, and cannot be written.
+    const seen = await db.tenant(({ em }) => em.execute<Array<{ tenant_id: string }>>(`select tenant_id from payments_provider_ref`), shop.id);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen.map((r) => r.tenant_id))).toEqual(new Set([shop.id]));
+    await expect(db.tenant(({ em }) => em.execute(`insert into payments_provider_ref (gateway, kind, reference, tenant_id) values ('acme', 'payment', 'ch_planted', ?)`, [third.id]), shop.id)).rejects.toThrow(/row-level security/);
   });
 
   it('takes its signed notifications at /webhooks/acme/<store>; the raw body reaches the gateway', async () => {

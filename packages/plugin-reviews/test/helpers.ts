@@ -44,6 +44,8 @@ export async function createProduct(t: TestApp, tenant: TestTenant, over: Record
 
 /** A shopper signed up through the storefront key: the session's token and customer id. */
 export async function registerCustomer(t: TestApp, tenant: TestTenant, email = `${crypto.randomUUID().slice(0, 8)}@example.com`) {
+  // A store that signs new shoppers in at once (the default finishes sign-up from an e-mailed link).
+  await caller(t, tenant)('PUT', '/api/v1/customers/settings', { registration: 'instant' });
   const res = await caller(t, tenant, tenant.storefrontToken)('POST', '/api/v1/auth/customer/register', {
     email,
     password: 'correct horse battery',

@@ -37,9 +37,14 @@ export function errorResponses(...statuses: number[]) {
 
 export const Timestamp = z.iso.datetime();
 export const Money = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** ISO 4217: the currencies in use, and the funds, metals and testing codes (X..) the standard lists too. */
+const ISO_4217 = new Set([...Intl.supportedValuesOf('currency'), 'XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XPD', 'XPT', 'XTS', 'XUA', 'XXX']);
+const THREE_CAPITALS = /^[A-Z]{3}$/;
+
 export const CurrencyCode = z
   .string()
-  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code in capitals, e.g. USD')
+  .regex(THREE_CAPITALS, 'must be an ISO 4217 code in capitals, e.g. USD')
+  .refine((code) => !THREE_CAPITALS.test(code) || ISO_4217.has(code), { message: 'is not an ISO 4217 currency code' })
   .meta({ example: 'PEN' });
 
 /** A 204 answer: no body. */

@@ -8,6 +8,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { Secrets } from '../auth/secrets.js';
+import { assertPermission, PermissionRegistry } from '../auth/permissions.js';
 import { AccessTokens } from '../auth/tokens.js';
 import type { QhatuConfig } from '../config.js';
 import { TenantContext } from '../context.js';
@@ -15,6 +16,7 @@ import { Database } from '../db/database.js';
 import { hostGraphQL } from '../graphql/hosting.js';
 import { Jobs } from '../jobs/jobs.js';
 import type { QhatuPlugin } from '../plugin.js';
+import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
@@ -23,6 +25,7 @@ import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
 import { refuseNulCharacters } from './text.js';
+import type { AuthRule } from './route-config.js';
 import './route-config.js';
 import './zod-messages.js';
 
@@ -78,8 +81,40 @@ function acceptEmptyJsonBodies(http: FastifyInstance): void {
   http.removeContentTypeParser('application/json');
   http.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (/^\s*$/.test(body as string)) return done(null, undefined);
+    if (nestingDepth(body as string) > MAX_JSON_DEPTH) {
+      return done(new AppError(400, 'VALIDATION_ERROR', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, [{ path: 'body', message: 'is nested too deeply' }]), undefined);
+    }
     parse(request, body as string, done);
   });
+}
+
+/** Deeper JSON than any request of the API needs; PostgreSQL and recursive checks stop far below what a 1 MB body can nest. */
+const MAX_JSON_DEPTH = 64;
+
+/** How deep arrays and objects nest in a JSON text, read without parsing it (strings skipped). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** A REST route of the app, as its plugin declared it. */
+export interface RouteInfo {
+  plugin: string;
+  method: string;
+  url: string;
+  auth: AuthRule;
+  permission?: string;
 }
 
 /** The HTTP side of an app: REST with OpenAPI, health, GraphQL, and the hooks every request passes. */
@@ -88,6 +123,7 @@ export async function buildHttp(
   logger: Logger,
   plugins: QhatuPlugin[],
   container: DependencyContainer,
+  routes: RouteInfo[] = [],
 ): Promise<FastifyInstance> {
   const http: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -110,6 +146,7 @@ export async function buildHttp(
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
   const jobs = container.resolve(Jobs);
+  const registry = container.resolve(PermissionRegistry);
 
   // Each request runs in its own context; auth fills in the tenant and the caller.
   http.addHook('onRequest', (request, reply, done) => {
@@ -140,7 +177,13 @@ export async function buildHttp(
     transform: (doc) => {
       if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
       if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
-      return jsonSchemaTransform(doc);
+      const out = jsonSchemaTransform(doc);
+      // Each admin operation documents the permission it needs, in words and as `x-permission`.
+      const permission = doc.route.config?.permission;
+      if (!permission) return out;
+      const schema = (out.schema ?? {}) as Record<string, unknown>;
+      const note = `Needs the permission \`${permission}\` (staff members by their role; admin API keys hold every permission unless given a role).`;
+      return { ...out, schema: { ...schema, 'x-permission': permission, description: [schema.description, note].filter(Boolean).join('\n\n') } };
     },
     transformObject: jsonSchemaTransformObject,
   });
@@ -164,15 +207,34 @@ export async function buildHttp(
       if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
     });
     api.addHook('onRequest', async (request) => {
-      await authorize(request, request.routeOptions.config.auth!, tokens);
+      const { auth, permission } = request.routeOptions.config;
+      const principal = await authorize(request, auth!, tokens);
+      // Admin keys and staff members need the route's permission; customers on a shared route do not.
+      if (permission && (principal?.kind === 'admin' || principal?.kind === 'staff')) assertPermission(principal, permission);
     });
     refuseNulCharacters(api);
     await installRateLimits(api, config);
     installIdempotency(api, db, container.resolve(Secrets));
-    await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
+    // Every admin route names a declared permission, or the app does not start; each is recorded.
+    const track = (scope: FastifyInstance, plugin: string) =>
+      scope.addHook('onRoute', (route) => {
+        registry.checkRoute(plugin, route);
+        if (route.method === 'HEAD') return;
+        for (const method of [route.method].flat()) {
+          routes.push({ plugin, method, url: route.url, auth: route.config!.auth!, ...(route.config?.permission ? { permission: route.config.permission } : {}) });
+        }
+      });
+    await api.register(async (scope) => {
+      track(scope, 'core');
+      await tenantRoutes(scope, container.resolve(Tenants));
+      await staffRoutes(scope, container);
+    }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;
-      await api.register(async (scope) => plugin.routes!(scope, { container }), { prefix: plugin.prefix ?? '/api/v1' });
+      await api.register(async (scope) => {
+        track(scope, plugin.name);
+        await plugin.routes!(scope, { container });
+      }, { prefix: plugin.prefix ?? '/api/v1' });
     }
   });
 

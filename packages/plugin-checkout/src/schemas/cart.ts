@@ -1,10 +1,8 @@
 import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 
-const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
-
-/** A currency of ISO 4217 in use (the list Node's ICU carries): `ZZQ` and the like are refused. */
-export const IsoCurrency = CurrencyCode.refine((code) => ISO_4217.has(code), { message: 'is not an ISO 4217 currency code' });
+/** A currency of ISO 4217 (core's `CurrencyCode` refuses `ZZQ` and the like everywhere). */
+export const IsoCurrency = CurrencyCode;
 
 export const CartParams = z.object({ id: Uuid });
 export const CartItemParams = z.object({ id: Uuid, variant_id: Uuid });

@@ -20,10 +20,12 @@ export async function addressRoutes(app: FastifyInstance, container: DependencyC
   const r = app.withTypeProvider<ZodTypeProvider>();
   const addresses = container.resolve(CustomerAddresses);
   const tags = ['Customer addresses'];
-  const config = { auth: ['admin', 'customer'] as const };
+  // The permission applies to admin callers; a customer reaches its own addresses only.
+  const read = { auth: ['admin', 'customer'] as const, permission: 'customers.read' };
+  const write = { auth: ['admin', 'customer'] as const, permission: 'customers.write' };
 
   r.get('/customers/:id/addresses', {
-    config,
+    config: read,
     schema: {
       tags,
       summary: "A customer's addresses, the default first (admin key, or the customer's own token)",
@@ -34,7 +36,7 @@ export async function addressRoutes(app: FastifyInstance, container: DependencyC
   }, async (req) => ({ data: (await addresses.list(req.params.id, accessTo(req.params.id))).map(addressOut) }));
 
   r.post('/customers/:id/addresses', {
-    config,
+    config: write,
     schema: {
       tags,
       summary: 'Add an address (the first one is the default)',
@@ -45,7 +47,7 @@ export async function addressRoutes(app: FastifyInstance, container: DependencyC
   }, async (req, reply) => reply.code(201).send({ data: addressOut(await addresses.create(req.params.id, req.body, accessTo(req.params.id))) }));
 
   r.put('/customers/:id/addresses/:address_id', {
-    config,
+    config: write,
     schema: {
       tags,
       summary: 'Replace an address (the create fields); is_default true moves the default here',
@@ -56,7 +58,7 @@ export async function addressRoutes(app: FastifyInstance, container: DependencyC
   }, async (req) => ({ data: addressOut(await addresses.replace(req.params.id, req.params.address_id, req.body, accessTo(req.params.id))) }));
 
   r.delete('/customers/:id/addresses/:address_id', {
-    config,
+    config: write,
     schema: {
       tags,
       summary: 'Delete an address (deleting the default makes the newest remaining one the default)',

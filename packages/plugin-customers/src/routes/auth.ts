@@ -2,7 +2,7 @@ import { CREDENTIAL_RATE_LIMIT, dataOf, errorResponses, NoContent } from '@qhatu
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { CustomerLogin, CustomerRegister, CustomerSession } from '../schemas/auth.js';
+import { CustomerActivate, CustomerLogin, CustomerRegister, CustomerSession, RegistrationPending } from '../schemas/auth.js';
 import { CustomerAccounts } from '../services/accounts.js';
 import { sessionOut } from './serialize.js';
 
@@ -12,16 +12,30 @@ export async function customerAuthRoutes(app: FastifyInstance, container: Depend
   const tags = ['Customer accounts'];
   const KEYS = ['admin', 'storefront'] as const;
 
-  // Each try costs a deliberate scrypt: limited per store, client and e-mail.
+  // Each try costs a deliberate scrypt or an e-mail: limited per store, client and e-mail.
   r.post('/auth/customer/register', {
     config: { auth: KEYS, rateLimit: CREDENTIAL_RATE_LIMIT },
     schema: {
       tags,
-      summary: 'Create a customer account and sign in (storefront or admin key)',
+      summary: "Register a customer: 202 and an e-mail to the address (the store's default), or 201 and a session when the store signs shoppers in at once",
       body: CustomerRegister,
-      response: { 201: dataOf(CustomerSession), ...errorResponses(400, 401, 403, 409, 429) },
+      response: { 201: dataOf(CustomerSession), 202: dataOf(RegistrationPending), ...errorResponses(400, 401, 403, 409, 429, 502) },
     },
-  }, async (req, reply) => reply.code(201).send({ data: sessionOut(await accounts.register(req.body)) }));
+  }, async (req, reply) => {
+    const { session, pending } = await accounts.register(req.body);
+    if (session) return reply.code(201).send({ data: sessionOut(session) });
+    return reply.code(202).send({ data: { status: 'verification_sent' as const, email: pending.email } });
+  });
+
+  r.post('/auth/customer/activate', {
+    config: { auth: KEYS, rateLimit: CREDENTIAL_RATE_LIMIT },
+    schema: {
+      tags,
+      summary: 'Finish a registration with the e-mailed link: sets the password and signs the customer in (storefront or admin key)',
+      body: CustomerActivate,
+      response: { 200: dataOf(CustomerSession), ...errorResponses(400, 401, 403, 404, 409, 410, 429) },
+    },
+  }, async (req) => ({ data: sessionOut(await accounts.activate(req.body)) }));
 
   r.post('/auth/customer/login', {
     config: { auth: KEYS, rateLimit: CREDENTIAL_RATE_LIMIT },

@@ -20,7 +20,7 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
   const SELF = ['customer'] as const;
 
   r.get('/customers', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'customers.read' },
     schema: {
       tags,
       summary: 'List customers (q: every word in the e-mail, a name or the phone)',
@@ -33,7 +33,7 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
   });
 
   r.post('/customers', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'customers.write' },
     schema: { tags, summary: 'Create a customer (without a password)', body: CustomerCreate, response: { 201: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 409) } },
   }, async (req, reply) => reply.code(201).send({ data: customerOut(await customers.create(req.body)) }));
 
@@ -54,12 +54,12 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
   }, async (req) => ({ data: customerOut(await customers.updateProfile(signedInCustomer(), req.body)) }));
 
   r.get('/customers/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'customers.read' },
     schema: { tags, summary: 'Read a customer', params: IdParams, response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: customerOut(await customers.get(req.params.id)) }));
 
   r.patch('/customers/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'customers.write' },
     schema: {
       tags,
       summary: 'Change a customer (only the fields sent); status disabled revokes their tokens',

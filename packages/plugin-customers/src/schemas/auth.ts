@@ -6,7 +6,10 @@ import { CustomerOut } from './customer.js';
 export const CustomerRegister = z
   .strictObject({
     email: Email,
-    password: Password,
+    password: Password.optional().meta({
+      description:
+        "Required when the store signs shoppers in at once (registration instant or claim). With verify (the default) it is not kept: the password is the one sent with the account link, so that whoever registered someone else's address gets nothing",
+    }),
     first_name: PersonName.nullable().optional(),
     last_name: PersonName.nullable().optional(),
   })
@@ -29,3 +32,18 @@ export const CustomerSession = z
     customer: CustomerOut,
   })
   .meta({ id: 'CustomerSession' });
+
+export const RegistrationPending = z
+  .object({
+    status: z.literal('verification_sent').meta({ description: 'An e-mail went to the address; the same answer whether the store knows it or not' }),
+    email: z.string().meta({ description: 'The address, as stored (trimmed, lower-case)' }),
+  })
+  .meta({ id: 'CustomerRegistrationPending' });
+
+export const CustomerActivate = z
+  .strictObject({
+    token: z.string().min(1).max(200).meta({ description: 'The `token` parameter of the account link the e-mail carried' }),
+    password: Password,
+  })
+  .meta({ id: 'CustomerActivate' });
+export type CustomerActivate = z.output<typeof CustomerActivate>;

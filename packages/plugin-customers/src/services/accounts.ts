@@ -1,12 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
 import { AccessToken, AccessTokens, AppError, Database, TenantContext, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
-import { CustomerCredential } from '../entities/credential.js';
 import { Customer } from '../entities/customer.js';
-import type { CustomerLogin, CustomerRegister } from '../schemas/auth.js';
+import type { CustomerActivate, CustomerLogin, CustomerRegister } from '../schemas/auth.js';
+import { AccountLinks, addCredential } from './account-links.js';
 import { Customers, customerDisabled, emailTaken, flushCustomer } from './customers.js';
 import { Passwords } from './passwords.js';
 import { CUSTOMER_SETTINGS, type CustomerSettings } from './settings.js';
+import { StoreSettings } from './store-settings.js';
 
 export interface CustomerSession {
   token: string;
@@ -14,13 +15,18 @@ export interface CustomerSession {
   customer: Customer;
 }
 
+/** A session at once, or a registration to be finished from the e-mail sent to `email`. */
+export type Registration = { session: CustomerSession; pending?: undefined } | { session?: undefined; pending: { email: string } };
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 // One answer for an unknown e-mail, a customer without a password and a wrong password.
 const invalidCredentials = () => AppError.unauthenticated('The e-mail or password is not correct');
+const passwordRequired = () =>
+  AppError.validation('A password is required to register in this store', [{ path: 'body.password', message: 'is required' }]);
 
 /**
- * Customer accounts: register, log in, log out. Passwords are hashed before any transaction is
+ * Customer accounts: register, activate, log in, log out. Passwords are hashed before any transaction is
  * opened, so that a quarter of a second of scrypt never holds a database connection.
  */
 @injectable()
@@ -31,34 +37,53 @@ export class CustomerAccounts {
     @inject(Passwords) private readonly passwords: Passwords,
     @inject(Customers) private readonly customers: Customers,
     @inject(CUSTOMER_SETTINGS) private readonly settings: CustomerSettings,
+    @inject(StoreSettings) private readonly storeSettings: StoreSettings,
+    @inject(AccountLinks) private readonly links: AccountLinks,
   ) {}
 
   /**
-   * A new customer with a password, or, when the store created this e-mail's customer without
-   * one (and the setting allows it), that customer gets the password: the shopper claims it.
+   * A registration, as the store's setting says (see the README):
+   * - `verify`: nothing is created or changed here; the address is e-mailed a link (or a note),
+   *   and every e-mail gets the same answer, whether the store knows it or not.
+   * - `instant`: a new e-mail gets its account and a session at once; the e-mail of a customer
+   *   the store created gets the link; one with an account is a 409.
+   * - `claim`: as `instant`, but a store-created customer gets the password at once.
    */
-  async register(input: CustomerRegister): Promise<CustomerSession> {
+  async register(input: CustomerRegister): Promise<Registration> {
+    const settings = await this.storeSettings.get();
+    if (settings.registration === 'verify') {
+      await this.links.send(input, settings);
+      return { pending: { email: input.email } };
+    }
+    if (input.password === undefined) throw passwordRequired();
     const passwordHash = await this.passwords.hash(input.password);
-    return this.db.tenant(async (tx) => {
+    const session = await this.db.tenant(async (tx) => {
       const { em } = tx;
       const existing = await em.findOne(Customer, { email: input.email }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      let customer: Customer;
-      if (existing) {
-        if (!this.settings.registerClaims || existing.hasAccount || existing.status !== 'active') throw emailTaken();
-        customer = existing;
-        // The store's record is authoritative: the shopper's names only fill in blanks.
-        customer.firstName ||= input.first_name ?? '';
-        customer.lastName ||= input.last_name ?? '';
-      } else {
-        customer = await this.customers.add(tx, { email: input.email, first_name: input.first_name, last_name: input.last_name }, { hasAccount: true });
+      if (!existing) {
+        const customer = await this.customers.add(tx, { email: input.email, first_name: input.first_name, last_name: input.last_name }, { hasAccount: true });
+        addCredential(tx, customer, passwordHash);
+        await flushCustomer(em);
+        return this.openSession(tx, customer);
       }
-      const at = tx.now();
-      em.create(CustomerCredential, { tenantId: tx.tenantId, customerId: customer.id, passwordHash, createdAt: at, updatedAt: at });
-      customer.hasAccount = true;
-      if (existing) return this.openSession(tx, await this.customers.saveUpdate(tx, customer));
-      await flushCustomer(em);
-      return this.openSession(tx, customer);
+      if (existing.hasAccount || existing.status !== 'active') throw emailTaken();
+      // Only the holder of the mailbox may take a record the store made, unless the store chose otherwise.
+      if (settings.registration === 'instant') return null;
+      // The store's record is authoritative: the shopper's names only fill in blanks.
+      existing.firstName ||= input.first_name ?? '';
+      existing.lastName ||= input.last_name ?? '';
+      addCredential(tx, existing, passwordHash);
+      return this.openSession(tx, await this.customers.saveUpdate(tx, existing));
     });
+    if (session) return { session };
+    await this.links.send(input, settings);
+    return { pending: { email: input.email } };
+  }
+
+  /** Spends an account link: its customer gets `password` and a session. */
+  async activate(input: CustomerActivate): Promise<CustomerSession> {
+    const passwordHash = await this.passwords.hash(input.password);
+    return this.db.tenant(async (tx) => this.openSession(tx, await this.links.redeem(tx, input.token, passwordHash)));
   }
 
   /** 401 for every wrong pair (with the same scrypt work); 403 CUSTOMER_DISABLED only with the right password. */

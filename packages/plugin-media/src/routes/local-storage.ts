@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import { UploadGrantQuery } from '../schemas/media-file.js';
+import { LocalFiles } from '../services/local-files.js';
 import { LocalUploads } from '../services/local-uploads.js';
 import { MEDIA_SETTINGS, type MediaSettings } from '../settings.js';
 import { FILES_PATH, UPLOADS_PATH } from '../storage/local.js';
@@ -15,6 +16,7 @@ const KeyParams = z.object({ '*': z.string().meta({ description: 'The storage ke
 /** The local adapter's public side: the signed PUT of an upload, and the stored files. */
 export async function localStorageRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const uploads = container.resolve(LocalUploads);
+  const files = container.resolve(LocalFiles);
   const storage = container.resolve<MediaStorage>(MEDIA_STORAGE);
   const { maxBytes } = container.resolve<MediaSettings>(MEDIA_SETTINGS);
   const tags = ['Media storage'];
@@ -50,13 +52,14 @@ export async function localStorageRoutes(app: FastifyInstance, container: Depend
     config: { auth: 'public' },
     schema: {
       tags,
-      summary: 'A stored file or variant, by its storage key',
+      summary: 'A confirmed file or one of its variants, by its storage key (pending and failed files are 404)',
       params: KeyParams,
       response: { 200: z.unknown().meta({ description: "The file's bytes, with its content type" }), ...errorResponses(400, 404) },
     },
   }, async (req, reply) => {
     const key = req.params['*'];
-    const object = isStorageKey(key) ? await storage.get(key) : null;
+    // Unknown, pending (not confirmed yet) and failed files get the same answer: nothing is revealed.
+    const object = isStorageKey(key) && (await files.isPublished(key)) ? await storage.get(key) : null;
     if (!object) throw AppError.notFound('File', 'NOT_FOUND');
     return reply
       .type(object.contentType)

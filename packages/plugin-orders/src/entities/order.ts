@@ -54,6 +54,10 @@ export const Order = defineEntity({
     discountTotal: p.bigint('number'),
     taxTotal: p.bigint('number'),
     total: p.bigint('number'),
+    /** Sum of the payments confirmed for the order in its currency (`orders_payment`), refunds not deducted. */
+    amountPaid: p.bigint('number'),
+    /** Sum of what was refunded of those payments. */
+    amountRefunded: p.bigint('number'),
     shippingAddress: p.json<ShippingAddress>().nullable(),
     history: p.json<OrderHistoryEntry[]>(),
     cancelReason: p.string().nullable(),

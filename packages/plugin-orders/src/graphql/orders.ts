@@ -1,6 +1,7 @@
 import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
 import { OrderReads, type OrderView } from '../services/order-reads.js';
+import { analyticsResolver, analyticsTypeDefs } from './analytics.js';
 
 const typeDefs = `
   enum OrderStatus { pending confirmed paid ready_to_ship in_transit partially_fulfilled fulfilled cancelled refunded }
@@ -33,7 +34,7 @@ function node({ order, lines }: OrderView) {
 }
 
 export const orderGraphQL: GraphQLContribution = {
-  typeDefs,
+  typeDefs: typeDefs + analyticsTypeDefs,
   resolvers: {
     Query: {
       orders: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
@@ -49,6 +50,7 @@ export const orderGraphQL: GraphQLContribution = {
         const byId = new Map(views.map((v) => [v.order.id, v]));
         return toConnection(page, (o) => node(byId.get(o.id)!), args.cursor ?? undefined);
       },
+      analytics: analyticsResolver,
     },
   } as never,
 };

@@ -58,7 +58,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   };
 
   r.post('/orders', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.write' },
     schema: { tags, summary: "Create an order (each line is charged the catalog's price)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
   }, async (req, reply) => {
     const order = await orders.create({
@@ -70,17 +70,17 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.get('/orders', {
-    config: { auth: READERS },
+    config: { auth: READERS, permission: 'orders.read' },
     schema: { tags, summary: 'List orders (a customer token: its own)', querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => list(req.query, filterOf(req.query)));
 
   r.get('/orders/:id', {
-    config: { auth: READERS },
+    config: { auth: READERS, permission: 'orders.read' },
     schema: { tags, summary: 'Read an order with its lines and fulfillments', params: IdParams, response: { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: orderOut(await reads.get(req.params.id, ownerId())) }));
 
   r.get('/customers/:id/orders', {
-    config: { auth: READERS },
+    config: { auth: READERS, permission: 'orders.read' },
     schema: { tags, summary: "A customer's orders (same parameters as the order list)", params: IdParams, querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => {
     const owner = ownerId();
@@ -90,7 +90,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/cancel', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.write' },
     schema: { tags, summary: 'Cancel a pending, confirmed or paid order (its stock is released)', params: IdParams, body: OrderCancel.nullish(), response: one },
   }, async (req) => {
     await orders.cancel(req.params.id, req.body?.reason);
@@ -98,7 +98,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/ready-to-ship', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'paid → ready_to_ship', params: IdParams, body: OrderNote.nullish(), response: one },
   }, async (req) => {
     await orders.readyToShip(req.params.id, req.body?.note);
@@ -106,7 +106,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/ready-to-ship/undo', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'ready_to_ship → paid: a problem was found (reason required)', params: IdParams, body: OrderUndoReadyToShip, response: one },
   }, async (req) => {
     await orders.undoReadyToShip(req.params.id, req.body.reason);
@@ -114,7 +114,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/in-transit', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'ready_to_ship → in_transit: everything left is handed to the courier as one fulfillment', params: IdParams, body: OrderInTransit.nullish(), response: one },
   }, async (req) => {
     const b = req.body ?? {};
@@ -123,7 +123,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/deliver', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'in_transit → fulfilled (delivery confirmed) or paid → fulfilled (direct delivery, no courier)', params: IdParams, body: OrderNote.nullish(), response: one },
   }, async (req) => {
     await orders.deliver(req.params.id, req.body?.note);
@@ -131,7 +131,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/orders/:id/fulfillments', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'Ship some or all of what is left (split shipments allowed)', params: IdParams, body: FulfillmentCreate.nullish(), response: { 201: dataOf(OrderFulfillmentOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req, reply) => {
     const b = req.body ?? {};
@@ -146,12 +146,12 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.get('/orders/:id/fulfillments', {
-    config: { auth: READERS },
+    config: { auth: READERS, permission: 'orders.read' },
     schema: { tags, summary: "The order's shipments with status, carrier, tracking and items", params: IdParams, response: { 200: dataOf(OrderFulfillmentOut.array()), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: (await reads.get(req.params.id, ownerId())).fulfillments.map(fulfillmentOut) }));
 
   r.post('/fulfillments/:id/delivered', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'orders.fulfil' },
     schema: { tags, summary: 'Confirm delivery of a shipment (the order is fulfilled once all are delivered)', params: IdParams, response: { 200: dataOf(OrderFulfillmentOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: fulfillmentOut(await fulfillments.markDelivered(req.params.id)) }));
 }

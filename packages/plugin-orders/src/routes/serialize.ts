@@ -1,5 +1,6 @@
 import type { Fulfillment } from '../entities/fulfillment.js';
 import type { LineItem } from '../entities/line-item.js';
+import { amountDue } from '../services/ledger.js';
 import type { OrderView } from '../services/order-reads.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -50,6 +51,9 @@ export function orderOut({ order: o, lines, fulfillments }: OrderView) {
     discount_total: o.discountTotal,
     tax_total: o.taxTotal,
     total: o.total,
+    amount_paid: o.amountPaid,
+    amount_refunded: o.amountRefunded,
+    amount_due: amountDue(o),
     line_items: lines.map(lineItemOut),
     shipping_address: o.shippingAddress ?? null,
     fulfillments: fulfillments.map(fulfillmentOut),

@@ -10,6 +10,8 @@ import { Fulfillment } from '../entities/fulfillment.js';
 import { LineItem } from '../entities/line-item.js';
 import { Order, type ShippingAddress } from '../entities/order.js';
 import { publishCreated, publishFulfillment } from './events.js';
+import { orderMachine } from '../machines/order.js';
+import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { Shipping } from './shipping.js';
@@ -142,6 +144,8 @@ export class Orders {
       cancelledAt: null,
       paidAt: null,
       awaitingStockPaymentId: null,
+      amountPaid: 0,
+      amountRefunded: 0,
       fulfilledAt: null,
       createdAt: at,
       updatedAt: at,
@@ -216,8 +220,27 @@ export class Orders {
   }
 
   /**
-   * The `orders.payment-confirmed` job: pending → confirmed, then, when the payment covers the
-   * order and its stock can be reserved, confirmed → paid. Short of stock, it stays confirmed and
+   * The payments plugin's refunds, inside its transaction: the order's payments as they stand are
+   * recorded in its ledger, and once everything paid for it was refunded the order is `refunded`
+   * (where its lifecycle allows it) and its held stock given back. A partial refund leaves the
+   * state alone; `amount_refunded` shows it.
+   */
+  async recordRefunds(tx: Tx, orderId: string, payments: PaymentEntry[], note: string | null = null): Promise<Order> {
+    const order = await lockOrder(tx, orderId);
+    await recordPayments(tx, order, payments);
+    if (order.amountPaid > 0 && order.amountRefunded >= order.amountPaid && orderMachine.can(order, 'refund')) {
+      await this.shipping.releaseAll(tx, order.id);
+      order.awaitingStockPaymentId = null;
+      await move(tx, order, 'refund', note);
+    }
+    return order;
+  }
+
+  /**
+   * The `orders.payment-confirmed` job: the payment is recorded in the order's ledger (once per
+   * payment); when the confirmed payments, net of refunds, cover the total, pending → confirmed and,
+   * once its stock is reserved, confirmed → paid. A part payment leaves the order pending
+   * (`amount_due` shows the rest). Short of stock, it stays confirmed and
    * orders.order.stock_shortage says why. Safe to run twice.
    */
   async paymentConfirmed(data: PaymentConfirmed): Promise<Order | null> {
@@ -233,35 +256,41 @@ export class Orders {
         this.logger.warn({ orderId: payment.order_id, paymentId: payment.payment_id }, 'payment confirmed for an unknown order');
         return null;
       }
-      const note = `payment ${payment.payment_id}`;
-      if (order.status === 'pending') await move(tx, order, 'confirm', note);
-      // Paid for after it was cancelled (a 3-D Secure or a provider that answered late): the money
-      // came in for nothing; the event tells the store to refund it.
-      const late = order.status === 'cancelled';
-      if (order.status !== 'confirmed' && !late) return order;
-      if (late || payment.currency !== order.currency || payment.amount < order.total) {
+      await recordPayments(tx, order, [{ payment_id: payment.payment_id, amount: payment.amount, currency: payment.currency, refunded_amount: 0 }]);
+      // Paid for after it was cancelled or refunded (a 3-D Secure or a provider that answered late),
+      // or in another currency: the money came in for nothing; the event tells the store to refund it.
+      const reason = payment.currency !== order.currency ? 'currency' : order.status === 'cancelled' || order.status === 'refunded' ? 'late' : null;
+      if (reason) {
         tx.publish('orders.order.payment_mismatch', {
-          id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
+          id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id, reason,
           amount: payment.amount, currency: payment.currency, order_total: order.total, order_currency: order.currency,
         });
         return order;
       }
-      try {
-        await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status === 400) throw error;
-        tx.publish('orders.order.stock_shortage', {
-          id: order.id, number: order.number, status: order.status, payment_id: payment.payment_id,
-          code: error.code, message: error.message, details: error.details,
-        });
-        // Restocking any of its variants tries again (stockArrived).
-        order.awaitingStockPaymentId = payment.payment_id;
-        order.updatedAt = tx.now();
-        return order;
-      }
-      order.awaitingStockPaymentId = null;
-      return move(tx, order, 'pay', note);
+      return this.payIfCovered(tx, order, payment.payment_id);
     });
+  }
+
+  /** pending → confirmed → paid once the order's payments cover it and its stock is reserved. */
+  private async payIfCovered(tx: Tx, order: Order, paymentId: string): Promise<Order> {
+    if ((order.status !== 'pending' && order.status !== 'confirmed') || !isCovered(order)) return order;
+    const note = `payment ${paymentId}`;
+    if (order.status === 'pending') await move(tx, order, 'confirm', note);
+    try {
+      await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status === 400) throw error;
+      tx.publish('orders.order.stock_shortage', {
+        id: order.id, number: order.number, status: order.status, payment_id: paymentId,
+        code: error.code, message: error.message, details: error.details,
+      });
+      // Restocking any of its variants tries again (stockArrived).
+      order.awaitingStockPaymentId = paymentId;
+      order.updatedAt = tx.now();
+      return order;
+    }
+    order.awaitingStockPaymentId = null;
+    return move(tx, order, 'pay', note);
   }
 
   /**
@@ -284,7 +313,8 @@ export class Orders {
     for (const { id } of waiting) {
       const moved = await this.db.tenant(async (tx) => {
         const order = await lockOrder(tx, id);
-        if (order.status !== 'confirmed' || !order.awaitingStockPaymentId) return false;
+        // A refund while it waited may have left it short of its total: it waits for payment again.
+        if (order.status !== 'confirmed' || !order.awaitingStockPaymentId || !isCovered(order)) return false;
         // Still short: the error rolls back anything reserved on the way, and the order keeps waiting.
         await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
         const note = `payment ${order.awaitingStockPaymentId}; stock arrived`;

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
+import { ADMIN, CONFIG, dataOf, errorResponses, STOREFRONT, TenantContext, type QhatuConfig } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -13,22 +13,25 @@ export async function gatewayRoutes(app: FastifyInstance, container: DependencyC
   const gateways = container.resolve(Gateways);
   const settings = container.resolve(GatewaySettings);
   const tags = ['Payments'];
+  const publicUrl = container.resolve<QhatuConfig>(CONFIG).publicUrl;
+  // The specification's path; the store is named in the query, so one address serves every store's dashboard.
+  const notificationUrl = (id: string) => `${publicUrl}/webhooks/${id}?tenant=${TenantContext.tenantId()}`;
 
   r.get('/payments/gateways', {
     config: { auth: STOREFRONT },
     schema: { tags, summary: 'The installed gateways, their fields and whether this store configured them', response: { 200: dataOf(z.array(GatewayOut)), ...errorResponses(400, 401, 403) } },
   }, async () => {
     const stored = await settings.list();
-    return { data: gateways.all().map((g) => gatewayOut(g, stored.get(g.id))) };
+    return { data: gateways.all().map((g) => gatewayOut(g, stored.get(g.id), notificationUrl(g.id))) };
   });
 
   r.get('/payments/gateways/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.read' },
     schema: { tags, summary: "One gateway and this store's settings (secrets are never returned)", params: GatewayParams, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.get(req.params.id)) }));
+  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.get(req.params.id), notificationUrl(req.params.id)) }));
 
   r.put('/payments/gateways/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.configure' },
     schema: { tags, summary: "Set this store's credentials (sealed at rest) and switch the gateway on or off", params: GatewayParams, body: GatewaySettingUpdate, response: { 200: dataOf(GatewayOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.configure(req.params.id, req.body)) }));
+  }, async (req) => ({ data: gatewayOut(gateways.get(req.params.id), await settings.configure(req.params.id, req.body), notificationUrl(req.params.id)) }));
 }

@@ -3,10 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
-import { NotificationOut, NotificationParams } from '../schemas/gateway.js';
+import { BareNotificationParams, NotificationOut, NotificationParams } from '../schemas/gateway.js';
 import { Notifications } from '../services/notifications.js';
 
 /**
+ * POST /webhooks/:gateway (the specification's path: the store is found from the notification) and
  * POST /webhooks/:gateway/:tenant_id: no tenant auth, the gateway's signature is the credential.
  * The body stays the raw bytes (signatures are over them): this parser lives only in this scope.
  */
@@ -15,6 +16,26 @@ export async function notificationRoutes(app: FastifyInstance, container: Depend
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
   const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post('/:gateway', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['Payments'],
+      summary: "A gateway's notification on the specification's path: the store is the address's `tenant` parameter (GET /api/v1/payments/gateways gives it as notification_url) or the one whose payment it names; 401 unless that store's credentials verify the signature",
+      params: BareNotificationParams,
+      querystring: z.looseObject({ tenant: z.string().optional().meta({ description: "The store's id, as in the notification_url pasted into the provider's dashboard" }) }),
+      response: { 200: dataOf(NotificationOut), 303: z.null().meta({ description: "A provider form's post back: on to the session's return_url" }), ...errorResponses(400, 401, 404, 409, 422, 502) },
+    },
+  }, async (req, reply) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const query = new URLSearchParams(req.url.split('?')[1] ?? '');
+    if (notifications.isCallback(req.params.gateway)) {
+      const done = await notifications.callbackForAnyStore(req.params.gateway, raw, req.headers, query);
+      if (done.redirect) return reply.redirect(done.redirect, 303);
+      return { data: { received: true, outcome: done.outcome, payment_id: done.payment.id, status: done.payment.status } };
+    }
+    return { data: { received: true, outcome: await notifications.receiveForAnyStore(req.params.gateway, raw, req.headers, query) } };
+  });
 
   r.post('/:gateway/:tenant_id', {
     config: { auth: 'public' },

@@ -41,7 +41,7 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
   }, async (req, reply) => reply.code(201).send({ data: paymentOut(await payments.create(req.body)) }));
 
   r.get('/payments', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.read' },
     schema: {
       tags,
       summary: "The store's payments with their refunds (filter by order, status, gateway or the provider's payment id); stored states, not re-read",
@@ -74,7 +74,7 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
   }, async (req) => ({ data: paymentOut(await payments.confirm(req.params.id, req.body ?? {})) }));
 
   r.post('/payments/:id/refund', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'payments.refund' },
     schema: {
       tags,
       summary: 'Refund on the original gateway (0 = everything left); 409 when not refundable or above what is left',

@@ -41,7 +41,7 @@ export function paymentOut(p: Payment, refunds: Refund[] = []) {
 }
 
 /** A gateway as the store sees it: never a secret credential. */
-export function gatewayOut(g: PaymentGateway, setting: GatewaySetting | null | undefined) {
+export function gatewayOut(g: PaymentGateway, setting: GatewaySetting | null | undefined, notificationUrl: string) {
   return {
     id: g.id,
     name: g.name,
@@ -51,6 +51,7 @@ export function gatewayOut(g: PaymentGateway, setting: GatewaySetting | null | u
     configured: Boolean(setting),
     enabled: setting?.enabled ?? false,
     public_credentials: setting?.publicCredentials ?? {},
+    notification_url: notificationUrl,
     session: g.createSession ? { field: g.sessionField ?? null, required: Boolean(g.sessionRequired) } : null,
   };
 }

@@ -25,6 +25,7 @@ export const GatewayOut = z
     configured: z.boolean(),
     enabled: z.boolean(),
     public_credentials: z.record(z.string(), z.string()).meta({ description: 'The credentials that are not secret (a publishable key)' }),
+    notification_url: z.string().meta({ description: "The address to paste into the provider's dashboard for its notifications (webhooks, IPN): the gateway's /webhooks path with this store's id" }),
     session: z
       .object({ field: z.string().nullable(), required: z.boolean() })
       .nullable()
@@ -33,6 +34,7 @@ export const GatewayOut = z
   .meta({ id: 'PaymentGateway' });
 
 export const NotificationParams = z.object({ gateway: GatewayId, tenant_id: z.string().max(64) });
+export const BareNotificationParams = z.object({ gateway: GatewayId });
 
 export const NotificationOut = z
   .object({

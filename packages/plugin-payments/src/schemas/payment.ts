@@ -57,6 +57,7 @@ export const PaymentSessionCreate = z
   .strictObject({
     order_id: Uuid,
     gateway: z.string().min(1).max(40).meta({ example: 'niubiz' }),
+    amount: Money.min(1).optional().meta({ description: 'Part of what is still due, for a split payment (minor units); absent: everything still due' }),
     client_ip: z.union([z.ipv4(), z.ipv6()]).optional().meta({ description: "The shopper's IP address, for the provider's antifraud checks" }),
     return_url: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, CLOCK, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
+import { AppError, CLOCK, withArticle, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -23,6 +23,10 @@ export interface CallbackOutcome {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** One answer for an unknown store and a bad signature: the bare path tells nothing of any store. */
+const unverified = (gateway: PaymentGateway) =>
+  new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} notification names no store whose credentials verify its signature`);
+
 /**
  * Inbound gateway notifications. Nothing of the body is read before the signature is verified
  * with the tenant's own secret; the payment is then re-read from the provider, and the event id
@@ -44,8 +48,81 @@ export class Notifications {
     const { gateway, tenant, ctx } = await this.endpoint(gatewayId, tenantId);
     const inbound: InboundNotification = { rawBody, headers, query, now: this.clock.now() };
     if (!(await gateway.verifyNotification(ctx, inbound))) throw new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} signature is missing or does not match`);
+    return this.process(gateway, tenant, ctx, inbound);
+  }
+
+  /**
+   * A notification on the specification's bare `/webhooks/<gateway>`: the store is the one the
+   * address's `tenant` parameter names or, without it, the store whose payment or refund the
+   * notification names (the platform-level index); only a store whose own credentials verify the
+   * signature takes it. A store that cannot be found and a signature that does not verify are the
+   * same 401, so nothing is learnt of any store; nothing is processed.
+   */
+  async receiveForAnyStore(gatewayId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query: URLSearchParams): Promise<NotificationOutcome> {
+    const gateway = this.gateways.get(gatewayId);
+    const inbound: InboundNotification = { rawBody, headers, query, now: this.clock.now() };
+    for (const tenant of await this.storesNamedBy(gateway, inbound)) {
+      const ctx = await this.contextOf(gateway, tenant);
+      if (ctx && (await gateway.verifyNotification(ctx, inbound))) return this.process(gateway, tenant, ctx, inbound);
+    }
+    throw unverified(gateway);
+  }
+
+  /** A provider form's post back on the bare path: the store from `tenant`, or from the session it names. */
+  async callbackForAnyStore(gatewayId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query: URLSearchParams): Promise<CallbackOutcome> {
+    const gateway = this.gateways.get(gatewayId);
+    const named = query.get('tenant');
+    const session = query.get('session');
+    const [tenant] = named !== null ? (UUID.test(named) ? [named.toLowerCase()] : []) : session && UUID.test(session) ? await this.lookUp(gateway, 'session', session.toLowerCase()) : [];
+    if (!tenant || !(await this.contextOf(gateway, tenant))) throw unverified(gateway);
+    return this.callback(gatewayId, tenant, rawBody, headers, query);
+  }
+
+  /**
+   * The stores a notification may be for: the `tenant` of its address, or those holding the
+   * provider's payment (or refund) it names. Reading it before the signature is verified serves
+   * only to find whose credentials verify it; a body that cannot be read is a 400.
+   */
+  private async storesNamedBy(gateway: PaymentGateway, inbound: InboundNotification): Promise<string[]> {
+    const named = inbound.query.get('tenant');
+    if (named !== null) return UUID.test(named) ? [named.toLowerCase()] : [];
+    let parsed: ParsedNotification | null;
+    try {
+      parsed = gateway.parseNotification(inbound);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} notification: its body cannot be read`);
+    if (parsed.providerPaymentId) {
+      const stores = await this.lookUp(gateway, 'payment', parsed.providerPaymentId);
+      if (stores.length > 0) return stores;
+    }
+    return parsed.providerRefundId ? this.lookUp(gateway, 'refund', parsed.providerRefundId) : [];
+  }
+
+  /** The platform-level index: the stores holding this provider reference (a few at most). */
+  private async lookUp(gateway: PaymentGateway, kind: 'payment' | 'refund' | 'session', reference: string): Promise<string[]> {
+    const rows = await this.db.platform(({ em }) =>
+      em.execute<Array<{ tenant_id: string }>>(
+        `select tenant_id from payments_provider_ref where gateway = ? and kind = ? and reference = ? limit 5`,
+        [gateway.id, kind, reference],
+      ),
+    );
+    return rows.map((r) => r.tenant_id);
+  }
+
+  /** The store's credentials for the gateway; null when it has none (or is no store). */
+  private async contextOf(gateway: PaymentGateway, tenant: string): Promise<GatewayContext | null> {
+    return this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }), tenant).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') return null;
+      throw error;
+    });
+  }
+
+  /** A verified notification: parsed, the payment or refund re-read from the provider, then moved once. */
+  private async process(gateway: PaymentGateway, tenant: string, ctx: GatewayContext, inbound: InboundNotification): Promise<NotificationOutcome> {
     const parsed = gateway.parseNotification(inbound);
-    if (!parsed) throw AppError.validation(`Not a ${gateway.name} notification this store understands`);
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} notification this store understands`);
     if (parsed.providerRefundId && gateway.refundStatus) return this.refundNotification(gateway, ctx, tenant, parsed as ParsedNotification & { providerRefundId: string });
     if (!parsed.providerPaymentId) return 'ignored';
 
@@ -79,7 +156,7 @@ export class Notifications {
   async callback(gatewayId: string, tenantId: string, rawBody: Buffer, headers: IncomingHttpHeaders, query: URLSearchParams): Promise<CallbackOutcome> {
     const { gateway, tenant } = await this.endpoint(gatewayId, tenantId);
     const parsed = gateway.parseCallback!({ rawBody, headers, query, now: this.clock.now() });
-    if (!parsed) throw AppError.validation(`Not a ${gateway.name} form post this store understands`);
+    if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} form post this store understands`);
     if (!UUID.test(parsed.sessionId)) throw AppError.validation('The callback address must name the payment session', [{ path: 'query.session', message: 'must be a UUID' }]);
     const session = await this.db.tenant(({ em }) => em.findOne(PaymentSession, { id: parsed.sessionId, gateway: gateway.id }), tenant);
     if (!session) throw AppError.notFound('Payment session', 'PAYMENT_SESSION_NOT_FOUND');

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, Database, LOGGER, paginate, Secrets, type Page, type PageRequest, type Tx } from '@qhatu/core';
-import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -13,7 +12,8 @@ import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { Refunds } from './refunds.js';
-import { PAYABLE, Sessions } from './sessions.js';
+import { amountStillDue, exceedsBalance, lockOrderToPay } from './balance.js';
+import { Sessions } from './sessions.js';
 
 export interface PaymentFilter {
   order_id?: string;
@@ -56,13 +56,13 @@ export class Payments {
     const { gateway, fields } = this.gateways.checkPayment(input);
     const { payment, ctx, session } = await this.db.tenant(async (tx) => {
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: true });
-      const order = await tx.em.findOne(Order, { id: input.order_id });
-      if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
-      if (!PAYABLE.has(order.status)) throw AppError.conflict(`The order is ${order.status}: there is nothing to pay`, 'ORDER_NOT_PAYABLE', [{ path: 'body.order_id', message: `status is ${order.status}` }]);
-      const details = [];
-      if (input.currency !== order.currency) details.push({ path: 'body.currency', message: `must be the order's currency, ${order.currency}` });
-      if (input.amount > order.total) details.push({ path: 'body.amount', message: `must not exceed the order's total, ${order.total}` });
-      if (details.length) throw AppError.validation('The payment does not match the order', details);
+      const order = await lockOrderToPay(tx, input.order_id);
+      if (input.currency !== order.currency) {
+        throw AppError.unprocessable('PAYMENT_CURRENCY_MISMATCH', `The order is in ${order.currency}: a payment of it must be too, not ${input.currency}`, [
+          { path: 'body.currency', message: `must be the order's currency, ${order.currency}`, order_currency: order.currency },
+        ]);
+      }
+      const due = await amountStillDue(tx, order);
       const at = tx.now();
       const payment = tx.em.create(Payment, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, amount: input.amount, currency: input.currency,
@@ -71,6 +71,8 @@ export class Payments {
       });
       const session = await this.sessions.claim(tx, gateway, payment, fields);
       payment.sessionId = session?.id ?? null;
+      // After the session's own checks: a session already used says so (a replayed form post).
+      if (input.amount > due) throw exceedsBalance(due, order);
       return { payment, ctx, session };
     });
     let result: ChargeResult;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
-import { Order, orderMachine, Orders } from '@qhatu/plugin-orders';
+import { Orders } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -157,14 +157,20 @@ export class Refunds {
     payment.updatedAt = tx.now();
     const full = payment.refundedAmount >= payment.amount;
     await paymentMachine.apply(tx, payment, full ? 'refund_fully' : 'refund_partially');
-    if (full) await this.refundOrder(tx, payment);
+    await this.recordOnOrder(tx, payment, refund);
     publishRefund(tx, payment, refund);
     return refund;
   }
 
-  /** A fully refunded payment refunds its order, where the order's lifecycle allows it. */
-  private async refundOrder(tx: Tx, payment: Payment): Promise<void> {
-    const order = await tx.em.findOne(Order, { id: payment.orderId });
-    if (order && orderMachine.can(order, 'refund')) await this.orders.markRefunded(tx, order.id, `payment ${payment.id} refunded`);
+  /**
+   * Tells the order what its captured payments now stand at (this one with its new refunded
+   * amount): the order is refunded only once everything paid for it was refunded.
+   */
+  private async recordOnOrder(tx: Tx, payment: Payment, refund: Refund): Promise<void> {
+    const captured = await tx.em.find(Payment, { orderId: payment.orderId, status: { $in: [...REFUNDABLE, 'refunded'] } });
+    const entries = captured.map((p) => (p.id === payment.id ? payment : p)).map((p) => ({
+      payment_id: p.id, amount: p.amount, currency: p.currency, refunded_amount: p.refundedAmount,
+    }));
+    await this.orders.recordRefunds(tx, payment.orderId, entries, `refund ${refund.id} of payment ${payment.id}`);
   }
 }

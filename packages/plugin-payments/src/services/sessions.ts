@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, CONFIG, Database, LOGGER, TenantContext, type QhatuConfig, type Tx } from '@qhatu/core';
-import { Order } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { PaymentSession } from '../entities/session.js';
 import type { PaymentGateway, SessionResult, StoredSession } from '../gateway.js';
+import { amountStillDue, exceedsBalance, lockOrderToPay } from './balance.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 
@@ -13,15 +13,16 @@ export interface SessionInput {
   order_id: string;
   gateway: string;
   client_ip?: string;
+  /** Part of what is due (a split payment); what is due when absent. */
+  amount?: number;
   return_url?: string;
 }
 
-/** Orders a shopper can still pay: not yet paid, and not given up. */
-export const PAYABLE = new Set(['pending', 'confirmed']);
+export { PAYABLE } from './balance.js';
 
 /**
  * Payment sessions: the server-side step some providers need before their browser form can pay
- * (a session key, a form token, a provider order). Opened for the order's total; a session
+ * (a session key, a form token, a provider order). Opened for what is still due on the order; a session
  * pays once, the order it was opened for and nothing else.
  */
 @injectable()
@@ -43,17 +44,22 @@ export class Sessions {
     }
     const id = randomUUID();
     const tenantId = TenantContext.tenantId();
-    const { ctx, order, number } = await this.db.tenant(async (tx) => {
+    const { ctx, order, amount, number } = await this.db.tenant(async (tx) => {
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: true });
-      const order = await tx.em.findOne(Order, { id: input.order_id });
-      if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
-      if (!PAYABLE.has(order.status)) throw AppError.conflict(`The order is ${order.status}: there is nothing to pay`, 'ORDER_NOT_PAYABLE');
+      const order = await lockOrderToPay(tx, input.order_id);
       if (order.total <= 0) throw AppError.conflict('The order totals nothing: there is nothing to pay', 'ORDER_NOT_PAYABLE');
+      const due = await amountStillDue(tx, order);
+      if (due <= 0) {
+        throw AppError.conflict('Nothing is left to pay: the payments of the order, those in progress included, cover its total', 'ORDER_NOT_PAYABLE', [
+          { path: 'body.order_id', message: 'nothing is due', order_total: order.total },
+        ]);
+      }
+      if (input.amount !== undefined && input.amount > due) throw exceedsBalance(due, order);
       if (!gateway.currencies.includes(order.currency)) {
         throw AppError.validation(`${gateway.name} does not take ${order.currency}`, [{ path: 'body.gateway', message: `takes ${gateway.currencies.slice(0, 5).join(', ')}${gateway.currencies.length > 5 ? ', ...' : ''}` }]);
       }
       const [{ number }] = await tx.em.execute<Array<{ number: string }>>(`SELECT nextval('payments_session_number') AS number`);
-      return { ctx, order, number: Number(number) };
+      return { ctx, order, amount: input.amount ?? due, number: Number(number) };
     });
     let opened: SessionResult;
     try {
@@ -61,7 +67,7 @@ export class Sessions {
         sessionId: id,
         number,
         orderId: order.id,
-        amount: order.total,
+        amount,
         currency: order.currency,
         customerEmail: order.customerEmail || null,
         clientIp: input.client_ip ?? null,
@@ -74,7 +80,7 @@ export class Sessions {
     }
     return this.db.tenant(async (tx) =>
       tx.em.create(PaymentSession, {
-        id, tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, reference: opened.reference, number, amount: order.total, currency: order.currency,
+        id, tenantId: tx.tenantId, orderId: order.id, gateway: gateway.id, reference: opened.reference, number, amount, currency: order.currency,
         client: opened.client, data: opened.data ?? {}, returnUrl: input.return_url ?? null, paymentId: null, expiresAt: opened.expiresAt ?? null, createdAt: tx.now(),
       }),
     );

@@ -1,0 +1,26 @@
+import type { QhatuGraphQLContext } from '@qhatu/core';
+import { AppError } from '@qhatu/core';
+import { z } from 'zod';
+import { SalesAnalytics } from '../services/analytics.js';
+
+export const analyticsTypeDefs = `
+  "Days YYYY-MM-DD (UTC), both included; at most 366 days."
+  input AnalyticsRange { start: String!, end: String! }
+  "A product's revenue: the amounts of its lines in the range's orders (before order discounts and refunds)."
+  type AnalyticsTopProduct { productId: ID!, title: String!, revenue: Int! }
+  "Sales of orders paid within the range and paid or further on, net of refunds, in the store's currency (minor units)."
+  type Analytics { totalRevenue: Int!, totalOrders: Int!, averageOrderValue: Int!, topProducts: [AnalyticsTopProduct!]!, currency: String! }
+  extend type Query {
+    "The store's sales over a range of days (admin token)."
+    analytics(range: AnalyticsRange!): Analytics!
+  }
+`;
+
+const AnalyticsArgs = z.object({ range: z.object({ start: z.string().max(40), end: z.string().max(40) }) });
+
+export async function analyticsResolver(_: unknown, raw: unknown, ctx: QhatuGraphQLContext) {
+  ctx.require(['admin']);
+  const parsed = AnalyticsArgs.safeParse(raw);
+  if (!parsed.success) throw AppError.validation('The range must be two dates YYYY-MM-DD');
+  return ctx.container.resolve(SalesAnalytics).figures(parsed.data.range);
+}

@@ -1,0 +1,50 @@
+import type { Tx } from '@qhatu/core';
+import type { Order } from '../entities/order.js';
+
+/** A payment of the order as the payments plugin knows it: what came in and what went back. */
+export interface PaymentEntry {
+  payment_id: string;
+  amount: number;
+  currency: string;
+  /** What the provider confirmed refunded of it (0 when only confirmed). */
+  refunded_amount: number;
+}
+
+/**
+ * Records payments in the order's ledger (`orders_payment`, one row per payment, so a repeated job
+ * counts nothing twice; a refunded amount only ever grows) and sets the order's `amountPaid` and
+ * `amountRefunded` from it, in the order's currency only. The order must be locked by the caller.
+ */
+export async function recordPayments(tx: Tx, order: Order, entries: PaymentEntry[]): Promise<void> {
+  if (entries.length > 0) {
+    await tx.em.execute(
+      `insert into orders_payment (tenant_id, order_id, payment_id, amount, currency, refunded_amount, recorded_at)
+       select ?, ?, e.payment_id, e.amount, e.currency, e.refunded_amount, ?
+         from jsonb_to_recordset(?::jsonb) as e(payment_id text, amount bigint, currency text, refunded_amount bigint)
+       on conflict (tenant_id, order_id, payment_id)
+         do update set refunded_amount = greatest(orders_payment.refunded_amount, excluded.refunded_amount)`,
+      [tx.tenantId, order.id, tx.now(), JSON.stringify(entries)],
+    );
+  }
+  const [sums] = await tx.em.execute<Array<{ paid: string; refunded: string }>>(
+    `select coalesce(sum(amount), 0) as paid, coalesce(sum(least(refunded_amount, amount)), 0) as refunded
+       from orders_payment where tenant_id = ? and order_id = ? and currency = ?`,
+    [tx.tenantId, order.id, order.currency],
+  );
+  const paid = Number(sums.paid);
+  const refunded = Number(sums.refunded);
+  if (paid !== order.amountPaid || refunded !== order.amountRefunded) {
+    order.amountPaid = paid;
+    order.amountRefunded = refunded;
+    order.updatedAt = tx.now();
+  }
+}
+
+/** What the order's confirmed payments, net of refunds, still leave to pay: 0 once it no longer awaits payment. */
+export function amountDue(order: Pick<Order, 'status' | 'total' | 'amountPaid' | 'amountRefunded'>): number {
+  if (order.status !== 'pending' && order.status !== 'confirmed') return 0;
+  return Math.max(0, order.total - (order.amountPaid - order.amountRefunded));
+}
+
+/** True when the confirmed payments, net of refunds, cover the order's total. */
+export const isCovered = (order: Order) => order.total > 0 && order.amountPaid - order.amountRefunded >= order.total;
