@@ -184,7 +184,7 @@ describe('credit limit', () => {
     const first = await placeAccepted(6);
     const firstOrder = (await convert(own, first.id)).json().data.order_id;
     const credit = (await own.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data;
-    expect(credit).toEqual({ b2b_customer_id: c.id, currency: 'PEN', credit_limit: 100000, open_balance: 60000, available: 40000, open_orders: [{ order_id: firstOrder, quote_id: first.id, total: 60000, placed_at: expect.any(String) }] });
+    expect(credit).toEqual({ b2b_customer_id: c.id, currency: 'PEN', credit_limit: 100000, open_balance: 60000, available: 40000, open_orders: [{ order_id: firstOrder, quote_id: first.id, total: 60000, due: 60000, placed_at: expect.any(String) }] });
 
     const second = await placeAccepted(5);
     const refused = await convert(own, second.id);
@@ -211,6 +211,16 @@ describe('credit limit', () => {
     );
     expect(paid?.status).toBe('paid');
     expect((await own.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data).toMatchObject({ open_balance: 50000, available: 50000 });
+
+    // A part payment lowers what is owed; the order stays open until paid in full.
+    const secondOrder = (await own.admin('GET', `${B2B}/quotes/${second.id}`)).json().data.order_id;
+    const part = await TenantContext.run({ tenantId: own.tenant.id }, () =>
+      t.app.container.resolve(Orders).paymentConfirmed({ payment_id: 'pay_part', order_id: secondOrder, amount: 20000, currency: 'PEN' }),
+    );
+    expect(part?.status).toBe('pending');
+    const afterPart = (await own.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data;
+    expect(afterPart).toMatchObject({ open_balance: 30000, available: 70000 });
+    expect(afterPart.open_orders).toEqual([expect.objectContaining({ order_id: secondOrder, total: 50000, due: 30000 })]);
   });
 
   it('concurrent conversions cannot overdraw together: one of two that each fit alone is refused', async () => {

@@ -88,6 +88,8 @@ export async function company(s: Store, over: Record<string, unknown> = {}): Pro
 /** A shopper signed up through the storefront key: the token and customer id. */
 export async function signUp(t: TestApp, s: Store): Promise<{ token: string; id: string; email: string }> {
   const email = `${randomUUID().slice(0, 8)}@example.com`;
+  // A store that signs new shoppers in at once (the default finishes sign-up from an e-mailed link).
+  await s.admin('PUT', '/api/v1/customers/settings', { registration: 'instant' });
   const res = await caller(t, s.tenant, s.tenant.storefrontToken)('POST', '/api/v1/auth/customer/register', { email, password: 'correct horse battery', first_name: 'Luis', last_name: 'Huamán' });
   const data = await created(res, 'customer');
   return { token: data.token, id: data.customer.id, email };

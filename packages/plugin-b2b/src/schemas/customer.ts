@@ -74,9 +74,9 @@ export const CreditOut = z
     b2b_customer_id: z.uuid(),
     currency: z.string(),
     credit_limit: z.number().int(),
-    open_balance: z.number().int().meta({ description: 'Totals of the orders on account not yet paid, cancelled or refunded' }),
+    open_balance: z.number().int().meta({ description: 'What is owed of the orders on account not paid, cancelled or refunded (part payments deducted)' }),
     available: z.number().int().meta({ description: 'credit_limit − open_balance, at least 0' }),
-    open_orders: z.array(z.object({ order_id: z.uuid(), quote_id: z.uuid(), total: z.number().int(), placed_at: Timestamp })),
+    open_orders: z.array(z.object({ order_id: z.uuid(), quote_id: z.uuid(), total: z.number().int(), due: z.number().int().meta({ description: 'The total less what was paid of it' }), placed_at: Timestamp })),
   })
   .meta({ id: 'B2BCredit' });
 
