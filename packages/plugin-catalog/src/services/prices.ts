@@ -1,7 +1,11 @@
 import type { Tx } from '@qhatu/core';
 import type { Variant } from '../entities/variant.js';
 
-/** Who a price is for: the signed-in customer account, or nobody (a guest, an admin-made order). */
+/**
+ * Who a price is for: a customer account (a cart's, a checkout's, an order's), or nobody (a
+ * guest). The id may come from a request; a resolver with special prices gives them only when the
+ * caller may claim that account (the B2B plugin: the signed-in customer itself, or the store).
+ */
 export interface PriceBuyer {
   customerId: string | null;
 }
