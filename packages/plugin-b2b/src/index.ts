@@ -30,7 +30,7 @@ export { quoteMachine } from './machines/quote.js';
 export { b2bCustomerMachine } from './machines/b2b-customer.js';
 export { B2BCustomers } from './services/b2b-customers.js';
 export { PriceLists } from './services/price-lists.js';
-export { PriceListResolver, priceThrough, type ListPrice, type RuleSnapshot } from './services/pricing.js';
+export { PriceListResolver, priceThrough, trustedBuyer, type ListPrice, type RuleSnapshot } from './services/pricing.js';
 export { PriceListOrderPrices } from './services/order-prices.js';
 export { Quotes, quoteNumber } from './services/quotes.js';
 export { Credit } from './services/credit-reads.js';

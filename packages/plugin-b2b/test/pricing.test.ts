@@ -165,6 +165,27 @@ describe('the PriceResolver strategy', () => {
     expect(withCategory.count - guest.count).toBe(2);
   });
 
+  it('gives list prices to the signed-in buyer and to the store, never to a caller that merely names the buyer', async () => {
+    const resolver = t.app.container.resolve<PriceResolverStrategy>(PriceResolver);
+    const p = await product(s, 10000);
+    const list = await priceList(s, [{ type: 'percentage', value: 30, applies_to: 'all' }]);
+    const c = await company(s, { price_list_id: list });
+    const buyer = await signUp(t, s);
+    const other = await signUp(t, s);
+    await s.admin('POST', `${B2B}/customers/${c.id}/buyers`, { customer_id: buyer.id });
+    const db = t.app.container.resolve(Database);
+    const as = (kind: 'admin' | 'staff' | 'storefront' | 'customer' | null, subjectId: string | null = null) =>
+      TenantContext.run({ tenantId: s.tenant.id, ...(kind ? { principal: { kind, subjectId, tokenId: 'tok', tenantId: s.tenant.id, id: subjectId ?? 'tok', permissions: null } } : {}) }, () =>
+        db.tenant(async (tx) => (await resolver.resolve(tx, await tx.em.find(Variant, { id: p.variantId }), { customerId: buyer.id })).get(p.variantId)!.price),
+      );
+    expect(await as('customer', buyer.id)).toBe(7000);
+    expect(await as('admin')).toBe(7000);
+    expect(await as('staff', 'a-staff-member')).toBe(7000);
+    expect(await as(null)).toBe(7000);
+    expect(await as('customer', other.id)).toBe(10000);
+    expect(await as('storefront')).toBe(10000);
+  });
+
   it('a plugin registered after this one replaces it again, for order lines too', async () => {
     const halfPrice: PriceResolverStrategy = {
       async resolve(_tx, variants) {

@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import { TenantContext, type Tx } from '@qhatu/core';
 import { catalogPriceOf, CollectionProduct, type PriceBuyer, type PriceResolverStrategy, type ResolvedPrice, type Variant } from '@qhatu/plugin-catalog';
 import { injectable } from 'tsyringe';
 import type { RuleScope, RuleType } from '../entities/price-list.js';
@@ -59,18 +59,34 @@ const toList = (row: ListRow | undefined): ListOfCompany | null =>
   row ? { b2bCustomerId: row.b2b_customer_id, priceListId: row.price_list_id, currency: row.currency, rules: row.rules.map((r) => ({ ...r, value: Number(r.value) })) } : null;
 
 /**
+ * The customer whose list may price this call: the signed-in customer itself, or anyone the store
+ * prices for (an admin key, a staff member, in-process work with no caller). A customer id that a
+ * guest's or another shopper's request merely names (a guest checkout with a buyer's e-mail, a
+ * cart made for a customer id) gets catalog prices: wholesale prices need the buyer signed in.
+ */
+export function trustedBuyer(customerId: string | null): string | null {
+  if (!customerId) return null;
+  const caller = TenantContext.principal();
+  if (!caller) return customerId;
+  if (caller.kind === 'customer') return caller.subjectId === customerId ? customerId : null;
+  return caller.kind === 'admin' || caller.kind === 'staff' ? customerId : null;
+}
+
+/**
  * The B2B `PriceResolver`: a customer account that buys for an active or on-hold company pays
- * its price list's prices (variants in the list's currency); everybody else the catalog's.
+ * its price list's prices (variants in the list's currency) when signed in, or when the store
+ * prices for it; everybody else the catalog's.
  * One statement for a guest or a buyer without a list; two when a rule names a collection.
  */
 @injectable()
 export class PriceListResolver implements PriceResolverStrategy {
   async resolve(tx: Tx, variants: readonly Variant[], buyer: PriceBuyer): Promise<Map<string, ListPrice>> {
-    if (!buyer.customerId || variants.length === 0) return this.priceAll(tx, variants, null);
+    const customerId = trustedBuyer(buyer.customerId);
+    if (!customerId || variants.length === 0) return this.priceAll(tx, variants, null);
     const [row] = await tx.em.execute<ListRow[]>(
       `${LIST_SQL} join b2b_buyer b on b.tenant_id = c.tenant_id and b.b2b_customer_id = c.id
         where c.tenant_id = ? and b.customer_id = ? and c.status <> 'disabled'`,
-      [tx.tenantId, buyer.customerId],
+      [tx.tenantId, customerId],
     );
     return this.priceAll(tx, variants, toList(row));
   }

@@ -30,7 +30,7 @@ export function actorOf(): QuoteActor {
     if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
     return { kind: 'buyer', customerId: principal.subjectId };
   }
-  return { kind: 'store', id: principal?.subjectId ?? principal?.tokenId ?? null };
+  return { kind: 'store', id: TenantContext.principalId() };
 }
 
 /** `QT-` and the store's sequence, six digits at least. */
