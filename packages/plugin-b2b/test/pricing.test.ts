@@ -186,6 +186,26 @@ describe('the PriceResolver strategy', () => {
     expect(await as('storefront')).toBe(10000);
   });
 
+  it('lists and reads within a statement budget (whatever the page holds)', async () => {
+    const own = await store(t);
+    const p = await product(own, 100);
+    for (let i = 0; i < 3; i++) {
+      const list = await priceList(own, [{ type: 'fixed', value: 1, applies_to: 'all' }, { type: 'fixed', value: 2, applies_to: 'product', product_id: p.id }]);
+      const c = await company(own, { price_list_id: list });
+      await quote(own, c.id, [{ variant_id: p.variantId, quantity: 1 }]);
+    }
+    await own.admin('GET', `${B2B}/quotes`); // the key's lookup is cached from here on
+    const budget = async (url: string, rows: number) => {
+      const { result, count } = await t.countQueries(() => own.admin('GET', url));
+      expect(result.json().data).toHaveLength(rows);
+      return count;
+    };
+    // begin, tenant entry, the page, commit; price lists one more for their rules.
+    expect(await budget(`${B2B}/quotes`, 3)).toBe(4);
+    expect(await budget(`${B2B}/customers`, 3)).toBe(4);
+    expect(await budget(`${B2B}/price-lists`, 3)).toBe(5);
+  });
+
   it('a plugin registered after this one replaces it again, for order lines too', async () => {
     const halfPrice: PriceResolverStrategy = {
       async resolve(_tx, variants) {
