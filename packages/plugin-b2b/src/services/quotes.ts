@@ -161,6 +161,8 @@ export class Quotes {
       await quoteMachine.apply(tx, quote, 'send');
       const tenant = await tx.em.findOneOrFail(Tenant, { id: tx.tenantId });
       const pdf = await quotePdf(quote, customer, { name: tenant.name }, at);
+      // Written first, so that only the commit itself can follow the e-mail.
+      await tx.em.flush();
       try {
         await this.mailer.send({
           tenantId: tx.tenantId,
