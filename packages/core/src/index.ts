@@ -32,7 +32,7 @@ export {
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
 export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
-export { DEFAULT_MAIL_FROM, Mailer, type MailMessage, type SentMail } from './mail/mailer.js';
+export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';
 export { EventBus, type DomainEvent } from './events/bus.js';
 export { OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
 export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
