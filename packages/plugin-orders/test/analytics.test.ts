@@ -16,6 +16,8 @@ let customerToken: string;
 beforeAll(async () => {
   t = await createTestApp({ plugins: [media, catalog, customers, inventory, orders, paymentsAnnouncer], clock: { now: () => now } });
   shop = await t.createTenant({ currency: 'PEN' });
+  // A store that signs new shoppers in at once (the default finishes sign-up from an e-mailed link).
+  await t.request({ method: 'PUT', url: '/api/v1/customers/settings', headers: shop.headers(), payload: { registration: 'instant' } });
   const registered = await t.request({ method: 'POST', url: '/api/v1/auth/customer/register', headers: shop.headers(shop.storefrontToken), payload: { email: 'ana@example.com', password: 'a long enough password' } });
   expect(registered.statusCode, registered.body).toBe(201);
   customerToken = registered.json().data.token;
