@@ -63,4 +63,15 @@ describe('a replaced tax calculator', () => {
     const elsewhere = await checkoutTo(store, (await cartWith(store, [[paddle.variants[0], 1]])).id, 'US', 'OR');
     expect(elsewhere).toMatchObject({ tax_total: 0, total: 5000 });
   });
+
+  it('refuses the step with 503 TAX_UNAVAILABLE when the provider is down, changing nothing', async () => {
+    const tent = await product(admin, [9000]);
+    const cart = await cartWith(store, [[tent.variants[0], 1]]);
+    const made = await ok(await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' }), 201);
+    const down = { first_name: 'Rosa', last_name: 'Q', address1: '1 Main St', city: 'Nowhere', province: 'Outage', country_code: 'US', zip: '00000', phone: '+12065550100' };
+    const res = await store('PUT', `${CHECKOUTS}/${made.id}/shipping`, { shipping_address: down, shipping_rate: { carrier: 'UPS', service: 'Ground', price: 0 } });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().error.code).toBe('TAX_UNAVAILABLE');
+    expect(await ok(await store('GET', `${CHECKOUTS}/${made.id}`))).toMatchObject({ status: 'pending', order_id: null, shipping_address: null });
+  });
 });

@@ -172,6 +172,18 @@ const LANDED = [
   'GET /admin/catalog/products/:id/review-settings-panel',
   'POST /admin/catalog/products/:id/review-settings',
   'DELETE /admin/catalog/products/:id/review-settings/:field',
+  'GET /api/v1/taxes/settings',
+  'PATCH /api/v1/taxes/settings',
+  'POST /api/v1/taxes/regions',
+  'GET /api/v1/taxes/regions',
+  'GET /api/v1/taxes/regions/:id',
+  'PATCH /api/v1/taxes/regions/:id',
+  'DELETE /api/v1/taxes/regions/:id',
+  'PUT /api/v1/taxes/regions/:id/rates/:tax_class',
+  'DELETE /api/v1/taxes/regions/:id/rates/:tax_class',
+  'PUT /api/v1/taxes/classes/:tax_class/products',
+  'GET /api/v1/taxes/classes/assignments',
+  'DELETE /api/v1/taxes/classes/assignments/:id',
 ];
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 import { Product, Variant } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
-import { allocate, OrderTaxes, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
+import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import type { Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
@@ -113,7 +113,7 @@ export class CartPricing {
       if (coupon?.applicableTo === 'products') eligible = (productId) => coupon.applicableIds.includes(productId);
     }
     const couponShares = shareCoupon(couponDiscount, lines, eligible);
-    const taxes = await this.taxes.calculate(tx, {
+    const taxes = await taxesFor(this.taxes, tx, {
       currency: target.currency,
       address: taxedFor.address,
       shipping: taxedFor.shipping,

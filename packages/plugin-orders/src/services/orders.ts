@@ -15,7 +15,7 @@ import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { Shipping } from './shipping.js';
-import { allocate, OrderTaxes, quoteFits, type TaxCalculator, type TaxQuote } from './taxes.js';
+import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
 
 export const FIRST_ORDER_NUMBER = 1001;
 
@@ -159,7 +159,7 @@ export class Orders {
       lines: lines.map((l, n) => ({ variantId: l.variantId, productId: l.productId, quantity: l.quantity, amount: l.totalAmount - l.discountAmount, taxable: ordered[n].taxable })),
       shipping: shippingTotal,
     };
-    const taxes = input.taxes && quoteFits(input.taxes, request.lines) ? input.taxes : await this.taxes.calculate(tx, request);
+    const taxes = input.taxes && quoteFits(input.taxes, request.lines) ? input.taxes : await taxesFor(this.taxes, tx, request);
     lines.forEach((l, n) => Object.assign(l, { taxClass: taxes.lines[n].taxClass, taxRate: taxes.lines[n].rate, taxAmount: taxes.lines[n].amount }));
     const taxTotal = taxes.total;
     const address = input.shippingAddress ?? null;

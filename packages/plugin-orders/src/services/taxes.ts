@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import { AppError, type Tx } from '@qhatu/core';
 import type { DependencyContainer } from 'tsyringe';
 
 /** A line to tax: what it costs after every discount (volume, coupon share), minor units. */
@@ -99,4 +99,22 @@ export function allocate(amount: number, weights: number[]): number[] {
     left -= 1;
   }
   return shares;
+}
+
+/**
+ * Asks the calculator; one that fails (a provider unreachable) is a 503 TAX_UNAVAILABLE, so that
+ * nothing is written and the storefront may try again, rather than an order without its tax.
+ */
+export async function taxesFor(calculator: TaxCalculator, tx: Tx, request: TaxRequest): Promise<TaxQuote> {
+  let quote: TaxQuote;
+  try {
+    quote = await calculator.calculate(tx, request);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError(503, 'TAX_UNAVAILABLE', 'The tax could not be worked out just now; try again', [{ message: error instanceof Error ? error.message : String(error) }]);
+  }
+  if (!quoteFits(quote, request.lines)) {
+    throw new AppError(503, 'TAX_UNAVAILABLE', 'The tax calculator answered for other lines than asked', [{ message: 'one answer per line, in order' }]);
+  }
+  return quote;
 }

@@ -25,7 +25,7 @@ export async function taxRoutes(app: FastifyInstance, container: DependencyConta
 
   r.get('/taxes/settings', {
     config: READ,
-    schema: { tags, summary: "Read the store's tax settings (inclusive prices, shipping, origin country)", response: { 200: dataOf(TaxSettingsOut), ...errorResponses(401, 403) } },
+    schema: { tags, summary: "Read the store's tax settings (inclusive prices, shipping, origin country)", response: { 200: dataOf(TaxSettingsOut), ...errorResponses(400, 401, 403) } },
   }, async () => ({ data: settingsOut(await settings.get()) }));
 
   r.patch('/taxes/settings', {

@@ -1,18 +1,14 @@
 import { listQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
+import { COUNTRY_CODES } from './country-codes.js';
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
-
-/** An ISO 3166-1 alpha-2 country code, upper-cased. */
+/** An ISO 3166-1 alpha-2 country code (one officially assigned), upper-cased. */
 export const Country = z
   .string()
   .trim()
   .toUpperCase()
   .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as PE or US')
-  .refine((code) => {
-    const name = regionNames.of(code);
-    return Boolean(name) && name !== code && name !== 'Unknown Region';
-  }, 'is not a country code in ISO 3166-1');
+  .refine((code) => !/^[A-Z]{2}$/.test(code) || COUNTRY_CODES.has(code), 'is not a country code in ISO 3166-1');
 
 /** A province or state as shipping addresses give it (e.g. `CA`, `Lima`); compared upper-case. */
 export const Province = z.string().trim().min(1, 'must not be empty').max(100).toUpperCase();
