@@ -1,8 +1,10 @@
 import { defineProject } from '@qhatu/core';
 import abandonedCarts from '@qhatu/plugin-abandoned-carts';
+import b2b from '@qhatu/plugin-b2b';
 import blog from '@qhatu/plugin-blog';
 import catalog from '@qhatu/plugin-catalog';
 import checkout from '@qhatu/plugin-checkout';
+import crm from '@qhatu/plugin-crm';
 import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
@@ -24,5 +26,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b],
 });

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { apiKeysCommand } from './commands/api-keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { pluginCommand } from './commands/plugin.js';
+import { staffCommand } from './commands/staff.js';
 import { startCommand } from './commands/start.js';
 import { tenantsCommand } from './commands/tenants.js';
 import { workerCommand } from './commands/worker.js';
@@ -20,5 +21,6 @@ export function buildProgram(): Command {
     .addCommand(migrateCommand())
     .addCommand(tenantsCommand())
     .addCommand(apiKeysCommand())
+    .addCommand(staffCommand())
     .addCommand(pluginCommand());
 }

@@ -149,6 +149,11 @@ describe.concurrent('the new plugin', { timeout: 120_000 }, () => {
       expect(list.json().data).toEqual([added.json().data]);
       const read = await t.request({ method: 'GET', url: `/api/v1/demo/items/${added.json().data.id}`, headers: shop.headers() });
       expect(read.json().data.title).toBe('Alpaca scarf');
+      // Its permission is declared, named by its admin route and offered to roles.
+      expect(plugin.permissions).toEqual([{ name: 'demo.write', description: 'Add demo items' }]);
+      const permissions = await t.request({ method: 'GET', url: '/api/v1/permissions', headers: shop.headers() });
+      expect(permissions.json().data).toContainEqual({ name: 'demo.write', description: 'Add demo items' });
+      expect(t.app.routes.find((r) => r.method === 'POST' && r.url === '/api/v1/demo/items')?.permission).toBe('demo.write');
     } finally {
       await t.close();
     }
@@ -159,7 +164,7 @@ describe.concurrent('the new plugin', { timeout: 120_000 }, () => {
     const config = path.join(tmp.dir, 'vitest.config.mjs');
     await writeFile(config, `export default { test: { include: ['plugin-demo/test/**/*.test.ts'], testTimeout: 30000, hookTimeout: 60000 } };\n`);
     const run = await runNode([path.join(WORKSPACE, 'node_modules/vitest/vitest.mjs'), 'run', '--root', tmp.dir, '--config', config], tmp.dir);
-    expect(run.stdout + run.stderr).toMatch(/Tests\s+6 passed \(6\)/);
+    expect(run.stdout + run.stderr).toMatch(/Tests\s+7 passed \(7\)/);
     expect(run.code).toBe(0);
   });
 

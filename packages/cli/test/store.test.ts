@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createApp, definePlugin, loadConfig, Tenants, type QhatuApp } from '@qhatu/core';
 import { adminUrl, createTestDatabase, urlFor } from '@qhatu/core/testing';
@@ -35,7 +35,7 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>, url = adminUrl(
 }
 const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => admin(async (c) => (await c.query<R>(sql, params)).rows, migrated.url);
 
-/** A database with nothing in it; named like the test databases so the run's teardown drops it too. */
+/** A database with nothing in it; named like the test databases (creation time included), so that only a later run drops it. */
 async function emptyDatabase() {
   const name = `qhatu_test_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
@@ -63,7 +63,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
     it('refuses to work on a database that is behind', async () => {
       const early = await run(['tenants', 'create', '--name', 'Too Early'], behind.url);
       expect(early.code).toBe(1);
-      expect(early.stderr).toContain('the database is not up to date: 1 migration(s) pending (core/0001_tenancy)');
+      expect(early.stderr).toContain('the database is not up to date: 2 migration(s) pending (core/0001_tenancy, core/0002_staff)');
       expect(early.stderr).toContain('run `qhatu migrate` first');
     });
 
@@ -72,9 +72,10 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('applied core/0001_tenancy');
-      expect(first.stdout).toContain('Applied 1 migration(s).');
-      const ledger = await admin(async (c) => (await c.query('select plugin, id from qhatu_migrations')).rows, empty.url);
-      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }]);
+      expect(first.stdout).toContain('applied core/0002_staff');
+      expect(first.stdout).toContain('Applied 2 migration(s).');
+      const ledger = await admin(async (c) => (await c.query('select plugin, id from qhatu_migrations order by id')).rows, empty.url);
+      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }, { plugin: 'core', id: '0002_staff' }]);
 
       const again = await run(['migrate'], empty.url);
       expect(again.code).toBe(0);
@@ -153,6 +154,47 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       const unknown = await run(['api-keys', 'create', '--tenant', '3f2b8c1e-8f4a-4a0e-9c1d-2b7e5d6a9f01', '--name', 'X', '--scope', 'admin']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('error: Tenant not found');
+    });
+  });
+
+  describe('qhatu staff create', () => {
+    it("adds a store's first owner, who signs in with the password from QHATU_STAFF_PASSWORD", async () => {
+      const tenant = await app.container.resolve(Tenants).create({ name: 'Staff Shop' });
+      const created = await runCli(['staff', 'create', '--tenant', tenant.id, '--email', 'Rosa@Example.com', '--role', 'owner', '--first-name', 'Rosa', '--json'], {
+        cwd: project.dir,
+        env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, QHATU_STAFF_PASSWORD: 'a long enough secret' },
+      });
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const member = JSON.parse(created.stdout);
+      expect(member).toMatchObject({ tenant_id: tenant.id, email: 'rosa@example.com', first_name: 'Rosa', status: 'active' });
+      expect(created.stdout).not.toContain('a long enough secret');
+      const session = await app.http.inject({ method: 'POST', url: '/api/v1/auth/staff/login', headers: { 'x-tenant-id': tenant.id }, payload: { email: 'rosa@example.com', password: 'a long enough secret' } });
+      expect(session.statusCode).toBe(200);
+      const me = await app.http.inject({ method: 'GET', url: '/api/v1/staff/me', headers: { authorization: `Bearer ${session.json().data.token}`, 'x-tenant-id': tenant.id } });
+      expect(me.json().data.role).toMatchObject({ name: 'owner', built_in: true });
+    });
+
+    it('invites by e-mail without a password, and refuses an unknown role, store or short password', async () => {
+      const tenant = await app.container.resolve(Tenants).create({ name: 'Invite Shop' });
+      const invited = await run(['staff', 'create', '--tenant', tenant.id, '--email', 'ana@example.com', '--role', 'admin']);
+      expect(invited.code).toBe(0);
+      expect(invited.stdout).toContain('An invitation with a single-use link to choose a password was e-mailed to ana@example.com');
+      const mail = readdirSync(path.join(project.dir, '.qhatu', 'mail', tenant.id));
+      expect(mail).toHaveLength(1);
+      expect(readFileSync(path.join(project.dir, '.qhatu', 'mail', tenant.id, mail[0]), 'utf8')).toContain('ana@example.com');
+
+      const noRole = await run(['staff', 'create', '--tenant', tenant.id, '--email', 'x@example.com', '--role', 'cashier']);
+      expect(noRole.code).toBe(1);
+      expect(noRole.stderr).toContain('error: The store has no role named "cashier"');
+      const noStore = await run(['staff', 'create', '--tenant', '3f2b8c1e-8f4a-4a0e-9c1d-2b7e5d6a9f01', '--email', 'x@example.com', '--role', 'owner']);
+      expect(noStore.stderr).toContain('error: Tenant not found');
+      const short = await runCli(['staff', 'create', '--tenant', tenant.id, '--email', 'x@example.com', '--role', 'owner'], {
+        cwd: project.dir,
+        env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, QHATU_STAFF_PASSWORD: 'short' },
+      });
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('QHATU_STAFF_PASSWORD: must be at least 8 characters');
     });
   });
 

@@ -8,13 +8,16 @@ import { pino, type Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { FastifyInstance } from 'fastify';
 import { Secrets } from './auth/secrets.js';
+import { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync } from './auth/cache-sync.js';
+import { Passwords } from './auth/passwords.js';
+import { PermissionRegistry } from './auth/permissions.js';
 import { AccessTokens } from './auth/tokens.js';
 import { loadConfig, type QhatuConfig } from './config.js';
 import { corePlugin } from './core-plugin.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrations.js';
-import { buildHttp } from './http/server.js';
+import { buildHttp, type RouteInfo } from './http/server.js';
 import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
@@ -22,6 +25,11 @@ import { OutboxRelay } from './events/outbox.js';
 import { Housekeeping } from './housekeeping.js';
 import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
 import { orderPlugins, type QhatuPlugin } from './plugin.js';
+import { StaffAccounts } from './staff/accounts.js';
+import { StaffDirectory } from './staff/directory.js';
+import { StaffMembers } from './staff/members.js';
+import { Roles } from './staff/roles.js';
+import { readStaffSettings, STAFF_SETTINGS } from './staff/settings.js';
 import { Tenants } from './tenancy/tenants.js';
 import { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 
@@ -44,6 +52,8 @@ export interface QhatuApp {
   jobs: Jobs;
   databaseUrl: string;
   plugins: QhatuPlugin[];
+  /** Every REST route: its plugin, method, URL, auth rule and permission. */
+  routes: readonly RouteInfo[];
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -82,6 +92,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   let config = options.config ?? loadConfig();
   const logger = options.logger ?? pino({ level: config.logLevel });
   const plugins = orderPlugins([corePlugin, ...options.plugins.filter((p) => p.name !== 'core')]);
+  const permissions = new PermissionRegistry(plugins);
 
   let embedded: EmbeddedDatabase | undefined;
   const closers: Array<() => Promise<void> | void> = [];
@@ -123,6 +134,29 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.registerSingleton(Secrets);
     container.registerSingleton(Mailer);
     container.registerSingleton(Tenants);
+    container.register(PermissionRegistry, { useValue: permissions });
+    container.register(STAFF_SETTINGS, { useValue: readStaffSettings(config) });
+    container.registerSingleton(Passwords);
+    container.registerSingleton(Roles);
+    container.registerSingleton(StaffMembers);
+    container.registerSingleton(StaffAccounts);
+    container.registerSingleton(StaffDirectory);
+    // Token cache invalidation across API processes; the embedded database is one process's alone.
+    const tokens = container.resolve(AccessTokens);
+    closers.unshift(() => tokens.close());
+    const db = container.resolve(Database);
+    const sync: CacheSync | undefined = config.redisUrl
+      ? new RedisCacheSync(config.redisUrl, config.queuePrefix, logger)
+      : embedded
+        ? undefined
+        : new PostgresCacheSync(databaseUrl, async (payload) => {
+            const [row] = await db.query<{ listeners: number }>(
+              `select pg_notify(?, ?), (select count(*)::int from pg_stat_activity where datname = current_database() and application_name = ?) as listeners`,
+              [CACHE_CHANNEL, payload, CACHE_LISTENER_NAME],
+            );
+            return row.listeners;
+          }, logger);
+    if (sync) await tokens.attach(sync);
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });
     closers.unshift(() => relay.stop());
@@ -135,7 +169,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       for (const [name, definition] of Object.entries(plugin.jobs ?? {})) jobs.define(name, definition);
     }
 
-    const http = await buildHttp(config, logger, plugins, container);
+    const routes: RouteInfo[] = [];
+    const http = await buildHttp(config, logger, plugins, container, routes);
     closers.unshift(() => http.close());
 
     for (const plugin of plugins) await plugin.onReady?.({ container });
@@ -158,6 +193,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       jobs,
       databaseUrl,
       plugins,
+      routes,
       async listen() {
         return http.listen({ port: config.port, host: config.host });
       },

@@ -1,15 +1,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.js';
 
-export type TokenKind = 'platform' | 'admin' | 'storefront' | 'customer' | 'vendor';
+export type TokenKind = 'platform' | 'admin' | 'storefront' | 'customer' | 'vendor' | 'staff';
 
 /** Who is calling: resolved from the bearer token. */
 export interface Principal {
   tokenId: string | null;
   kind: TokenKind;
   tenantId: string | null;
-  /** The customer or vendor the token speaks for. */
+  /** The customer, vendor or staff member the token speaks for. */
   subjectId: string | null;
+  /**
+   * The one id of the caller, whoever it is: the staff member, customer or vendor the token speaks
+   * for, or the API key itself; null for the platform operator. `created_by`-style fields take it.
+   */
+  id: string | null;
+  /**
+   * The permissions the caller holds on admin routes: `null` for every permission (an owner or
+   * admin, an API key without a role), else the permissions of its role.
+   */
+  permissions: ReadonlySet<string> | null;
 }
 
 /** What a request (or a job) runs as. Mutable: auth fills it in after it is opened. */
@@ -36,5 +46,9 @@ export const TenantContext = {
   },
   principal(): Principal | undefined {
     return storage.getStore()?.principal;
+  },
+  /** The id of the authenticated caller (see `Principal.id`), or null in a job or for the platform. */
+  principalId(): string | null {
+    return storage.getStore()?.principal?.id ?? null;
   },
 };

@@ -1,22 +1,43 @@
 import 'reflect-metadata';
 
 export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
+export type { RouteInfo } from './http/server.js';
 export { Secrets } from './auth/secrets.js';
-export { AccessTokens, hashToken } from './auth/tokens.js';
+export { AccessTokens, hashToken, type TenantTokenKind } from './auth/tokens.js';
+export { Passwords } from './auth/passwords.js';
+export { assertPermission, CORE_PERMISSIONS, hasPermission, isAdminRule, PermissionRegistry } from './auth/permissions.js';
+export { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync, type CacheSyncHandlers } from './auth/cache-sync.js';
+export { StaffDirectory } from './staff/directory.js';
+export { StaffMembers } from './staff/members.js';
+export { StaffAccounts } from './staff/accounts.js';
+export { Roles } from './staff/roles.js';
+export { staffOut } from './staff/routes.js';
 export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
 export { Database, Tx, type SqlReader } from './db/database.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
-export { AccessToken, OutboxEvent, Tenant, TENANT_STATUSES, type TenantStatus } from './db/entities.js';
+export {
+  AccessToken,
+  BUILT_IN_ROLES,
+  OutboxEvent,
+  Role,
+  StaffMember,
+  STAFF_STATUSES,
+  Tenant,
+  TENANT_STATUSES,
+  type StaffStatus,
+  type TenantStatus,
+} from './db/entities.js';
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
+export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
-export { DEFAULT_MAIL_FROM, Mailer, type MailMessage, type SentMail } from './mail/mailer.js';
+export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';
 export { EventBus, type DomainEvent } from './events/bus.js';
 export { OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
 export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
-export type { GraphQLContribution, QhatuGraphQLContext } from './graphql/types.js';
-export { authorize, bearerToken, tenantHeader } from './http/auth.js';
+export { requirePermission, type GraphQLContribution, type QhatuGraphQLContext } from './graphql/types.js';
+export { admits, authorize, bearerToken, tenantHeader } from './http/auth.js';
 export { sendError, toAppError } from './http/errors.js';
 export {
   DEFAULT_LIMIT,

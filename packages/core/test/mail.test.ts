@@ -93,6 +93,17 @@ describe('Mailer without SMTP_URL', () => {
     expect(body.trim()).toBe('a');
   });
 
+  it('sends attachments as their own MIME parts, content base64 and intact', async () => {
+    const mailer = mailerFor({ QHATU_DATA_DIR: dataDir });
+    const content = Buffer.from('%PDF-1.7\n\u00ff binary \u0000 bytes\n%%EOF');
+    const sent = await mailer.send({ tenantId: randomUUID(), to: 'a@example.com', subject: 'Quote', text: 'Attached.', attachments: [{ filename: 'QT-000001.pdf', content, contentType: 'application/pdf' }] });
+    const { headers, body } = parse(await readFile(sent.file!, 'utf8'));
+    expect(headers.get('content-type')).toMatch(/^multipart\/mixed; boundary=/);
+    const part = /Content-Type: application\/pdf; name=QT-000001\.pdf\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=QT-000001\.pdf\r\n\r\n([A-Za-z0-9+/=\r\n]+?)\r\n--/.exec(body);
+    expect(part).not.toBeNull();
+    expect(Buffer.from(part![1].replace(/\r\n/g, ''), 'base64').equals(content)).toBe(true);
+  });
+
   it('refuses a tenant id that is not a plain identifier (no path tricks)', async () => {
     const mailer = mailerFor({ QHATU_DATA_DIR: dataDir });
     await expect(mailer.send({ tenantId: '../etc', to: 'a@example.com', subject: 's', text: 't' })).rejects.toThrow(/plain identifier/);

@@ -20,6 +20,10 @@ export { ABANDONED_CART_SETTINGS, RESTORE_PATH, type AbandonedCartSettings } fro
 /** Abandoned carts: a scheduled sweep records idle carts; the admin reminds shoppers and tracks recovery. */
 export default definePlugin({
   name: 'abandoned-carts',
+  permissions: [
+    { name: 'abandoned-carts.read', description: 'See abandoned carts and what they are worth' },
+    { name: 'abandoned-carts.write', description: 'Send reminders and mark abandoned carts recovered' },
+  ],
   dependsOn: ['checkout'],
   entities: [AbandonedCart],
   migrations: [abandonedCartsMigration, restoredCartsMigration],

@@ -1,37 +1,21 @@
-import type { AddressInfo } from 'node:net';
-import type { TestApp } from '@qhatu/core/testing';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { startMailbox, type Mailbox, type TestApp } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbandonedCarts, RecoveryLinks } from '../src/index.js';
 import { abandonedApp, cartOf, DAY, LIST, listAll, MINUTE, shop, TestClock, type Shop } from './helpers.js';
 
 // The abandon records the cart in its own transaction; the reminder's link (sent over SMTP to a
 // server this test runs) opens the cart again through the restore endpoint.
-const received: string[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, _session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      callback();
-    });
-  },
-});
+let mailbox: Mailbox;
 
 const clock = new TestClock();
 let t: TestApp;
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
-  t = await abandonedApp({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  mailbox = await startMailbox();
+  t = await abandonedApp({ clock, env: { SMTP_URL: mailbox.url } });
 });
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await mailbox?.close();
 });
 
 const CHECKOUTS = '/api/v1/checkout/checkouts';
@@ -43,10 +27,10 @@ const outboxCount = async (type: string, key: string, value: string) =>
 /** Sends the reminder of the shop's only record and answers the link of the e-mail the SMTP server got. */
 async function remind(s: Shop): Promise<string> {
   const [record] = (await listAll(s)).data;
-  const before = received.length;
+  const before = mailbox.received.length;
   expect((await s.admin('POST', `${LIST}/${record.id}/send-reminder`)).statusCode).toBe(200);
-  expect(received).toHaveLength(before + 1);
-  const mail = await simpleParser(received[before]);
+  expect(mailbox.received).toHaveLength(before + 1);
+  const mail = mailbox.received[before];
   const link = /(https?:\/\/\S+)/.exec(mail.text ?? '')![1];
   expect(mail.html).toContain(`href="${link}"`);
   return link;
@@ -156,16 +140,15 @@ describe('the recovery link', () => {
 
 describe('QHATU_ABANDONED_RECOVERY_URL', () => {
   it("puts the token into the storefront's page where {token} stands; that page hands it to the restore endpoint", async () => {
-    const port = (smtp.server.address() as AddressInfo).port;
-    const other = await abandonedApp({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${port}`, QHATU_ABANDONED_RECOVERY_URL: 'https://shop.example/cart/recover/{token}?from=mail' } });
+    const other = await abandonedApp({ clock, env: { SMTP_URL: mailbox.url, QHATU_ABANDONED_RECOVERY_URL: 'https://shop.example/cart/recover/{token}?from=mail' } });
     try {
       const s = await shop(other, 900);
       const c = await cartOf(s, 1, 'fer@example.com');
       await s.admin('POST', `${CHECKOUTS}/${c.checkoutId}/abandon`);
       const [record] = (await listAll(s)).data;
-      const before = received.length;
+      const before = mailbox.received.length;
       expect((await s.admin('POST', `${LIST}/${record.id}/send-reminder`)).statusCode).toBe(200);
-      const mail = await simpleParser(received[before]);
+      const mail = mailbox.received[before];
       const match = /https:\/\/shop\.example\/cart\/recover\/(\S+)\?from=mail/.exec(mail.text ?? '');
       expect(match).not.toBeNull();
       const res = await other.request({ method: 'GET', url: `/api/v1/abandoned-carts/restore?token=${match![1]}` });

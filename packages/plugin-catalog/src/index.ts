@@ -25,6 +25,7 @@ import { DOWNLOAD_EVENTS, Downloads } from './services/downloads.js';
 import { CatalogMedia, detachDeletedMedia } from './services/media.js';
 import { METAFIELD_EVENTS, Metafields } from './services/metafields.js';
 import { PRODUCT_EVENTS, Products, STOCK_KEEPER, type StockKeeper } from './services/products.js';
+import { CatalogPriceResolver, PriceResolver } from './services/prices.js';
 import { SUPPLIER_EVENTS, Suppliers } from './services/suppliers.js';
 
 export { Product, PRODUCT_STATUSES, type ProductStatus } from './entities/product.js';
@@ -42,10 +43,15 @@ export { Brands, type BrandView } from './services/brands.js';
 export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
+export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
 
 /** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
 export default definePlugin({
   name: 'catalog',
+  permissions: [
+    { name: 'catalog.read', description: 'See catalog data kept from shoppers: suppliers, metafields and downloads' },
+    { name: 'catalog.write', description: 'Create, change and delete products, variants, collections, brands, suppliers, metafields and downloads' },
+  ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
   migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration],
@@ -56,6 +62,8 @@ export default definePlugin({
     container.registerSingleton(CatalogMedia);
     container.registerSingleton(CollectionProducts);
     if (!container.isRegistered(ProductCollections)) container.register(ProductCollections, { useToken: CollectionProducts });
+    // What a buyer pays: the catalog price, until a plugin with price lists (B2B) registers its own after the catalog.
+    if (!container.isRegistered(PriceResolver)) container.register(PriceResolver, { useValue: new CatalogPriceResolver() });
     container.registerSingleton(Collections);
     container.registerSingleton(Products);
     container.registerSingleton(Brands);

@@ -1,8 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
-import { SMTPServer } from 'smtp-server';
 import type { Clock } from '@qhatu/core';
-import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import { createTestApp, startMailbox, type ReceivedMail, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import customers from '../src/index.js';
 
 /** The customers plugin alone, on a database of its own. */
@@ -54,7 +52,7 @@ export async function register(t: TestApp, tenant: TestTenant, payload: Record<s
 
 export const MISSING = '00000000-0000-4000-8000-000000000001';
 
-export interface ReceivedMail {
+export interface AccountMail {
   to: string[];
   subject: string;
   /** The decoded text part. */
@@ -64,54 +62,24 @@ export interface ReceivedMail {
   tenant: string;
 }
 
-/** Quoted-printable (soft breaks, =XX bytes) back to UTF-8 text. */
-function unQuote(body: string): string {
-  const joined = body.replace(/=\r\n/g, '');
-  return Buffer.from(joined.replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
-}
+const accountMail = (mail: ReceivedMail): AccountMail => ({
+  to: mail.to,
+  subject: mail.subject,
+  text: mail.text,
+  link: /^https?:\/\/\S+token=\S+$/m.exec(mail.text)?.[0],
+  tenant: mail.header('x-qhatu-tenant') ?? '',
+});
 
-/** The text/plain part of a raw message. */
-function textOf(raw: string): string {
-  const part = /Content-Type: text\/plain[^\r]*\r\n(?:Content-Transfer-Encoding: ([^\r]+)\r\n)?\r\n([\s\S]*?)\r\n(?:--|$)/i.exec(raw);
-  if (!part) return '';
-  const [, encoding, body] = part;
-  if (/quoted-printable/i.test(encoding ?? '')) return unQuote(body);
-  if (/base64/i.test(encoding ?? '')) return Buffer.from(body, 'base64').toString('utf8');
-  return body;
-}
-
-/** A real SMTP server on 127.0.0.1 that keeps what it receives. */
+/** A real SMTP server on 127.0.0.1; its messages read as account e-mails (link, store). */
 export async function mailServer() {
-  const inbox: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(raw.split('\r\n\r\n')[0].replace(/\r\n[ \t]+/g, ' '))?.[1] ?? '';
-        const text = textOf(raw);
-        inbox.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          subject: header('Subject'),
-          text,
-          link: /^https?:\/\/\S+token=\S+$/m.exec(text)?.[0],
-          tenant: header('X-Qhatu-Tenant'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
+  const box = await startMailbox();
   return {
-    url: `smtp://127.0.0.1:${port}`,
-    inbox,
+    url: box.url,
+    get inbox() {
+      return box.received.map(accountMail);
+    },
     /** The messages sent to `address` so far. */
-    to: (address: string) => inbox.filter((m) => m.to.includes(address)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    to: (address: string) => box.to(address).map(accountMail),
+    close: box.close,
   };
 }

@@ -31,6 +31,10 @@ export { REFUSALS, type Refusal } from './services/rules.js';
 /** Discounts: coupons (percentage or fixed, limited in uses, time and products) and volume tiers. */
 export default definePlugin({
   name: 'discounts',
+  permissions: [
+    { name: 'discounts.read', description: 'See coupons and their redemptions' },
+    { name: 'discounts.write', description: 'Create, change and delete coupons and volume discounts, and apply coupons to orders' },
+  ],
   dependsOn: ['catalog'],
   entities: [Coupon, Redemption, VolumeDiscount],
   migrations: [discountsMigration, releasedRedemptionsMigration],

@@ -152,7 +152,7 @@ describe('POST /webhooks/culqi/:tenant', () => {
       expect(res.statusCode, body).toBe(400);
     }
     const event = double.event('charge.status.changed', { object: 'charge', id: 'chr_test_x' });
-    expect((await notify(t, '00000000-0000-4000-8000-000000000009', event, auth(account))).statusCode).toBe(404);
+    expect((await notify(t, '00000000-0000-4000-8000-000000000009', event, auth(account))).statusCode).toBe(401);
     expect((await notify(t, 'not-a-tenant', event, auth(account))).statusCode).toBe(400);
     // data as an object instead of a string is read the same.
     const objectData = JSON.stringify({ object: 'event', id: 'evt_test_obj', type: 'charge.status.changed', data: { object: 'charge', id: 'chr_test_x' } });

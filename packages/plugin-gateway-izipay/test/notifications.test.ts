@@ -173,7 +173,7 @@ describe('POST /webhooks/izipay/:tenant (IPN)', () => {
     expect((await notify(t, url(shop.id), krPost(unknown, sign(account.password, unknown)))).json().data.outcome).toBe('ignored');
     const none = JSON.stringify({ orderStatus: 'UNPAID', transactions: [], _type: 'V4/Payment' });
     expect((await notify(t, url(shop.id), krPost(none, sign(account.password, none)))).json().data.outcome).toBe('ignored');
-    expect((await notify(t, url('00000000-0000-4000-8000-000000000009'), krPost(unknown, sign(account.password, unknown)))).statusCode).toBe(404);
+    expect((await notify(t, url('00000000-0000-4000-8000-000000000009'), krPost(unknown, sign(account.password, unknown)))).statusCode).toBe(401);
     expect((await notify(t, url('not-a-tenant'), krPost(unknown, sign(account.password, unknown)))).statusCode).toBe(400);
   });
 });

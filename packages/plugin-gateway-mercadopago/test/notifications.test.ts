@@ -138,7 +138,7 @@ describe('POST /webhooks/mercadopago/:tenant', () => {
       expect(res.statusCode, body).toBe(400);
     }
     const n = double.notification(account.webhook_secret, '1');
-    expect((await notify(t, '00000000-0000-4000-8000-000000000009', n)).statusCode).toBe(404);
+    expect((await notify(t, '00000000-0000-4000-8000-000000000009', n)).statusCode).toBe(401);
     expect((await notify(t, 'not-a-tenant', n)).statusCode).toBe(400);
   });
 

@@ -128,10 +128,10 @@ describe('POST /webhooks/niubiz/:tenant?session=<id> (the checkout form’s post
     expect((await formPost(t, theirs.session.client.action, theirs.token)).json().data.status).toBe('paid');
   });
 
-  it('an unknown store is 404; a post without a token or without a session is 400', async () => {
+  it('an unknown store is 401 (as on the bare path); a post without a token or without a session is 400', async () => {
     const { session, token } = await paidInForm(store, double, (await createOrder(caller(t, shop))).id);
     const unknown = await formPost(t, session.client.action.replace(shop.id, '00000000-0000-4000-8000-000000000009'), token);
-    expect(unknown.statusCode).toBe(404);
+    expect(unknown.statusCode).toBe(401);
     const path = new URL(session.client.action).pathname;
     const headers = { 'content-type': 'application/x-www-form-urlencoded' };
     const noToken = await t.request({ method: 'POST', url: `${path}?session=${session.id}`, headers, payload: 'customerEmail=rosa%40example.com&channel=web' });

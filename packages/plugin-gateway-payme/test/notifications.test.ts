@@ -164,7 +164,7 @@ describe('POST /webhooks/payme/:tenant', () => {
     expect((await notify(t, shop.id, { body: unknown, signature: double.sign(unknown) })).json().data.outcome).toBe('ignored');
     const bare = JSON.stringify({ success: 'true', action: 'authorize', merchant_code: account.merchant_code, merchant_operation_number: '100000000000001' });
     expect((await notify(t, shop.id, { body: bare, signature: double.sign(bare) })).json().data.outcome).toBe('ignored');
-    expect((await notify(t, '00000000-0000-4000-8000-000000000009', { body: unknown, signature: double.sign(unknown) })).statusCode).toBe(404);
+    expect((await notify(t, '00000000-0000-4000-8000-000000000009', { body: unknown, signature: double.sign(unknown) })).statusCode).toBe(401);
     expect((await notify(t, 'not-a-tenant', { body: unknown, signature: double.sign(unknown) })).statusCode).toBe(400);
   });
 });

@@ -205,7 +205,7 @@ describe('POST /webhooks/paypal/:tenant', () => {
       double.unavailable = null;
     }
     expect((await notify(t, shop.id, delivery)).statusCode).toBe(200);
-    expect((await notify(t, '00000000-0000-4000-8000-000000000009', delivery)).statusCode).toBe(404);
+    expect((await notify(t, '00000000-0000-4000-8000-000000000009', delivery)).statusCode).toBe(401);
     expect((await notify(t, 'not-a-tenant', delivery)).statusCode).toBe(400);
   });
 });

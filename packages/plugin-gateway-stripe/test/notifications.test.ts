@@ -113,7 +113,7 @@ describe('POST /webhooks/stripe/:tenant', () => {
     const payment = await processing();
     const event = double.event('payment_intent.succeeded', double.intents.get(payment.provider_payment_id)!, account.webhook_secret);
     expect((await t.request({ method: 'POST', url: `/webhooks/acme/${shop.id}`, payload: event.body, headers: { 'content-type': 'application/json' } })).statusCode).toBe(404);
-    expect((await notify(t, '00000000-0000-4000-8000-000000000009', event)).statusCode).toBe(404);
+    expect((await notify(t, '00000000-0000-4000-8000-000000000009', event)).statusCode).toBe(401);
     expect((await notify(t, 'not-a-tenant', event)).statusCode).toBe(400);
     // Verified but not an event: 400.
     const junk = 'not json';

@@ -24,6 +24,10 @@ export { Warehouses } from './services/warehouses.js';
 /** Inventory: warehouses, stock per variant and warehouse, audited adjustments and order reservations. */
 export default definePlugin({
   name: 'inventory',
+  permissions: [
+    { name: 'inventory.read', description: 'See warehouses, stock, adjustments and reservations' },
+    { name: 'inventory.write', description: 'Create, change and delete warehouses and adjust stock' },
+  ],
   dependsOn: ['catalog'],
   entities: [Warehouse, StockLevel, StockAdjustment, StockReservation],
   migrations: [inventoryMigration],

@@ -33,6 +33,9 @@ function defaultStorage(settings: MediaSettings, signer: UploadSigner): MediaSto
 /** Media files: signed two-step uploads to local or S3-compatible storage, with image variants. */
 export default definePlugin({
   name: 'media',
+  permissions: [
+    { name: 'media.write', description: 'Upload, describe and delete media files' },
+  ],
   // Public storage routes live outside /api/v1, so every route writes its full path.
   prefix: '',
   entities: [MediaFile],

@@ -210,7 +210,7 @@ describe("a provider form's post back (the redirect callback)", () => {
     expect(toOther.statusCode).toBe(404);
     expect(toOther.json().error.code).toBe('PAYMENT_SESSION_NOT_FOUND');
     const unknownStore = await t.request({ method: 'POST', url: `/webhooks/acme-form/00000000-0000-4000-8000-00000000abcd?session=${session.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `formToken=${token}` });
-    expect(unknownStore.statusCode).toBe(404);
+    expect(unknownStore.statusCode).toBe(401);
     const noSession = await t.request({ method: 'POST', url: `/webhooks/acme-form/${shop.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `formToken=${token}` });
     expect(noSession.statusCode).toBe(400);
     const badSession = await t.request({ method: 'POST', url: `/webhooks/acme-form/${shop.id}?session=nope`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `formToken=${token}` });

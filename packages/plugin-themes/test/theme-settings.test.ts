@@ -78,11 +78,16 @@ describe('the settings draft', () => {
       expect(res.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(res.json().error.code).toBe('VALIDATION_ERROR');
     }
-    // Values nested past any use (and past what a recursive walk survives), sent as the raw JSON.
-    const deep = `{"section_order":["x"],"sections":{"x":{"type":"hero","settings":{"deep":${'['.repeat(50_000)}${']'.repeat(50_000)}}}}}`;
-    const tooDeep = await t.request({ method: 'PUT', url: '/admin/themes/draft', headers: { ...tenant.headers(), 'content-type': 'application/json' }, payload: deep });
+    // Values nested past any use, sent as the raw JSON: past 20 levels the draft says so; far past
+    // what a recursive walk survives, the API refuses the body before anything reads it.
+    const nested = (levels: number) => `{"section_order":["x"],"sections":{"x":{"type":"hero","settings":{"deep":${'['.repeat(levels)}${']'.repeat(levels)}}}}}`;
+    const put = (payload: string) => t.request({ method: 'PUT', url: '/admin/themes/draft', headers: { ...tenant.headers(), 'content-type': 'application/json' }, payload });
+    const tooDeep = await put(nested(30));
     expect(tooDeep.statusCode).toBe(400);
     expect(tooDeep.json().error.details).toEqual([{ path: 'body.sections', message: 'nests more than 20 levels deep' }]);
+    const farTooDeep = await put(nested(50_000));
+    expect(farTooDeep.statusCode).toBe(400);
+    expect(farTooDeep.json().error.details).toEqual([{ path: 'body', message: 'is nested too deeply' }]);
 
     const ghost = await admin('PUT', '/admin/themes/draft', bad[0]);
     expect(ghost.json().error.details).toEqual([expect.objectContaining({ path: 'body.section_order.1' })]);

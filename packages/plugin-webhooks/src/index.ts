@@ -14,6 +14,10 @@ export { cloudEvent, sign } from './services/signing.js';
 /** Outbound webhooks: signed CloudEvents to the receivers each tenant registers. */
 export default definePlugin({
   name: 'webhooks',
+  permissions: [
+    { name: 'webhooks.read', description: 'See webhook subscriptions and their deliveries' },
+    { name: 'webhooks.write', description: 'Create, change and delete webhook subscriptions and retry deliveries' },
+  ],
   entities: [Subscription, Delivery, Attempt],
   migrations: [webhooksMigration],
   register(container) {

@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import type { TestApp, TestTenant } from '@qhatu/core/testing';
-import { createTestApp } from '@qhatu/core/testing';
+import { createTestApp, startMailbox, type Mailbox, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import { caller, createOrder } from '@qhatu/plugin-payments/testing';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import project from '../qhatu.config.js';
 
@@ -11,39 +8,24 @@ import project from '../qhatu.config.js';
  * the caller nothing, the e-mail (received by a real SMTP server) carries the link, and the link
  * makes an account of that same customer, orders included.
  */
-const received: Array<{ to: string[]; raw: string }> = [];
-let smtp: SMTPServer;
+let mailbox: Mailbox;
 let t: TestApp;
 let shop: TestTenant;
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
-  t = await createTestApp({ plugins: project.plugins, env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+  mailbox = await startMailbox();
+  t = await createTestApp({ plugins: project.plugins, env: { SMTP_URL: mailbox.url } });
   shop = await t.createTenant({ currency: 'PEN' });
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await mailbox?.close();
 });
 
-/** The account-link token of the one e-mail sent to `address` (quoted-printable soft breaks undone). */
+/** The account-link token of the one e-mail sent to `address`. */
 function tokenSentTo(address: string): string {
-  const mails = received.filter((m) => m.to.includes(address));
+  const mails = mailbox.to(address);
   expect(mails).toHaveLength(1);
-  const text = mails[0].raw.replace(/=\r\n/g, '').replace(/=3D/gi, '=');
+  const { text } = mails[0];
   const token = /[?&]token=(qhl_[A-Za-z0-9_-]{43})/.exec(text)?.[1];
   expect(token).toBeDefined();
   return token!;

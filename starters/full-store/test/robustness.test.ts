@@ -155,6 +155,7 @@ let failures: string[];
 /** Operations that some request got through, so that bad input was also tried past validation. */
 const succeeded = new Set<string>();
 let customerToken: string;
+let staffToken: string;
 /** Who calls: an operation an admin key may not call is called with the key or token it needs. */
 let authorization: Record<string, string> = {};
 
@@ -175,6 +176,11 @@ beforeAll(async () => {
   const registered = await storefront('POST', '/api/v1/auth/customer/register', { email: 'fuzz@example.com', password: 'S3cure-password!', first_name: 'Fuzz', last_name: 'Test' });
   customerToken = registered.json().data.token;
   expect(typeof customerToken).toBe('string');
+  // A staff member for the staff-only operations: the store's one owner, whom nothing may remove.
+  const owner = (await admin('GET', '/api/v1/roles')).json().data.find((r: { name: string }) => r.name === 'owner').id;
+  await admin('POST', '/api/v1/staff', { email: 'owner@example.com', first_name: 'Fuzz', last_name: 'Owner', role_id: owner, password: 'S3cure-password!' });
+  staffToken = (await t.request({ method: 'POST', url: '/api/v1/auth/staff/login', headers: { 'x-tenant-id': shop.id }, payload: { email: 'owner@example.com', password: 'S3cure-password!' } })).json().data.token;
+  expect(typeof staffToken).toBe('string');
   // The newest customer, whom the operations on /customers/{id} are sent (and may delete).
   await admin('POST', '/api/v1/customers', { email: 'target@example.com', first_name: 'Target', last_name: 'Test' });
 }, 60_000);
@@ -225,8 +231,9 @@ describe('bad input, on every operation of the OpenAPI document', () => {
       Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
     );
     expect(operations.length).toBeGreaterThan(100);
-    // Signing out ends the customer token the other operations use: last.
-    operations.sort((a, b) => Number(a.path.endsWith('/logout')) - Number(b.path.endsWith('/logout')));
+    // Signing out ends the token the other operations use: last, the staff member's after the customer's.
+    const lateness = (path: string) => (path.endsWith('/staff/logout') ? 2 : path.endsWith('/logout') ? 1 : 0);
+    operations.sort((a, b) => lateness(a.path) - lateness(b.path));
     let sent = 0;
     for (const { path, method, op } of operations) {
       if (path === '/graphql') continue;
@@ -243,7 +250,7 @@ describe('bad input, on every operation of the OpenAPI document', () => {
         : [path];
       const target = urls[0];
       authorization = {};
-      for (const token of [shop.storefrontToken, customerToken, t.platformToken]) {
+      for (const token of [shop.storefrontToken, staffToken, customerToken, t.platformToken]) {
         const probe = await t.request({ method: method as never, url: target, headers: { ...shop.headers(), ...authorization }, ...(method === 'GET' || method === 'DELETE' ? {} : { payload: {} }) });
         if (probe.statusCode !== 403) break;
         authorization = { authorization: `Bearer ${token}` };

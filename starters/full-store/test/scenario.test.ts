@@ -224,4 +224,26 @@ describe('a store on the embedded database', () => {
     expect(live.body.data.settings.section_order).toEqual(['header', 'hero', 'footer']);
     expect((await call('POST', `/api/v1/theme-store/${themes[1].id}/install`, admin)).body.error.code).toBe('THEME_NOT_PURCHASED');
   });
+
+  it('keeps a sales pipeline: a lead found without its accents, qualified, converted into a contact, an account and a won deal', async () => {
+    const platform = { authorization: `Bearer ${(await readFile(path.join(dataDir, 'platform-token'), 'utf8')).trim()}` };
+    const tenantId = (await call('POST', '/api/v1/tenants', platform, { name: 'Puno Wool', currency: 'PEN' })).body.data.id;
+    const token = (await call('POST', `/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'admin', scope: 'admin' })).body.data.token;
+    const admin = { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId };
+    const lead = (await call('POST', '/api/v1/crm/leads', admin, { first_name: 'Julián', last_name: 'Mamaní', company: 'Tejidos Ñuñoa', job_title: 'Gerente general', source: 'web_form' })).body.data;
+    expect(lead).toMatchObject({ status: 'new', score: expect.any(Number) });
+    // Searched through the trigram index, on the embedded database too.
+    for (const words of ['mamani', 'NUNOA', 'ju']) {
+      expect((await call('GET', `/api/v1/crm/leads?search=${words}`, admin)).body.data.map((l: { id: string }) => l.id), words).toEqual([lead.id]);
+    }
+    expect((await call('POST', `/api/v1/crm/leads/${lead.id}/activities`, admin, { type: 'meeting', subject: 'Showroom visit' })).status).toBe(201);
+    expect((await call('POST', `/api/v1/crm/leads/${lead.id}/qualify`, admin)).body.data.status).toMatch(/^(mql|sql)$/);
+    const converted = await call('POST', `/api/v1/crm/leads/${lead.id}/convert`, admin, { create_account: true, create_deal: true, deal_amount: 480_000 });
+    expect(converted.status).toBe(200);
+    const { contact, account, deal } = converted.body.data;
+    expect(account.name).toBe('Tejidos Ñuñoa');
+    expect(deal).toMatchObject({ contact_id: contact.id, account_id: account.id, currency: 'PEN', amount: 480_000, status: 'open' });
+    expect((await call('GET', `/api/v1/crm/contacts/${contact.id}/activities`, admin)).body.data).toHaveLength(1);
+    expect((await call('POST', `/api/v1/crm/deals/${deal.id}/won`, admin)).body.data).toMatchObject({ status: 'won', probability: 100 });
+  });
 });

@@ -6,12 +6,16 @@ import { AccessToken } from '../db/entities.js';
 import { AppError } from '../errors.js';
 import { CLOCK, CONFIG, type Clock } from '../tokens.js';
 import type { QhatuConfig } from '../config.js';
+import type { CacheSync } from './cache-sync.js';
 
-const KIND_LETTER: Record<Exclude<TokenKind, 'platform'>, string> = {
+export type TenantTokenKind = Exclude<TokenKind, 'platform'>;
+
+const KIND_LETTER: Record<TenantTokenKind, string> = {
   admin: 'a',
   storefront: 's',
   customer: 'c',
   vendor: 'v',
+  staff: 'm',
 };
 
 export function hashToken(token: string): string {
@@ -27,11 +31,15 @@ interface CachedToken {
 
 interface TokenRow {
   id: string;
-  kind: Exclude<TokenKind, 'platform'>;
+  kind: TenantTokenKind;
   subject_id: string | null;
   expires_at: Date | null;
   revoked_at: Date | null;
   tenant_status: string;
+  staff_status: string | null;
+  role_id: string | null;
+  built_in: string | null;
+  permissions: string[] | null;
 }
 
 const CACHE_TTL_MS = 30_000;
@@ -40,12 +48,18 @@ const CACHE_MAX = 10_000;
 /**
  * Opaque bearer tokens. A token reads `qh<kind>_<tenant>_<secret>`: the tenant part lets a mismatch
  * with X-Tenant-ID be told apart from a bad token without a query; only the SHA-256 of the token is
- * stored. Lookups are cached for 30 s; revocation and tenant status changes clear this process's cache.
+ * stored. A lookup (one statement: the token, its store's status and, for a staff member or a
+ * role-bound key, the role's permissions) is cached for 30 s. Revocation, a staff member's change
+ * and a store's status change clear the cache of every API process at once (see `CacheSync`); a
+ * process whose listener is lost reads every token from the database until it is back.
  */
 @injectable()
 export class AccessTokens {
   private readonly cache = new Map<string, CachedToken>();
   private readonly platformDigest?: Buffer;
+  private sync?: CacheSync;
+  /** False while the cross-process listener is lost: every lookup goes to the database. */
+  private trusted = true;
 
   constructor(
     @inject(Database) private readonly db: Database,
@@ -55,10 +69,36 @@ export class AccessTokens {
     if (config.platformToken) this.platformDigest = createHash('sha256').update(config.platformToken).digest();
   }
 
+  /** Joins the processes' cache invalidation (PostgreSQL or Redis); without it the cache is this process's alone. */
+  async attach(sync: CacheSync): Promise<void> {
+    this.sync = sync;
+    await sync.start({
+      forget: (tenantId) => this.dropLocal(tenantId),
+      lost: () => {
+        this.trusted = false;
+        this.cache.clear();
+      },
+      resynced: () => {
+        this.cache.clear();
+        this.trusted = true;
+      },
+    });
+  }
+
+  /** The cross-process invalidation this process joined, if any. */
+  get cacheSync(): CacheSync | undefined {
+    return this.sync;
+  }
+
+  /** Whether cached lookups are used (false while the cross-process listener is lost). */
+  get cacheTrusted(): boolean {
+    return this.trusted;
+  }
+
   /** Creates a token; the clear text is returned once and never stored. */
   async issue(
     tx: Tx,
-    input: { tenantId: string; kind: Exclude<TokenKind, 'platform'>; name?: string | null; subjectId?: string | null; expiresAt?: Date | null },
+    input: { tenantId: string; kind: TenantTokenKind; name?: string | null; subjectId?: string | null; expiresAt?: Date | null; roleId?: string | null },
   ): Promise<{ token: string; record: AccessToken }> {
     const secret = randomBytes(32).toString('base64url');
     const token = `qh${KIND_LETTER[input.kind]}_${input.tenantId.replaceAll('-', '')}_${secret}`;
@@ -70,6 +110,7 @@ export class AccessTokens {
       tokenHash: hashToken(token),
       tokenPrefix: token.slice(0, 8),
       subjectId: input.subjectId ?? null,
+      roleId: input.roleId ?? null,
       expiresAt: input.expiresAt ?? null,
       revokedAt: null,
       createdAt: this.clock.now(),
@@ -84,7 +125,7 @@ export class AccessTokens {
 
   /** The principal behind `token` for `tenantId`, or a 401/403 AppError. */
   async authenticate(token: string, tenantId: string): Promise<Principal> {
-    const match = /^qh([ascv])_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/.exec(token);
+    const match = /^qh([ascvm])_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/.exec(token);
     if (!match) throw AppError.unauthenticated('The bearer token is not valid');
     const tokenTenant = match[2];
     if (tokenTenant !== tenantId.replaceAll('-', '').toLowerCase()) {
@@ -92,11 +133,15 @@ export class AccessTokens {
     }
     const hash = hashToken(token);
     const key = `${tenantId}:${hash}`;
-    let entry = this.cache.get(key);
+    let entry = this.trusted ? this.cache.get(key) : undefined;
     if (!entry || Date.now() - entry.cachedAt > CACHE_TTL_MS) {
+      const trustedBefore = this.trusted;
       entry = await this.load(tenantId, hash);
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, entry);
+      // A lookup that raced with a lost listener is not kept.
+      if (trustedBefore && this.trusted) {
+        if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+        this.cache.set(key, entry);
+      }
     }
     if (entry.expiresAt && entry.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw AppError.unauthenticated('The bearer token has expired');
@@ -109,24 +154,54 @@ export class AccessTokens {
   }
 
   private async load(tenantId: string, hash: string): Promise<CachedToken> {
+    // One statement for every kind: a staff member's status and role ride on the token's row.
     const rows = await this.db.query<TokenRow>(
-      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status
-         from core_access_token t join core_tenant tn on tn.id = t.tenant_id
+      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status,
+              s.status as staff_status, r.id as role_id, r.built_in, r.permissions
+         from core_access_token t
+         join core_tenant tn on tn.id = t.tenant_id
+         left join core_staff s on t.kind = 'staff' and s.tenant_id = t.tenant_id and s.id = t.subject_id
+         left join core_role r on r.tenant_id = t.tenant_id and r.id = coalesce(s.role_id, t.role_id)
         where t.tenant_id = ? and t.token_hash = ?`,
       [tenantId, hash],
     );
     const row = rows[0];
     if (!row || row.revoked_at) throw AppError.unauthenticated('The bearer token is not valid');
+    if (row.kind === 'staff' && row.staff_status !== 'active') {
+      throw AppError.unauthenticated('This staff account is disabled or was removed');
+    }
+    const roleBound = row.kind === 'staff' || row.role_id !== null;
+    const permissions = !roleBound || row.built_in ? null : new Set(row.permissions ?? []);
     return {
-      principal: { tokenId: row.id, kind: row.kind, tenantId, subjectId: row.subject_id },
+      principal: {
+        tokenId: row.id,
+        kind: row.kind,
+        tenantId,
+        subjectId: row.subject_id,
+        id: row.subject_id ?? row.id,
+        permissions: row.kind === 'admin' || row.kind === 'staff' ? permissions : new Set(),
+      },
       tenantStatus: row.tenant_status,
       expiresAt: row.expires_at ? new Date(row.expires_at) : null,
       cachedAt: Date.now(),
     };
   }
 
-  /** Forgets cached lookups of a tenant, after its status or its tokens changed. */
-  forgetTenant(tenantId: string): void {
+  private dropLocal(tenantId: string): void {
     for (const key of this.cache.keys()) if (key.startsWith(`${tenantId}:`)) this.cache.delete(key);
+  }
+
+  /**
+   * Forgets cached lookups of a tenant, after its status or its tokens changed: in this process at
+   * once, and in every other API process before the promise resolves (within a second).
+   */
+  async forgetTenant(tenantId: string): Promise<void> {
+    this.dropLocal(tenantId);
+    await this.sync?.announce(tenantId);
+  }
+
+  /** Stops listening to the other processes. */
+  async close(): Promise<void> {
+    await this.sync?.close();
   }
 }

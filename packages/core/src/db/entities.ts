@@ -19,7 +19,7 @@ export const Tenant = defineEntity({
 });
 export type Tenant = InferEntity<typeof Tenant>;
 
-export const ACCESS_TOKEN_KINDS = ['admin', 'storefront', 'customer', 'vendor'] as const;
+export const ACCESS_TOKEN_KINDS = ['admin', 'storefront', 'customer', 'vendor', 'staff'] as const;
 
 export const AccessToken = defineEntity({
   name: 'AccessToken',
@@ -32,6 +32,8 @@ export const AccessToken = defineEntity({
     tokenHash: p.string(),
     tokenPrefix: p.string(),
     subjectId: p.uuid().nullable(),
+    /** An admin key bound to a role has that role's permissions only; without one, every permission. */
+    roleId: p.uuid().nullable(),
     expiresAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
@@ -54,4 +56,74 @@ export const OutboxEvent = defineEntity({
 });
 export type OutboxEvent = InferEntity<typeof OutboxEvent>;
 
-export const coreEntities = [Tenant, AccessToken, OutboxEvent];
+export const BUILT_IN_ROLES = ['owner', 'admin'] as const;
+export type BuiltInRole = (typeof BUILT_IN_ROLES)[number];
+
+/** A set of permissions staff members (and admin keys) are given; `owner` and `admin` are built in. */
+export const Role = defineEntity({
+  name: 'Role',
+  tableName: 'core_role',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    name: p.string(),
+    builtIn: p.string().$type<BuiltInRole>().nullable(),
+    permissions: p.json<string[]>(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Role = InferEntity<typeof Role>;
+
+export const STAFF_STATUSES = ['active', 'disabled'] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+/** A person who runs a store. The password lives apart, in `StaffCredential`. */
+export const StaffMember = defineEntity({
+  name: 'StaffMember',
+  tableName: 'core_staff',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    email: p.string(),
+    firstName: p.string(),
+    lastName: p.string(),
+    roleId: p.uuid(),
+    status: p.string().$type<StaffStatus>(),
+    lastLoginAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type StaffMember = InferEntity<typeof StaffMember>;
+
+export const StaffCredential = defineEntity({
+  name: 'StaffCredential',
+  tableName: 'core_staff_credential',
+  properties: {
+    tenantId: p.uuid(),
+    staffId: p.uuid().primary(),
+    passwordHash: p.string(),
+    updatedAt: p.datetime(),
+  },
+});
+export type StaffCredential = InferEntity<typeof StaffCredential>;
+
+/** A single-use link sent by e-mail: an invitation to set a first password, or a password reset. */
+export const StaffTicket = defineEntity({
+  name: 'StaffTicket',
+  tableName: 'core_staff_ticket',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    staffId: p.uuid(),
+    purpose: p.string().$type<'invite' | 'reset'>(),
+    tokenHash: p.string(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type StaffTicket = InferEntity<typeof StaffTicket>;
+
+export const coreEntities = [Tenant, AccessToken, OutboxEvent, Role, StaffMember, StaffCredential, StaffTicket];

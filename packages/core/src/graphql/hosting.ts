@@ -4,7 +4,8 @@ import mercurius from 'mercurius';
 import type { DependencyContainer } from 'tsyringe';
 import type { AccessTokens } from '../auth/tokens.js';
 import { AppError, isAppError, withArticle } from '../errors.js';
-import { authorize } from '../http/auth.js';
+import { assertPermission } from '../auth/permissions.js';
+import { admits, authorize } from '../http/auth.js';
 import { databaseError } from '../http/errors.js';
 import type { QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
@@ -87,16 +88,19 @@ export async function hostGraphQL(
     validationRules: [complexityRule],
     context: async (request: FastifyRequest): Promise<Partial<QhatuGraphQLContext> & { authError?: AppError }> => {
       try {
-        const principal = (await authorize(request, ['admin', 'storefront', 'customer', 'vendor'], tokens))!;
+        const principal = (await authorize(request, ['admin', 'staff', 'storefront', 'customer', 'vendor'], tokens))!;
         return {
           container,
           principal,
           tenantId: principal.tenantId!,
           require(kinds) {
-            if (!kinds.includes(principal.kind as never)) {
+            if (!admits(kinds, principal.kind)) {
               throw AppError.forbidden(`This operation needs ${withArticle(kinds.join(' or '))} token`);
             }
             return principal;
+          },
+          requirePermission(permission) {
+            return assertPermission(principal, permission);
           },
         };
       } catch (error) {

@@ -22,6 +22,11 @@ export function tenantHeader(request: FastifyRequest): string {
   return value.toLowerCase();
 }
 
+/** Whether a rule's list of token kinds lets `kind` in; a rule that admits admin keys admits staff members too. */
+export function admits(rule: readonly TokenKind[], kind: TokenKind): boolean {
+  return rule.includes(kind) || (kind === 'staff' && rule.includes('admin'));
+}
+
 /**
  * Resolves who calls and for which tenant, by the route's rule, and records both in the
  * request's context. Throws the contract's 400/401/403 errors.
@@ -33,21 +38,26 @@ export async function authorize(request: FastifyRequest, rule: AuthRule, tokens:
     const token = bearerToken(request);
     if (!token) throw AppError.unauthenticated();
     if (!tokens.isPlatformToken(token)) {
-      if (/^qh[ascv]_/.test(token)) throw AppError.forbidden('This operation needs the platform credential');
+      if (/^qh[ascvm]_/.test(token)) throw AppError.forbidden('This operation needs the platform credential');
       throw AppError.unauthenticated('The bearer token is not valid');
     }
-    const principal: Principal = { tokenId: null, kind: 'platform', tenantId: null, subjectId: null };
+    const principal: Principal = { tokenId: null, kind: 'platform', tenantId: null, subjectId: null, id: null, permissions: new Set() };
     if (scope) scope.principal = principal;
     return principal;
   }
   const tenantId = tenantHeader(request);
+  if (rule === 'tenant') {
+    // Sign-in and the like: the store is named, nobody is signed in yet.
+    if (scope) scope.tenantId = tenantId;
+    return undefined;
+  }
   const token = bearerToken(request);
   if (!token) throw AppError.unauthenticated();
   if (tokens.isPlatformToken(token)) {
     throw AppError.forbidden('The platform credential is for /api/v1/tenants; use a tenant API key here');
   }
   const principal = await tokens.authenticate(token, tenantId);
-  if (!(rule as readonly TokenKind[]).includes(principal.kind)) {
+  if (!admits(rule, principal.kind)) {
     throw AppError.forbidden(`This operation needs ${withArticle(rule.join(' or '))} token; this one is ${withArticle(principal.kind)} token`);
   }
   if (scope) {

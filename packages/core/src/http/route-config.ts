@@ -1,7 +1,12 @@
 import type { TokenKind } from '../context.js';
 
-/** Who may call a route: nobody needs a token (`public`), the platform operator, or tenant tokens of these kinds. */
-export type AuthRule = 'public' | 'platform' | readonly Exclude<TokenKind, 'platform'>[];
+/**
+ * Who may call a route: nobody needs a token (`public`), the platform operator, anyone naming a
+ * store in X-Tenant-ID without a token (`tenant`: sign-in and the like), or tenant tokens of these
+ * kinds. A rule that admits `admin` tokens admits `staff` tokens too: a staff member may do what
+ * an admin key may, within the permissions of their role.
+ */
+export type AuthRule = 'public' | 'platform' | 'tenant' | readonly Exclude<TokenKind, 'platform'>[];
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,5 +23,6 @@ declare module 'fastify' {
   }
 }
 
-export const ADMIN: AuthRule = ['admin'];
+/** Admin routes: admin API keys and staff members (both checked against the route's `permission`). */
+export const ADMIN: AuthRule = ['admin', 'staff'];
 export const STOREFRONT: AuthRule = ['admin', 'storefront', 'customer'];

@@ -8,6 +8,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { Secrets } from '../auth/secrets.js';
+import { assertPermission, PermissionRegistry } from '../auth/permissions.js';
 import { AccessTokens } from '../auth/tokens.js';
 import type { QhatuConfig } from '../config.js';
 import { TenantContext } from '../context.js';
@@ -15,6 +16,7 @@ import { Database } from '../db/database.js';
 import { hostGraphQL } from '../graphql/hosting.js';
 import { Jobs } from '../jobs/jobs.js';
 import type { QhatuPlugin } from '../plugin.js';
+import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
@@ -23,6 +25,7 @@ import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
 import { refuseNulCharacters } from './text.js';
+import type { AuthRule } from './route-config.js';
 import './route-config.js';
 import './zod-messages.js';
 
@@ -105,12 +108,22 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
+/** A REST route of the app, as its plugin declared it. */
+export interface RouteInfo {
+  plugin: string;
+  method: string;
+  url: string;
+  auth: AuthRule;
+  permission?: string;
+}
+
 /** The HTTP side of an app: REST with OpenAPI, health, GraphQL, and the hooks every request passes. */
 export async function buildHttp(
   config: QhatuConfig,
   logger: Logger,
   plugins: QhatuPlugin[],
   container: DependencyContainer,
+  routes: RouteInfo[] = [],
 ): Promise<FastifyInstance> {
   const http: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -133,6 +146,7 @@ export async function buildHttp(
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
   const jobs = container.resolve(Jobs);
+  const registry = container.resolve(PermissionRegistry);
 
   // Each request runs in its own context; auth fills in the tenant and the caller.
   http.addHook('onRequest', (request, reply, done) => {
@@ -163,7 +177,13 @@ export async function buildHttp(
     transform: (doc) => {
       if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
       if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
-      return jsonSchemaTransform(doc);
+      const out = jsonSchemaTransform(doc);
+      // Each admin operation documents the permission it needs, in words and as `x-permission`.
+      const permission = doc.route.config?.permission;
+      if (!permission) return out;
+      const schema = (out.schema ?? {}) as Record<string, unknown>;
+      const note = `Needs the permission \`${permission}\` (staff members by their role; admin API keys hold every permission unless given a role).`;
+      return { ...out, schema: { ...schema, 'x-permission': permission, description: [schema.description, note].filter(Boolean).join('\n\n') } };
     },
     transformObject: jsonSchemaTransformObject,
   });
@@ -187,15 +207,34 @@ export async function buildHttp(
       if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
     });
     api.addHook('onRequest', async (request) => {
-      await authorize(request, request.routeOptions.config.auth!, tokens);
+      const { auth, permission } = request.routeOptions.config;
+      const principal = await authorize(request, auth!, tokens);
+      // Admin keys and staff members need the route's permission; customers on a shared route do not.
+      if (permission && (principal?.kind === 'admin' || principal?.kind === 'staff')) assertPermission(principal, permission);
     });
     refuseNulCharacters(api);
     await installRateLimits(api, config);
     installIdempotency(api, db, container.resolve(Secrets));
-    await api.register(async (platform) => tenantRoutes(platform, container.resolve(Tenants)), { prefix: '/api/v1' });
+    // Every admin route names a declared permission, or the app does not start; each is recorded.
+    const track = (scope: FastifyInstance, plugin: string) =>
+      scope.addHook('onRoute', (route) => {
+        registry.checkRoute(plugin, route);
+        if (route.method === 'HEAD') return;
+        for (const method of [route.method].flat()) {
+          routes.push({ plugin, method, url: route.url, auth: route.config!.auth!, ...(route.config?.permission ? { permission: route.config.permission } : {}) });
+        }
+      });
+    await api.register(async (scope) => {
+      track(scope, 'core');
+      await tenantRoutes(scope, container.resolve(Tenants));
+      await staffRoutes(scope, container);
+    }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;
-      await api.register(async (scope) => plugin.routes!(scope, { container }), { prefix: plugin.prefix ?? '/api/v1' });
+      await api.register(async (scope) => {
+        track(scope, plugin.name);
+        await plugin.routes!(scope, { container });
+      }, { prefix: plugin.prefix ?? '/api/v1' });
     }
   });
 

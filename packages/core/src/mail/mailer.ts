@@ -15,8 +15,16 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Files sent with the message (a quote's PDF and the like). */
+  attachments?: MailAttachment[];
   /** The tenant the message is sent for: the folder of the `.eml` file, and an `X-Qhatu-Tenant` header. */
   tenantId: string;
+}
+
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
 }
 
 export interface SentMail {
@@ -66,6 +74,7 @@ export class Mailer {
       subject: message.subject,
       text: message.text,
       ...(message.html === undefined ? {} : { html: message.html }),
+      ...(message.attachments?.length ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })) } : {}),
       date: at,
       messageId: `<${id}@qhatu>`,
       headers: { 'X-Qhatu-Tenant': message.tenantId },

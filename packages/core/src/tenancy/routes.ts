@@ -27,6 +27,7 @@ function apiKeyOut(record: AccessToken, token: string) {
     name: record.name ?? '',
     scope: record.kind as 'admin' | 'storefront',
     token,
+    role_id: record.roleId ?? null,
     expires_at: record.expiresAt?.toISOString() ?? null,
     created_at: record.createdAt.toISOString(),
   };
@@ -38,6 +39,7 @@ function apiKeySummary(record: AccessToken) {
     name: record.name ?? '',
     scope: record.kind as 'admin' | 'storefront',
     token_prefix: record.tokenPrefix,
+    role_id: record.roleId ?? null,
     expires_at: record.expiresAt?.toISOString() ?? null,
     revoked_at: record.revokedAt?.toISOString() ?? null,
     created_at: record.createdAt.toISOString(),
@@ -97,12 +99,13 @@ export async function tenantRoutes(app: FastifyInstance, tenants: Tenants): Prom
 
   r.post('/tenants/:id/api-keys', {
     config,
-    schema: { tags, summary: 'Issue an API key for a tenant (the token is shown once)', params: IdParams, body: ApiKeyInput, response: { 201: dataOf(ApiKeyOut), ...errorResponses(400, 401, 403, 404) } },
+    schema: { tags, summary: 'Issue an API key for a tenant (the token is shown once)', params: IdParams, body: ApiKeyInput, response: { 201: dataOf(ApiKeyOut), ...errorResponses(400, 401, 403, 404, 422) } },
   }, async (req, reply) => {
     const { token, record } = await tenants.issueApiKey(req.params.id, {
       name: req.body.name,
       scope: req.body.scope,
       expiresAt: req.body.expires_at ? new Date(req.body.expires_at) : null,
+      roleId: req.body.role_id ?? null,
     });
     return reply.code(201).send({ data: apiKeyOut(record, token) });
   });

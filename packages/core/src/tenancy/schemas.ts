@@ -46,6 +46,7 @@ export const ApiKeyInput = z
     name: z.string().trim().min(1, 'must not be empty').max(200),
     scope: z.enum(['admin', 'storefront']),
     expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'No expiry when absent' }),
+    role_id: z.uuid({ message: 'must be a UUID' }).optional().meta({ description: "An admin key with a role has that role's permissions only; without one, every permission" }),
   })
   .meta({ id: 'ApiKeyCreate' });
 
@@ -55,6 +56,7 @@ export const ApiKeyOut = z
     name: z.string(),
     scope: z.enum(['admin', 'storefront']),
     token: z.string().meta({ description: 'Shown only in this answer' }),
+    role_id: z.uuid().nullable(),
     expires_at: Timestamp.nullable(),
     created_at: Timestamp,
   })
@@ -66,6 +68,7 @@ export const ApiKeySummary = z
     name: z.string(),
     scope: z.enum(['admin', 'storefront']),
     token_prefix: z.string().meta({ description: 'The first characters of the token, to recognise it' }),
+    role_id: z.uuid().nullable(),
     expires_at: Timestamp.nullable(),
     revoked_at: Timestamp.nullable(),
     created_at: Timestamp,

@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { inject, injectable } from 'tsyringe';
 import { AccessTokens } from '../auth/tokens.js';
 import { Database } from '../db/database.js';
-import { AccessToken, Tenant, type TenantStatus } from '../db/entities.js';
+import { AccessToken, BUILT_IN_ROLES, Role, Tenant, type TenantStatus } from '../db/entities.js';
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
 import { tenantMachine } from './tenant-machine.js';
@@ -53,6 +53,11 @@ export class Tenants {
         createdAt: at,
         updatedAt: at,
       });
+      await em.flush();
+      // Every store starts with the built-in roles; its first owner is added with `qhatu staff create`.
+      for (const name of BUILT_IN_ROLES) {
+        em.create(Role, { id: randomUUID(), tenantId: tenant.id, name, builtIn: name, permissions: [], createdAt: at, updatedAt: at });
+      }
       await em.flush();
       return tenant;
     });
@@ -110,7 +115,7 @@ export class Tenants {
       await tx.em.flush();
       return tenant;
     }, id);
-    this.tokens.forgetTenant(id);
+    await this.tokens.forgetTenant(id);
     return tenant;
   }
 
@@ -122,7 +127,7 @@ export class Tenants {
     });
   }
 
-  /** Revokes an API key at once in this process (others within the token cache's 30 s). */
+  /** Revokes an API key at once, in every API process. */
   async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
     await this.db.platform(async ({ em, now }) => {
       const key = await em.findOne(AccessToken, { tenantId, id: keyId, kind: { $in: ['admin', 'storefront'] } }, { filters: false });
@@ -130,14 +135,22 @@ export class Tenants {
       key.revokedAt ??= now();
       await em.flush();
     });
-    this.tokens.forgetTenant(tenantId);
+    await this.tokens.forgetTenant(tenantId);
   }
 
-  async issueApiKey(tenantId: string, input: { name: string; scope: 'admin' | 'storefront'; expiresAt?: Date | null }) {
+  /** An API key; an admin key given a role has that role's permissions only. */
+  async issueApiKey(tenantId: string, input: { name: string; scope: 'admin' | 'storefront'; expiresAt?: Date | null; roleId?: string | null }) {
     return this.db.platform(async (tx) => {
       const tenant = await tx.em.findOne(Tenant, { id: tenantId });
       if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
-      const issued = await this.tokens.issue(tx, { tenantId, kind: input.scope, name: input.name, expiresAt: input.expiresAt });
+      if (input.roleId) {
+        if (input.scope !== 'admin') {
+          throw AppError.validation('Only an admin key can be given a role', [{ path: 'body.role_id', message: 'needs scope "admin"' }]);
+        }
+        const role = await tx.em.findOne(Role, { tenantId, id: input.roleId }, { filters: false });
+        if (!role) throw AppError.unprocessable('ROLE_NOT_FOUND', `Role ${input.roleId} does not exist in this store`, [{ path: 'body.role_id', message: 'is not a role of this store' }]);
+      }
+      const issued = await this.tokens.issue(tx, { tenantId, kind: input.scope, name: input.name, expiresAt: input.expiresAt, roleId: input.roleId ?? null });
       await tx.em.flush();
       return issued;
     });

@@ -11,6 +11,7 @@ import type { Clock } from '../tokens.js';
 import { createTestDatabase } from './databases.js';
 
 export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './databases.js';
+export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
 
 export interface TestApp {
   app: QhatuApp;

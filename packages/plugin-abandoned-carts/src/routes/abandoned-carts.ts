@@ -18,7 +18,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   const config = { auth: ADMIN };
 
   r.get('/admin/abandoned-carts', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.read' },
     schema: {
       tags,
       summary: 'List abandoned carts (offset pagination) with the store-wide metrics',
@@ -46,7 +46,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   }, async (req) => ({ data: cartOut(await recovery.restore(req.query.token)) }));
 
   r.post('/admin/abandoned-carts/:id/send-reminder', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.write' },
     schema: {
       tags,
       summary: 'E-mail the shopper a recovery link; the cart becomes reminded',
@@ -56,7 +56,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
   }, async (req) => ({ data: abandonedCartOut(await carts.sendReminder(req.params.id)) }));
 
   r.post('/admin/abandoned-carts/:id/recover', {
-    config,
+    config: { ...config, permission: 'abandoned-carts.write' },
     schema: {
       tags,
       summary: 'Mark the cart recovered',

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -8,7 +8,7 @@ import { PostReads, type Reader } from '../services/post-reads.js';
 import { Posts } from '../services/posts.js';
 
 /** Storefront keys and customers see published posts only; drafts and archived posts are 404s to them. */
-const reader = (): Reader => ({ publishedOnly: TenantContext.principal()?.kind !== 'admin' });
+const reader = (): Reader => ({ publishedOnly: !hasPermission(TenantContext.principal(), 'blog.read') });
 
 export async function postRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();

@@ -1,4 +1,4 @@
-import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { AppError, type GraphQLContribution, hasPermission, type QhatuGraphQLContext, toConnection } from '@qhatu/core';
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
@@ -54,7 +54,7 @@ function node({ product, variants }: ProductView) {
   };
 }
 
-const activeOnly = (ctx: QhatuGraphQLContext) => ctx.principal.kind !== 'admin';
+const activeOnly = (ctx: QhatuGraphQLContext) => !hasPermission(ctx.principal, 'catalog.read');
 
 export const productGraphQL: GraphQLContribution = {
   typeDefs,

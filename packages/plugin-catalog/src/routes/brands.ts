@@ -20,7 +20,7 @@ export async function brandRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.post('/catalog/brands', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a brand', body: BrandCreate, response: { 201: dataOf(BrandOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: brandOut(await brands.create(req.body)) }));
 
@@ -30,12 +30,12 @@ export async function brandRoutes(app: FastifyInstance, container: DependencyCon
   }, async (req) => ({ data: brandOut(await brands.get(req.params.id)) }));
 
   r.put('/catalog/brands/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Replace a brand (the create fields)', params: IdParams, body: BrandCreate, response: { 200: dataOf(BrandOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: brandOut(await brands.replace(req.params.id, req.body)) }));
 
   r.delete('/catalog/brands/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a brand (its products stay, without a brand)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await brands.remove(req.params.id);

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -18,7 +18,7 @@ import { Collections, type CollectionFilter } from '../services/collections.js';
 import { collectionOut, collectionProductOut } from './serialize.js';
 
 /** Storefront keys and customers see active collections, and active products in them, only. */
-const activeOnly = () => TenantContext.principal()?.kind !== 'admin';
+const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
 export async function collectionRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -35,7 +35,7 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
   });
 
   r.post('/catalog/collections', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a collection', body: CollectionCreate, response: { 201: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: collectionOut(await collections.create(req.body)) }));
 
@@ -45,12 +45,12 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
   }, async (req) => ({ data: collectionOut(await collections.get(req.params.id, { activeOnly: activeOnly() })) }));
 
   r.put('/catalog/collections/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Replace a collection (the create fields plus position)', params: IdParams, body: CollectionReplace, response: { 200: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: collectionOut(await collections.replace(req.params.id, req.body)) }));
 
   r.delete('/catalog/collections/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a collection (its products stay)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await collections.remove(req.params.id);
@@ -66,12 +66,12 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
   });
 
   r.post('/catalog/collections/:id/products', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Add a product to the collection', params: IdParams, body: CollectionProductCreate, response: { 201: dataOf(CollectionProductOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: collectionProductOut(await members.add(req.params.id, req.body)) }));
 
   r.delete('/catalog/collections/:id/products/:product_id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Take a product out of the collection', params: CollectionProductParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await members.remove(req.params.id, req.params.product_id);

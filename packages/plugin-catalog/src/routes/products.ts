@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -16,7 +16,7 @@ import { Products, type ProductFilter } from '../services/products.js';
 import { productOut, variantOut } from './serialize.js';
 
 /** Storefront keys and customers see active products only. */
-const activeOnly = () => TenantContext.principal()?.kind !== 'admin';
+const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -33,7 +33,7 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.post('/catalog/products', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a product with its variants', body: ProductInput, response: { 201: dataOf(ProductOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: productOut(await products.create(req.body)) }));
 
@@ -43,12 +43,12 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   }, async (req) => ({ data: productOut(await products.get(req.params.id, { activeOnly: activeOnly() })) }));
 
   r.patch('/catalog/products/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change the fields sent', params: IdParams, body: ProductPatch, response: { 200: dataOf(ProductOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: productOut(await products.update(req.params.id, req.body)) }));
 
   r.delete('/catalog/products/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a product and its variants', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await products.remove(req.params.id);
@@ -56,17 +56,17 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.post('/catalog/products/:id/variants', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Add a variant', params: IdParams, body: VariantInput, response: { 201: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: variantOut(await products.addVariant(req.params.id, req.body)) }));
 
   r.patch('/catalog/products/:id/variants/:variant_id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body)) }));
 
   r.delete('/catalog/products/:id/variants/:variant_id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a variant (a product keeps at least one)', params: VariantParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req, reply) => {
     await products.removeVariant(req.params.id, req.params.variant_id);

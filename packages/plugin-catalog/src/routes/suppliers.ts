@@ -13,7 +13,7 @@ export async function supplierRoutes(app: FastifyInstance, container: Dependency
   const tags = ['Suppliers'];
 
   r.get('/catalog/suppliers', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.read' },
     schema: { tags, summary: 'List suppliers (the pagination carries total)', querystring: SupplierListQuery, response: { 200: listOf(SupplierOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => {
     const page = await suppliers.list(req.query);
@@ -21,22 +21,22 @@ export async function supplierRoutes(app: FastifyInstance, container: Dependency
   });
 
   r.post('/catalog/suppliers', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a supplier', body: SupplierCreate, response: { 201: dataOf(SupplierOut), ...errorResponses(400, 401, 403, 409) } },
   }, async (req, reply) => reply.code(201).send({ data: supplierOut(await suppliers.create(req.body)) }));
 
   r.get('/catalog/suppliers/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.read' },
     schema: { tags, summary: 'Read a supplier', params: IdParams, response: { 200: dataOf(SupplierOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: supplierOut(await suppliers.get(req.params.id)) }));
 
   r.patch('/catalog/suppliers/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change the fields sent', params: IdParams, body: SupplierPatch, response: { 200: dataOf(SupplierOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: supplierOut(await suppliers.update(req.params.id, req.body)) }));
 
   r.delete('/catalog/suppliers/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Delete a supplier (its products stay, without a supplier)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await suppliers.remove(req.params.id);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { COUNTRY_CODES } from './country-codes.js';
 
 /** Stored trimmed and lower-case: one customer per e-mail and store, whatever the case. */
 export const Email = z
@@ -37,12 +36,7 @@ export const Tags = z
   .meta({ description: 'At most 50 distinct tags of 1 to 64 characters; duplicates are dropped' });
 
 /** ISO 3166-1 alpha-2, either case; stored upper-case. */
-export const CountryCode = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .refine((c) => COUNTRY_CODES.has(c), 'must be an ISO 3166-1 alpha-2 country code, e.g. PE')
-  .meta({ example: 'PE' });
+export { CountryCode } from '@qhatu/core';
 
 export const Password = z
   .string()

@@ -34,12 +34,12 @@ export async function couponRoutes(app: FastifyInstance, container: DependencyCo
   const tags = ['Discounts'];
 
   r.post('/discounts/coupons', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Create a coupon (answers the bare coupon)', body: CouponCreate, response: { 201: CouponOut, ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send(out(await coupons.create(req.body))));
 
   r.get('/discounts/coupons', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.read' },
     schema: { tags, summary: "The store's coupons (deleted ones are left out); q searches the code", querystring: CouponListQuery, response: { 200: listOf(CouponOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => {
     const f = filtersOf(req.query);
@@ -66,22 +66,22 @@ export async function couponRoutes(app: FastifyInstance, container: DependencyCo
   });
 
   r.get('/discounts/coupons/code/:code', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.read' },
     schema: { tags, summary: 'Read a coupon by its code (case-insensitive)', params: CouponCodeParams, response: { 200: dataOf(CouponOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: out(await coupons.getByCode(req.params.code)) }));
 
   r.get('/discounts/coupons/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.read' },
     schema: { tags, summary: 'Read a coupon (a deleted one too, for the orders that used it)', params: IdParams, response: { 200: dataOf(CouponOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: out(await coupons.get(req.params.id)) }));
 
   r.patch('/discounts/coupons/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Change the fields sent', params: IdParams, body: CouponPatch, response: { 200: dataOf(CouponOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: out(await coupons.update(req.params.id, req.body)) }));
 
   r.delete('/discounts/coupons/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Delete a coupon (soft: it stops validating and listing; its uses stay)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await coupons.remove(req.params.id);
@@ -89,7 +89,7 @@ export async function couponRoutes(app: FastifyInstance, container: DependencyCo
   });
 
   r.post('/discounts/coupons/:id/apply', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Record a use of the coupon (raises uses_count)', params: IdParams, body: CouponApply, response: { 200: CouponApplyResult, ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => {
     const b = req.body;
@@ -103,7 +103,7 @@ export async function couponRoutes(app: FastifyInstance, container: DependencyCo
   });
 
   r.get('/discounts/coupons/:id/redemptions', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.read' },
     schema: { tags, summary: 'The uses of a coupon', params: IdParams, querystring: RedemptionListQuery, response: { 200: listOf(RedemptionOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => {
     const page = await coupons.redemptions(req.params.id, req.query);

@@ -12,7 +12,7 @@ export async function volumeDiscountRoutes(app: FastifyInstance, container: Depe
   const tags = ['Discounts'];
 
   r.post('/discounts/volume', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Add a volume discount tier to a product (answers the bare tier)', body: VolumeDiscountCreate, response: { 201: VolumeDiscountOut, ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send(volumeDiscountOut(await tiers.create(req.body))));
 
@@ -25,7 +25,7 @@ export async function volumeDiscountRoutes(app: FastifyInstance, container: Depe
   });
 
   r.delete('/discounts/volume/:id', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'discounts.write' },
     schema: { tags, summary: 'Remove a volume discount tier', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await tiers.remove(req.params.id);

@@ -12,7 +12,7 @@ export async function reservationRoutes(app: FastifyInstance, container: Depende
   const reservations = container.resolve(Reservations);
 
   r.get('/inventory/reservations', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: 'inventory.read' },
     schema: {
       tags: ['Inventory'],
       summary: 'Stock held for orders, newest first',

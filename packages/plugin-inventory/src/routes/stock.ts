@@ -13,7 +13,7 @@ export async function stockRoutes(app: FastifyInstance, container: DependencyCon
   const config = { auth: ADMIN };
 
   r.post('/inventory/warehouses/:id/stock/adjust', {
-    config,
+    config: { ...config, permission: 'inventory.write' },
     schema: {
       tags,
       summary: 'Add or remove units of a variant (audited); never below what is available',
@@ -24,7 +24,7 @@ export async function stockRoutes(app: FastifyInstance, container: DependencyCon
   }, async (req) => ({ data: adjustmentOut(await stock.adjust(req.params.id, req.body)) }));
 
   r.get('/inventory/warehouses/:id/stock', {
-    config,
+    config: { ...config, permission: 'inventory.read' },
     schema: { tags, summary: "A warehouse's stock records, page by page", params: IdParams, querystring: StockListQuery, response: { 200: listOf(StockLevelOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => {
     const { items, page } = await stock.levels(req.params.id, req.query, filtersOf(req.query) as { variant_id?: string });
@@ -32,7 +32,7 @@ export async function stockRoutes(app: FastifyInstance, container: DependencyCon
   });
 
   r.get('/inventory/warehouses/:id/adjustments', {
-    config,
+    config: { ...config, permission: 'inventory.read' },
     schema: { tags, summary: "A warehouse's adjustment trail, newest first", params: IdParams, querystring: AdjustmentListQuery, response: { 200: listOf(StockAdjustmentOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => {
     const page = await stock.adjustments(req.params.id, req.query, filtersOf(req.query) as AdjustmentFilter);

@@ -23,7 +23,7 @@ export interface CallbackOutcome {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** One answer for an unknown store and a bad signature: the bare path tells nothing of any store. */
+/** One answer for an unknown store and a bad signature: neither path tells anything of any store. */
 const unverified = (gateway: PaymentGateway) =>
   new AppError(401, 'INVALID_SIGNATURE', `The ${gateway.name} notification names no store whose credentials verify its signature`);
 
@@ -204,8 +204,8 @@ export class Notifications {
     if (!UUID.test(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
     const tenant = tenantId.toLowerCase();
     const ctx = await this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }), tenant).catch((error: unknown) => {
-      // An unknown store and a store without this gateway look the same from outside.
-      if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') throw new AppError(404, 'NOT_FOUND', 'No such notification endpoint');
+      // An unknown store and a store without this gateway look the same from outside, and as on the bare path.
+      if (error instanceof AppError && error.code === 'GATEWAY_NOT_CONFIGURED') throw unverified(gateway);
       throw error;
     });
     return { gateway, tenant, ctx };

@@ -1,4 +1,4 @@
-import { ADMIN, AppError, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, AppError, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -18,7 +18,7 @@ function author(): ReviewAuthor {
   return { kind: 'customer', customerId: principal.subjectId };
 }
 
-const reader = () => ({ admin: TenantContext.principal()?.kind === 'admin' });
+const reader = () => ({ admin: hasPermission(TenantContext.principal(), 'reviews.read') });
 
 /** Mounted with `prefix: ''`: the specification puts moderation under `/admin` and the rest under `/api/v1`. */
 export async function reviewRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
@@ -30,7 +30,7 @@ export async function reviewRoutes(app: FastifyInstance, container: DependencyCo
   const moderated = { 200: dataOf(ReviewOut), ...errorResponses(400, 401, 403, 404, 409) };
 
   r.post('/api/v1/reviews', {
-    config: { auth: WRITERS },
+    config: { auth: WRITERS, permission: 'reviews.moderate' },
     schema: {
       tags,
       summary: 'Write a review (pending until moderated; one per customer and product: 409 REVIEW_ALREADY_EXISTS)',

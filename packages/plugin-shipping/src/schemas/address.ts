@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COUNTRY_CODES } from './country-codes.js';
+import { CountryCode } from '@qhatu/core';
 
 const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
 const Optional = (max: number) =>
@@ -11,12 +11,7 @@ const Optional = (max: number) =>
     .transform((s) => (s ? s : null));
 
 /** ISO 3166-1 alpha-2, either case; kept upper-case. */
-export const Country = z
-  .string()
-  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code, e.g. PE')
-  .transform((c) => c.toUpperCase())
-  .refine((c) => COUNTRY_CODES.has(c), 'must be an officially assigned ISO 3166-1 alpha-2 country code, e.g. PE')
-  .meta({ example: 'PE' });
+export const Country = CountryCode;
 
 export const ShippingAddressInput = z
   .strictObject({

@@ -1,14 +1,8 @@
-import { listQuery, Timestamp, Uuid } from '@qhatu/core';
+import { CountryCode, listQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
-import { COUNTRY_CODES } from './country-codes.js';
 
 /** An ISO 3166-1 alpha-2 country code (one officially assigned), upper-cased. */
-export const Country = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as PE or US')
-  .refine((code) => !/^[A-Z]{2}$/.test(code) || COUNTRY_CODES.has(code), 'is not a country code in ISO 3166-1');
+export const Country = CountryCode;
 
 /** A province or state as shipping addresses give it (e.g. `CA`, `Lima`); compared upper-case. */
 export const Province = z.string().trim().min(1, 'must not be empty').max(100).toUpperCase();

@@ -63,7 +63,7 @@ export async function webhookRoutes(app: FastifyInstance, container: DependencyC
   const config = { auth: ADMIN };
 
   r.post('/webhooks', {
-    config,
+    config: { ...config, permission: 'webhooks.write' },
     schema: { tags, summary: 'Register a receiver (the secret is shown only here)', body: SubscriptionCreate, response: { 201: dataOf(CreatedSubscriptionOut), ...errorResponses(400, 401, 403) } },
   }, async (req, reply) => {
     const { subscription, secret } = await subscriptions.create(req.body);
@@ -71,7 +71,7 @@ export async function webhookRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.get('/webhooks', {
-    config,
+    config: { ...config, permission: 'webhooks.read' },
     schema: { tags, summary: 'List receivers', querystring: SubscriptionList, response: { 200: listOf(SubscriptionOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => {
     const page = await subscriptions.list(req.query);
@@ -79,17 +79,17 @@ export async function webhookRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.get('/webhooks/:id', {
-    config,
+    config: { ...config, permission: 'webhooks.read' },
     schema: { tags, summary: 'Read a receiver', params: IdParams, response: { 200: dataOf(SubscriptionOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: subscriptionOut(await subscriptions.get(req.params.id)) }));
 
   r.patch('/webhooks/:id', {
-    config,
+    config: { ...config, permission: 'webhooks.write' },
     schema: { tags, summary: 'Change a receiver (url, events, secret, description, enabled)', params: IdParams, body: SubscriptionPatch, response: { 200: dataOf(SubscriptionOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: subscriptionOut(await subscriptions.update(req.params.id, req.body)) }));
 
   r.delete('/webhooks/:id', {
-    config,
+    config: { ...config, permission: 'webhooks.write' },
     schema: { tags, summary: 'Remove a receiver and its deliveries', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     await subscriptions.remove(req.params.id);
@@ -97,7 +97,7 @@ export async function webhookRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.get('/webhooks/:id/deliveries', {
-    config,
+    config: { ...config, permission: 'webhooks.read' },
     schema: { tags, summary: "A receiver's deliveries, newest first, each with its attempts", params: IdParams, querystring: DeliveryList, response: { 200: listOf(DeliveryOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => {
     const status = req.query['filter[status]'] as DeliveryStatus | undefined;
@@ -107,7 +107,7 @@ export async function webhookRoutes(app: FastifyInstance, container: DependencyC
   });
 
   r.post('/webhooks/:id/deliveries/:deliveryId/retry', {
-    config,
+    config: { ...config, permission: 'webhooks.write' },
     schema: { tags, summary: 'Resend a failed or dead delivery now, with its original body and signature', params: DeliveryParams, response: { 200: dataOf(DeliveryOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => {
     const delivery = await deliveries.retry(req.params.id, req.params.deliveryId);

@@ -13,6 +13,8 @@ export const ${n.camel}Plugin = definePlugin({
   entities: [${n.entity}],
   migrations: ${n.camel}Migrations,
   events: [ITEM_CREATED],
+  // What roles grant; each admin route names the one it needs (config.permission).
+  permissions: [{ name: '${n.name}.write', description: 'Add ${n.name} items' }],
   register(container) {
     // Stateless: a new instance per resolve is as good as a singleton.
     container.register(${n.service}, { useFactory: (c) => new ${n.service}(c.resolve(Database)) });

@@ -11,11 +11,14 @@ to what your plugin is about and grow it from here.
 
 | Route | Who | What |
 | --- | --- | --- |
-| \`POST ${base}\` | admin key | add an item: \`{ title, description? }\` → \`201 { data: item }\` |
+| \`POST ${base}\` | admin key, or staff with \`${n.name}.write\` | add an item: \`{ title, description? }\` → \`201 { data: item }\` |
 | \`GET ${base}\` | admin or storefront key, or a customer token | list items: \`limit\`, \`cursor\`, \`sort\` (\`created_at\`, \`title\`, \`-\` for descending), \`q\` |
 | \`GET ${base}/:id\` | admin or storefront key, or a customer token | read an item |
 
 Every route takes \`Authorization: Bearer <key>\` and \`X-Tenant-ID\`; the API docs are at \`/docs\`.
+
+Permissions (granted by the store's roles, \`/api/v1/roles\`): \`${n.name}.write\`, add items. Admin
+API keys hold every permission; a staff member holds those of their role.
 
 Events: \`${n.name}.item.created\` (\`{ id, title }\`), recorded in the transaction that adds the item
 and sent after it commits.

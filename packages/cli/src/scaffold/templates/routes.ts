@@ -15,14 +15,14 @@ const itemOut = (item: ${n.entity}) => ({
   updated_at: item.updatedAt.toISOString(),
 });
 
-/** /api/v1/${n.name}/items: the admin adds items, the storefront reads them. Handlers parse, call one service method, shape the answer. */
+/** /api/v1/${n.name}/items: the admin (or a staff member whose role grants ${n.name}.write) adds items, the storefront reads them. Handlers parse, call one service method, shape the answer. */
 export const ${n.camel}ItemRoutes: NonNullable<QhatuPlugin['routes']> = async (app, { container }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const items = container.resolve(${n.service});
   const tags = ['${n.pascal}'];
 
   r.post('/${n.name}/items', {
-    config: { auth: ADMIN },
+    config: { auth: ADMIN, permission: '${n.name}.write' },
     schema: { tags, summary: 'Add an item', body: ${n.entity}Input, response: { 201: dataOf(${n.entity}Out), ...errorResponses(400, 401, 403) } },
   }, async (req, reply) => reply.code(201).send({ data: itemOut(await items.create(req.body)) }));
 

@@ -61,6 +61,24 @@ describe('${url}', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 
+  it('needs ${n.name}.write from a staff member: refused to a role without it, allowed with it', async () => {
+    const signIn = async (email: string, permissions: string[]) => {
+      const role = await t.request({ method: 'POST', url: '/api/v1/roles', headers: shop.headers(), payload: { name: email, permissions } });
+      expect(role.statusCode).toBe(201);
+      const password = 'a long password';
+      await t.request({ method: 'POST', url: '/api/v1/staff', headers: shop.headers(), payload: { email, role_id: role.json().data.id, password } });
+      const session = await t.request({ method: 'POST', url: '/api/v1/auth/staff/login', headers: { 'x-tenant-id': shop.id }, payload: { email, password } });
+      return session.json().data.token as string;
+    };
+    const reader = await signIn('reader@example.com', []);
+    const refused = await t.request({ method: 'POST', url: '${url}', headers: shop.headers(reader), payload: { title: 'Nope' } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.details[0].permission).toBe('${n.name}.write');
+    const writer = await signIn('writer@example.com', ['${n.name}.write']);
+    const added = await t.request({ method: 'POST', url: '${url}', headers: shop.headers(writer), payload: { title: 'Yes' } });
+    expect(added.statusCode).toBe(201);
+  });
+
   it('keeps each store\\'s items to itself', async () => {
     const item = (await addItem(shop, { title: 'Private stock' })).json().data;
     const other = await t.createTenant();

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** The 249 officially assigned ISO 3166-1 alpha-2 codes. */
 export const COUNTRY_CODES: ReadonlySet<string> = new Set(
   (
@@ -10,3 +12,11 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(
     'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
   ).split(' '),
 );
+
+/** ISO 3166-1 alpha-2, either case; kept upper-case. */
+export const CountryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine((c) => COUNTRY_CODES.has(c), 'must be an ISO 3166-1 alpha-2 country code, e.g. PE')
+  .meta({ example: 'PE' });

@@ -1,0 +1,40 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** An order placed on account for a B2B customer; open until paid, cancelled or refunded. */
+export const AccountOrder = defineEntity({
+  name: 'B2BAccountOrder',
+  tableName: 'b2b_account_order',
+  properties: {
+    tenantId: p.uuid().primary(),
+    orderId: p.uuid().primary(),
+    b2bCustomerId: p.uuid(),
+    quoteId: p.uuid(),
+    total: p.bigint('number'),
+    currency: p.string(),
+    /** When it was seen paid, cancelled or refunded: it no longer counts against the credit. */
+    settledAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type AccountOrder = InferEntity<typeof AccountOrder>;
+
+/** What an order line of a B2B buyer was priced at: the catalog price, the list and its rule. */
+export const OrderPrice = defineEntity({
+  name: 'B2BOrderPrice',
+  tableName: 'b2b_order_price',
+  properties: {
+    tenantId: p.uuid().primary(),
+    orderId: p.uuid().primary(),
+    variantId: p.uuid().primary(),
+    b2bCustomerId: p.uuid(),
+    quoteId: p.uuid().nullable(),
+    catalogPrice: p.bigint('number'),
+    unitPrice: p.bigint('number'),
+    priceListId: p.uuid().nullable(),
+    ruleId: p.uuid().nullable(),
+    /** The rule as it was (it may be deleted later): `{type, value, applies_to, category_id, product_id}`. */
+    rule: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type OrderPrice = InferEntity<typeof OrderPrice>;

@@ -1,0 +1,130 @@
+import { TenantContext, type Tx } from '@qhatu/core';
+import { catalogPriceOf, CollectionProduct, type PriceBuyer, type PriceResolverStrategy, type ResolvedPrice, type Variant } from '@qhatu/plugin-catalog';
+import { injectable } from 'tsyringe';
+import type { RuleScope, RuleType } from '../entities/price-list.js';
+
+/** A rule as pricing reads it. */
+export interface RuleSnapshot {
+  id: string;
+  type: RuleType;
+  value: number;
+  applies_to: RuleScope;
+  category_id: string | null;
+  product_id: string | null;
+}
+
+/** A company's price list with its rules in order. */
+export interface ListOfCompany {
+  b2bCustomerId: string;
+  priceListId: string;
+  currency: string;
+  rules: RuleSnapshot[];
+}
+
+/** A resolved price with the B2B facts the order snapshot keeps. */
+export interface ListPrice extends ResolvedPrice {
+  b2bCustomerId: string | null;
+  rule: RuleSnapshot | null;
+}
+
+/**
+ * The price through a list: the first rule, in order, that matches the variant gives it
+ * (`percentage`: that share of the catalog price off, rounded to the nearest minor unit;
+ * `fixed`: that many minor units off); no rule matching, the catalog price. Never below 0.
+ */
+export function priceThrough(rules: readonly RuleSnapshot[], catalogPrice: number, productId: string, collections: ReadonlySet<string>): { price: number; rule: RuleSnapshot | null } {
+  const rule = rules.find((r) => r.applies_to === 'all' || (r.applies_to === 'product' && r.product_id === productId) || (r.applies_to === 'category' && r.category_id !== null && collections.has(r.category_id)));
+  if (!rule) return { price: catalogPrice, rule: null };
+  const off = rule.type === 'percentage' ? Math.floor((catalogPrice * rule.value + 50) / 100) : rule.value;
+  return { price: Math.max(0, catalogPrice - off), rule };
+}
+
+// The list, its rules in order (one statement): by the buyer's account or by the company.
+const LIST_SQL = `
+  select c.id as b2b_customer_id, l.id as price_list_id, l.currency,
+         coalesce((select json_agg(json_build_object('id', r.id, 'type', r.type, 'value', r.value, 'applies_to', r.applies_to,
+                                                     'category_id', r.category_id, 'product_id', r.product_id) order by r.position)
+                     from b2b_price_rule r where r.tenant_id = l.tenant_id and r.price_list_id = l.id), '[]'::json) as rules
+    from b2b_customer c
+    join b2b_price_list l on l.tenant_id = c.tenant_id and l.id = c.price_list_id`;
+
+interface ListRow {
+  b2b_customer_id: string;
+  price_list_id: string;
+  currency: string;
+  rules: Array<Omit<RuleSnapshot, 'value'> & { value: number | string }>;
+}
+
+const toList = (row: ListRow | undefined): ListOfCompany | null =>
+  row ? { b2bCustomerId: row.b2b_customer_id, priceListId: row.price_list_id, currency: row.currency, rules: row.rules.map((r) => ({ ...r, value: Number(r.value) })) } : null;
+
+/**
+ * The customer whose list may price this call: the signed-in customer itself, or anyone the store
+ * prices for (an admin key, a staff member, in-process work with no caller). A customer id that a
+ * guest's or another shopper's request merely names (a guest checkout with a buyer's e-mail, a
+ * cart made for a customer id) gets catalog prices: wholesale prices need the buyer signed in.
+ */
+export function trustedBuyer(customerId: string | null): string | null {
+  if (!customerId) return null;
+  const caller = TenantContext.principal();
+  if (!caller) return customerId;
+  if (caller.kind === 'customer') return caller.subjectId === customerId ? customerId : null;
+  return caller.kind === 'admin' || caller.kind === 'staff' ? customerId : null;
+}
+
+/**
+ * The B2B `PriceResolver`: a customer account that buys for an active or on-hold company pays
+ * its price list's prices (variants in the list's currency) when signed in, or when the store
+ * prices for it; everybody else the catalog's.
+ * One statement for a guest or a buyer without a list; two when a rule names a collection.
+ */
+@injectable()
+export class PriceListResolver implements PriceResolverStrategy {
+  async resolve(tx: Tx, variants: readonly Variant[], buyer: PriceBuyer): Promise<Map<string, ListPrice>> {
+    const customerId = trustedBuyer(buyer.customerId);
+    if (!customerId || variants.length === 0) return this.priceAll(tx, variants, null);
+    const [row] = await tx.em.execute<ListRow[]>(
+      `${LIST_SQL} join b2b_buyer b on b.tenant_id = c.tenant_id and b.b2b_customer_id = c.id
+        where c.tenant_id = ? and b.customer_id = ? and c.status <> 'disabled'`,
+      [tx.tenantId, customerId],
+    );
+    return this.priceAll(tx, variants, toList(row));
+  }
+
+  /** The company's list (whatever its status: quotes check it themselves), or null. */
+  async listOf(tx: Tx, b2bCustomerId: string): Promise<ListOfCompany | null> {
+    const [row] = await tx.em.execute<ListRow[]>(`${LIST_SQL} where c.tenant_id = ? and c.id = ?`, [tx.tenantId, b2bCustomerId]);
+    return toList(row);
+  }
+
+  async priceAll(tx: Tx, variants: readonly Variant[], list: ListOfCompany | null): Promise<Map<string, ListPrice>> {
+    const plain = (v: Variant): ListPrice => ({ ...catalogPriceOf(v), b2bCustomerId: null, rule: null });
+    if (!list) return new Map(variants.map((v) => [v.id, plain(v)]));
+    const collections = await this.collectionsOf(tx, variants, list.rules);
+    const out = new Map<string, ListPrice>();
+    for (const v of variants) {
+      if (v.currency !== list.currency) {
+        out.set(v.id, plain(v));
+        continue;
+      }
+      const { price, rule } = priceThrough(list.rules, v.price, v.productId, collections.get(v.productId) ?? new Set());
+      out.set(v.id, { ...catalogPriceOf(v), price, priceListId: list.priceListId, ruleId: rule?.id ?? null, b2bCustomerId: list.b2bCustomerId, rule });
+    }
+    return out;
+  }
+
+  /** The collections named by the rules that each product is in; no statement when no rule names one. */
+  private async collectionsOf(tx: Tx, variants: readonly Variant[], rules: readonly RuleSnapshot[]): Promise<Map<string, Set<string>>> {
+    const named = [...new Set(rules.flatMap((r) => (r.category_id ? [r.category_id] : [])))];
+    const found = new Map<string, Set<string>>();
+    if (named.length === 0) return found;
+    const products = [...new Set(variants.map((v) => v.productId))];
+    const rows = await tx.em.find(CollectionProduct, { productId: { $in: products }, collectionId: { $in: named } }, { fields: ['productId', 'collectionId'] });
+    for (const row of rows) {
+      const set = found.get(row.productId) ?? new Set<string>();
+      set.add(row.collectionId);
+      found.set(row.productId, set);
+    }
+    return found;
+  }
+}
