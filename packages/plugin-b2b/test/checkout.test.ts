@@ -37,3 +37,51 @@ describe('a guest checkout with a buyer\'s e-mail', () => {
     expect((await s.admin('GET', `${B2B}/orders/${order.id}/prices`)).statusCode).toBe(404);
   });
 });
+
+describe("a signed-in buyer's cart", () => {
+  it('is priced at the list price, and the checkout and the order charge exactly that', async () => {
+    const p = await product(s, 4000);
+    const list = await priceList(s, [{ type: 'percentage', value: 25, applies_to: 'all' }]);
+    const c = await company(s, { price_list_id: list });
+    const buyer = await signUp(t, s);
+    await s.admin('POST', `${B2B}/customers/${c.id}/buyers`, { customer_id: buyer.id });
+
+    const shopper = caller(t, s.tenant, buyer.token);
+    const cart = (await shopper('POST', '/api/v1/checkout/carts', {})).json().data;
+    const added = await shopper('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: p.variantId, quantity: 2 });
+    expect(added.statusCode).toBe(201);
+    expect(added.json().data).toMatchObject({ subtotal: 6000, total: 6000 });
+    expect(added.json().data.line_items[0].unit_price).toBe(3000);
+    expect((await shopper('GET', `/api/v1/checkout/carts/${cart.id}`)).json().data.total).toBe(6000);
+
+    const started = (await shopper('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: buyer.email })).json().data;
+    const shipped = await shopper('PUT', `/api/v1/checkout/checkouts/${started.id}/shipping`, { shipping_address: ADDRESS, billing_address: ADDRESS, shipping_rate: { carrier: 'Olva', service: 'Express', price: 1500 } });
+    expect(shipped.statusCode, shipped.body).toBe(200);
+    expect(shipped.json().data).toMatchObject({ status: 'payment_pending', total: 7500 });
+    const order = (await s.admin('GET', `/api/v1/orders/${shipped.json().data.order_id}`)).json().data;
+    expect(order).toMatchObject({ customer_id: buyer.id, total: 7500 });
+    expect(order.line_items[0].unit_price_amount).toBe(3000);
+    expect((await s.admin('GET', `${B2B}/orders/${order.id}/prices`)).json().data).toMatchObject({
+      order_id: order.id,
+      b2b_customer_id: c.id,
+      lines: [{ variant_id: p.variantId, catalog_price: 4000, unit_price: 3000, price_list_id: list }],
+    });
+  });
+
+  it('is read and added to within the cart budgets (one statement more for the price list)', async () => {
+    const p = await product(s, 4000);
+    const list = await priceList(s, [{ type: 'fixed', value: 500, applies_to: 'all' }]);
+    const c = await company(s, { price_list_id: list });
+    const buyer = await signUp(t, s);
+    await s.admin('POST', `${B2B}/customers/${c.id}/buyers`, { customer_id: buyer.id });
+    const shopper = caller(t, s.tenant, buyer.token);
+    const cart = (await shopper('POST', '/api/v1/checkout/carts', {})).json().data;
+    await shopper('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: p.variantId, quantity: 1 });
+    const read = await t.countQueries(() => shopper('GET', `/api/v1/checkout/carts/${cart.id}`));
+    expect(read.result.json().data.total).toBe(3500);
+    expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(9);
+    const add = await t.countQueries(() => shopper('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: p.variantId, quantity: 1 }));
+    expect(add.result.json().data.total).toBe(7000);
+    expect(add.count, add.statements.join('\n')).toBeLessThanOrEqual(13);
+  });
+});

@@ -53,7 +53,7 @@ export const CartLineOut = z
     variant_title: z.string().nullable(),
     sku: z.string().nullable(),
     quantity: z.number().int(),
-    unit_price: z.number().int().meta({ description: 'The catalog price, minor units' }),
+    unit_price: z.number().int().meta({ description: "What one unit costs this buyer (the catalog price, or a B2B price list's), minor units" }),
     subtotal: z.number().int().meta({ description: 'quantity × unit_price' }),
     volume_discount: z.number().int(),
     total: z.number().int().meta({ description: 'subtotal − volume_discount' }),

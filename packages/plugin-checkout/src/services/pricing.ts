@@ -1,4 +1,4 @@
-import { Product, Variant } from '@qhatu/plugin-catalog';
+import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import type { Tx } from '@qhatu/core';
@@ -43,14 +43,17 @@ export interface TaxedFor {
 const NOWHERE: TaxedFor = { address: null, shipping: 0 };
 
 /**
- * Prices a cart from the catalog, whatever the client sent: the catalog price of each variant,
- * volume discounts by quantity of one product, then the coupon on what is left. Integer minor units.
+ * Prices a cart from the catalog, whatever the client sent: the price of each variant for this
+ * buyer (`PriceResolver`: the catalog price, or a B2B price list's), volume discounts by quantity
+ * of one product, then the coupon on what is left, then the tax of each line's final price
+ * (`OrderTaxes`). Integer minor units.
  */
 @injectable()
 export class CartPricing {
   constructor(
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
+    @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
   ) {}
 
   /** The variants (with their products) among `variantIds` that exist in the store; two statements. */
@@ -79,14 +82,23 @@ export class CartPricing {
     const kept: T[] = [];
     const dropped: T[] = [];
     const lines: LineState[] = [];
+    const sellable = (item: T) => {
+      const found = sellables.get(item.variantId);
+      return found && found.product.status === 'active' && found.variant.currency === target.currency ? found : undefined;
+    };
+    // What this buyer pays for each variant: the catalog price, or a price list's (B2B) when one applies.
+    const variants = items.flatMap((item) => sellable(item)?.variant ?? []);
+    const resolved = variants.length ? await this.prices.resolve(tx, variants, { customerId: target.customerId ?? null }) : new Map();
     for (const item of items) {
-      const sellable = sellables.get(item.variantId);
-      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== target.currency) {
+      const found = sellable(item);
+      if (!found) {
         dropped.push(item);
         continue;
       }
       kept.push(item);
-      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, ...catalogFacts(sellable), volumeDiscount: 0 });
+      const facts = catalogFacts(found);
+      facts.unitPrice = resolved.get(found.variant.id)?.price ?? facts.unitPrice;
+      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, ...facts, volumeDiscount: 0 });
     }
     const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })));
     lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));
