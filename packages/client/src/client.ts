@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { QhatuApiError } from './errors.js';
@@ -74,7 +73,8 @@ export function createQhatuClient(options: QhatuClientOptions): QhatuClient {
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.tenantId) headers['x-tenant-id'] = options.tenantId;
   const raw = createClient<paths, Media>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers, fetch: retrying(options) });
-  raw.use(idempotency(options.idempotencyKey ?? randomUUID));
+  // Web Crypto's randomUUID: global in Node 20 and in browsers, so the client runs in both.
+  raw.use(idempotency(options.idempotencyKey ?? (() => globalThis.crypto.randomUUID())));
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>
     (async (url: string, init?: Record<string, unknown>) => {

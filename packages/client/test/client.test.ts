@@ -159,6 +159,12 @@ describe('@qhatu/client through a flaky network', () => {
       failures = 10;
       await client.PATCH('/api/v1/catalog/products/{id}', { params: { path: { id: 'x' } }, body: {} }).catch(() => {});
       expect(seen).toHaveLength(6);
+
+      // The key maker can be the caller's own.
+      failures = 0;
+      const keyed = createQhatuClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, idempotencyKey: () => 'checkout-42', retries: 0 });
+      await keyed.POST('/api/v1/orders', { body: { customer_email: 'rosa@example.com', line_items: [] } });
+      expect(seen.at(-1)!['idempotency-key']).toBe('checkout-42');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
