@@ -26,6 +26,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('inventory', 'plugin-inventory', 'inventory', ['catalog']),
   plugin('discounts', 'plugin-discounts', 'discounts', ['catalog']),
   plugin('orders', 'plugin-orders', 'orders', ['catalog', 'customers', 'inventory']),
+  plugin('taxes', 'plugin-taxes', 'taxes', ['catalog', 'orders']),
   plugin('shipping', 'plugin-shipping', 'shipping', ['orders']),
   plugin('checkout', 'plugin-checkout', 'checkout', ['catalog', 'customers', 'discounts', 'orders']),
   plugin('abandoned-carts', 'plugin-abandoned-carts', 'abandonedCarts', ['checkout']),
