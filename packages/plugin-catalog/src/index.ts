@@ -18,7 +18,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
 import { metafieldRoutes } from './routes/metafields.js';
 import { productRoutes } from './routes/products.js';
-import { CATALOG_TOPIC, dropOnCommit } from './routes/storefront-cache.js';
+import { CATALOG_TOPIC, dropOnCommit } from './services/catalog-cache.js';
 import { supplierRoutes } from './routes/suppliers.js';
 import { BRAND_EVENTS, Brands } from './services/brands.js';
 import { CollectionProducts, ProductCollections } from './services/collection-products.js';

@@ -146,6 +146,28 @@ describe('two API processes', () => {
     expect((await within(1000, async () => (await onOther(url)).statusCode, (s) => s === 404)).value).toBe(404);
   });
 
+  it('answers the GraphQL product and products queries of a storefront from memory, and follows changes', async () => {
+    const p = await createProduct(one, shop, { title: 'Graph mug', variants: [{ title: 'One', price: 900 }] });
+    const draft = await createProduct(one, shop, { title: 'Graph draft', status: 'draft' });
+    const gql = (query: string, variables: Record<string, unknown>, token = shop.storefrontToken) =>
+      other.http.inject({ method: 'POST', url: '/graphql', headers: shop.headers(token), payload: { query, variables } }).then((r) => r.json());
+    const product = `query($id: ID!) { product(id: $id) { title status variants { price } } }`;
+    const products = `{ products(limit: 100) { edges { node { id status } } } }`;
+    expect((await gql(product, { id: p.id })).data.product).toEqual({ title: 'Graph mug', status: 'active', variants: [{ price: 900 }] });
+    expect(await cachedSoon(other, () => gql(product, { id: p.id }))).toBe(true);
+    expect(await cachedSoon(other, () => gql(products, {}))).toBe(true);
+    // Drafts: not for a storefront, from memory or not; the admin key reads the database.
+    expect((await gql(product, { id: draft.id })).data?.product ?? null).toBeNull();
+    const listed = (await gql(products, {})).data.products.edges.map((e: { node: { id: string; status: string } }) => e.node);
+    expect(listed.some((n: { id: string }) => n.id === draft.id)).toBe(false);
+    expect(listed.every((n: { status: string }) => n.status === 'active')).toBe(true);
+    expect((await gql(product, { id: draft.id }, shop.adminToken)).data.product.status).toBe('draft');
+
+    await one.request({ method: 'PATCH', url: `/api/v1/catalog/products/${p.id}/variants/${p.variants[0].id}`, headers: shop.headers(), payload: { price: 950 } });
+    const seen = await within(1000, async () => (await gql(product, { id: p.id })).data.product.variants[0].price, (price) => price === 950);
+    expect(seen.value).toBe(950);
+  });
+
   it('keeps stores apart', async () => {
     const neighbour = await one.createTenant();
     const mine = await createProduct(one, shop, { title: 'Only mine' });

@@ -1,8 +1,6 @@
-import { entityTag, hasPermission, NoContent, ReadCache, TenantContext, type CachedAnswer, type DomainEvent, type EventBus } from '@qhatu/core';
+import { entityTag, hasPermission, NoContent, ReadCache, TenantContext, type CachedAnswer } from '@qhatu/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-
-/** The topic of the catalog's answers in the read cache; the database trigger announces it too. */
-export const CATALOG_TOPIC = 'catalog';
+import { CATALOG_TOPIC } from '../services/catalog-cache.js';
 
 // A CDN may keep a storefront answer one second, then asks again with If-None-Match (a 304 from memory).
 const PUBLIC = 'public, max-age=0, s-maxage=1, must-revalidate';
@@ -52,18 +50,4 @@ export async function answerRead(
   reply.header('etag', answer.etag).header('vary', VARY);
   if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
   else reply.type('application/json; charset=utf-8').send(answer.body);
-}
-
-/** Events after which a store's catalog answers are stale: products (stock included) and collections. */
-const STALE_AFTER = /^(products\.(product|collection)\.|inventory\.stock\.)/;
-
-/**
- * A committed catalog change drops the store's answers in this process before the writer answers
- * (and, with Redis, tells the other processes; with PostgreSQL the trigger's NOTIFY already did).
- */
-export function dropOnCommit(bus: EventBus, cache: ReadCache): void {
-  bus.onCommitted(async (events: DomainEvent[]) => {
-    const stores = new Set(events.filter((e) => STALE_AFTER.test(e.type)).map((e) => e.tenantId));
-    for (const store of stores) await cache.changed(store, CATALOG_TOPIC);
-  });
 }
