@@ -60,7 +60,9 @@ describe('SQL statements per request (hot paths)', () => {
     const miss = await read();
     expect(miss.result.json().data.title).toBe('Budget renamed');
     expect(miss.count).toBeLessThanOrEqual(3);
-    const hit = await read();
+    // The change's own notice comes back from the database a moment later and drops the entry once more.
+    let hit = await read();
+    for (const end = Date.now() + 1000; hit.count > 0 && Date.now() < end; hit = await read()) await new Promise((r) => setTimeout(r, 10));
     expect(hit.result.body).toBe(miss.result.body);
     expect(hit.count).toBe(0);
   });
