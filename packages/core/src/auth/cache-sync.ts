@@ -103,18 +103,21 @@ abstract class BaseSync implements CacheSync {
       if (waiter.heard >= waiter.needed) finish();
     } catch (err) {
       finish();
-      this.logger.error({ err, tenantId }, 'could not tell the other processes that tokens changed');
+      this.logger.error({ err, tenantId, topic: topic ?? TOKENS }, 'could not tell the other processes that cached data changed');
       return;
     }
     await settled;
   }
 
   protected received(payload: string): void {
+    if (payload.startsWith('ver:')) {
+      // From the database, sent in the changing transaction: `ver:<topic>:<tenant>:<version>`; no answer.
+      const [, changedTopic, store] = payload.split(':');
+      if (changedTopic && store) this.handlersOf(changedTopic)?.forget(store);
+      return;
+    }
     const [type, origin, seq, tenantId, topic] = payload.split(':');
-    if (type === 'ver') {
-      // From the database, in the changing transaction: `ver:<topic>:<tenant>:<version>`; no answer.
-      if (seq) this.handlersOf(origin)?.forget(seq);
-    } else if (type === 'inv' && tenantId) {
+    if (type === 'inv' && tenantId) {
       this.handlersOf(topic)?.forget(tenantId);
       if (origin === this.origin) this.heard(Number(seq));
       else this.send(`ack:${origin}:${seq}`).catch((err) => this.logger.warn({ err }, 'could not acknowledge a token cache message'));
