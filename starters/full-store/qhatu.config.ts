@@ -20,10 +20,11 @@ import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
 import reviews from '@qhatu/plugin-reviews';
 import shipping from '@qhatu/plugin-shipping';
+import taxes from '@qhatu/plugin-taxes';
 import { STARTER_THEMES, themesPlugin } from '@qhatu/plugin-themes';
 import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b],
 });

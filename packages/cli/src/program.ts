@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { apiKeysCommand } from './commands/api-keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { newCommand } from './commands/new.js';
 import { pluginCommand } from './commands/plugin.js';
 import { staffCommand } from './commands/staff.js';
 import { startCommand } from './commands/start.js';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .description('Run and manage a Qhatu store. Run it in the folder that holds qhatu.config.ts.')
     .version(version, '-v, --version')
     .showHelpAfterError('(add --help for usage)')
+    .addCommand(newCommand())
     .addCommand(startCommand())
     .addCommand(workerCommand())
     .addCommand(migrateCommand())

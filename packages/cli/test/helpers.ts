@@ -39,9 +39,9 @@ export function stopLeftovers(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Starts `node bin/qhatu.js ...args` in `cwd`. */
-export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node bin/qhatu.js ...args` in `cwd` (or another copy of the CLI's bin). */
+export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; cli?: string }): Running {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   child.on('exit', () => started.delete(child));
   let stdout = '';

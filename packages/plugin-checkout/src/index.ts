@@ -7,6 +7,7 @@ import { cartGraphQL } from './graphql/cart.js';
 import { checkoutMachine } from './machines/checkout.js';
 import { checkoutMigration } from './migrations/0001_checkout.js';
 import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
+import { checkoutTaxesMigration } from './migrations/0003_taxes.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
@@ -36,7 +37,7 @@ export default definePlugin({
   name: 'checkout',
   dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration, checkoutOrderMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration],
   machines: [checkoutMachine],
   events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {

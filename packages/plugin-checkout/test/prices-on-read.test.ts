@@ -91,7 +91,8 @@ describe('the checkout charges what the read showed', () => {
     const made = await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' });
     expect(made.statusCode).toBe(201);
     expect(made.json().data).toMatchObject({ subtotal: shown.subtotal, discount_total: shown.discount_total, total: shown.total });
-    expect(made.json().data.line_items).toEqual(shown.line_items);
+    // The checkout's lines are the cart's, with their share of the discounts and their tax (none without the taxes plugin).
+    expect(made.json().data.line_items).toEqual(shown.line_items.map((l: { volume_discount: number }) => ({ ...l, discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0 })));
 
     // Before its order is placed the checkout follows the catalog too.
     await setPrice(poncho.id, variantId, 6000);

@@ -15,6 +15,9 @@ import { OrderReads } from './services/order-reads.js';
 import { Orders, type PaymentConfirmed } from './services/orders.js';
 import { CatalogPrices, OrderPrices } from './services/prices.js';
 import { Shipping } from './services/shipping.js';
+import { OrderTaxes, taxCalculatorOf } from './services/taxes.js';
+import { orderTaxesMigration } from './migrations/0004_taxes.js';
+import { instanceCachingFactory } from 'tsyringe';
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
 export { LineItem } from './entities/line-item.js';
@@ -26,6 +29,10 @@ export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } 
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
+export {
+  TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
+  type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
+} from './services/taxes.js';
 export { amountDue, type PaymentEntry } from './services/ledger.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
@@ -38,7 +45,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [
@@ -48,6 +55,8 @@ export default definePlugin({
   ],
   register(container) {
     if (!container.isRegistered(OrderPrices)) container.register(OrderPrices, { useValue: new CatalogPrices() });
+    // Resolved once every plugin registered: the taxes plugin (or a provider replacing it) may load after orders.
+    container.register(OrderTaxes, { useFactory: instanceCachingFactory((c) => taxCalculatorOf(c)) });
     container.registerSingleton(Shipping);
     container.registerSingleton(Orders);
     container.registerSingleton(OrderReads);

@@ -14,6 +14,7 @@ import { gatewayDataMigration } from './migrations/0003_gateway_data.js';
 import { sessionNumberMigration } from './migrations/0004_session_number.js';
 import { chargeRetryMigration } from './migrations/0005_charge_retry.js';
 import { providerIndexMigration } from './migrations/0006_provider_index.js';
+import { refundTaxMigration } from './migrations/0007_refund_tax.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -47,7 +48,7 @@ export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
-  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration],
+  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration, refundTaxMigration],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
   permissions: [

@@ -18,6 +18,10 @@ export const Cart = defineEntity({
     subtotal: p.bigint('number'),
     volumeDiscountTotal: p.bigint('number'),
     couponDiscount: p.bigint('number'),
+    /** An estimate: the store's own country until a checkout has an address. */
+    taxTotal: p.bigint('number'),
+    pricesIncludeTax: p.boolean(),
+    /** Lines less discounts, plus `taxTotal` when prices exclude tax. */
     total: p.bigint('number'),
     /** Set once a checkout is made from the cart: the cart is frozen from then on. */
     checkoutId: p.uuid().nullable(),

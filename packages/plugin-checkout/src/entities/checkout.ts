@@ -37,6 +37,13 @@ export interface CheckoutLine {
   image_url: string | null;
   weight_grams: number | null;
   taxable: boolean;
+  /** Volume discount plus the line's share of the coupon, taken before tax. */
+  discount_amount?: number;
+  tax_class?: string;
+  /** Basis points (1800 = 18 %). */
+  tax_rate?: number;
+  /** The tax of the line after its discounts, rounded to the minor unit. */
+  tax_amount?: number;
 }
 
 export const Checkout = defineEntity({
@@ -55,7 +62,11 @@ export const Checkout = defineEntity({
     subtotal: p.bigint('number'),
     shippingTotal: p.bigint('number'),
     discountTotal: p.bigint('number'),
+    /** The lines' tax plus the shipping's. */
     taxTotal: p.bigint('number'),
+    shippingTax: p.bigint('number'),
+    /** Whether the prices include the tax: then `total` does not add `taxTotal`. */
+    pricesIncludeTax: p.boolean(),
     total: p.bigint('number'),
     shippingAddress: p.json<CheckoutAddress>().nullable(),
     billingAddress: p.json<CheckoutAddress>().nullable(),

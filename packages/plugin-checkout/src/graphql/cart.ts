@@ -6,7 +6,8 @@ import type { CartView } from '../services/views.js';
 const typeDefs = `
   type CartLineVariant { id: ID!, title: String, price: Int! }
   type CartLine { id: ID!, quantity: Int!, variant: CartLineVariant! }
-  type Cart { id: ID!, lines: [CartLine!]!, subtotal: Int!, total: Int! }
+  "Amounts in minor units; taxTotal is an estimate (the store's own country) and total adds it only when pricesIncludeTax is false."
+  type Cart { id: ID!, lines: [CartLine!]!, subtotal: Int!, discountTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int! }
   input AddToCartInput { variantId: ID!, quantity: Int! }
   extend type Query {
     cart(id: ID!): Cart
@@ -34,6 +35,9 @@ function node({ cart, items }: CartView) {
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
       .map((i) => ({ id: i.id, quantity: i.quantity, variant: { id: i.variantId, title: i.variantTitle, price: i.unitPrice } })),
     subtotal: cart.subtotal,
+    discountTotal: cart.volumeDiscountTotal + cart.couponDiscount,
+    taxTotal: cart.taxTotal,
+    pricesIncludeTax: cart.pricesIncludeTax,
     total: cart.total,
   };
 }

@@ -21,22 +21,22 @@ export async function cartRoutes(app: FastifyInstance, container: DependencyCont
 
   r.get('/checkout/carts/:id', {
     config,
-    schema: { tags, summary: 'Read a cart', params: CartParams, response: answer(200, 404, 410) },
+    schema: { tags, summary: 'Read a cart', params: CartParams, response: answer(200, 404, 410, 503) },
   }, async (req) => ({ data: cartOut(await carts.get(req.params.id, shopper())) }));
 
   r.post('/checkout/carts/:id/items', {
     config,
-    schema: { tags, summary: 'Add a variant at its catalog price', params: CartParams, body: CartItemCreate, response: answer(201, 404, 409, 410, 422) },
+    schema: { tags, summary: 'Add a variant at its catalog price', params: CartParams, body: CartItemCreate, response: answer(201, 404, 409, 410, 422, 503) },
   }, async (req, reply) => reply.code(201).send({ data: cartOut(await carts.addItem(req.params.id, req.body, shopper())) }));
 
   r.put('/checkout/carts/:id/items/:variant_id', {
     config,
-    schema: { tags, summary: "Set a line's quantity", params: CartItemParams, body: CartItemUpdate, response: answer(200, 404, 409, 410) },
+    schema: { tags, summary: "Set a line's quantity", params: CartItemParams, body: CartItemUpdate, response: answer(200, 404, 409, 410, 503) },
   }, async (req) => ({ data: cartOut(await carts.setQuantity(req.params.id, { variantId: req.params.variant_id }, req.body.quantity, shopper())) }));
 
   r.delete('/checkout/carts/:id/items/:variant_id', {
     config,
-    schema: { tags, summary: 'Remove a line', params: CartItemParams, response: answer(200, 404, 409, 410) },
+    schema: { tags, summary: 'Remove a line', params: CartItemParams, response: answer(200, 404, 409, 410, 503) },
   }, async (req) => ({ data: cartOut(await carts.removeItem(req.params.id, { variantId: req.params.variant_id }, shopper())) }));
 
   r.post('/checkout/carts/:id/coupon', {
@@ -46,6 +46,6 @@ export async function cartRoutes(app: FastifyInstance, container: DependencyCont
 
   r.delete('/checkout/carts/:id/coupon', {
     config,
-    schema: { tags, summary: 'Remove the coupon', params: CartParams, response: answer(200, 404, 409, 410) },
+    schema: { tags, summary: 'Remove the coupon', params: CartParams, response: answer(200, 404, 409, 410, 503) },
   }, async (req) => ({ data: cartOut(await carts.removeCoupon(req.params.id, shopper())) }));
 }

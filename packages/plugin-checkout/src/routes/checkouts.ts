@@ -24,17 +24,17 @@ export async function checkoutRoutes(app: FastifyInstance, container: Dependency
 
   r.post('/checkout/checkouts', {
     config,
-    schema: { tags, summary: 'Check out a cart (the cart is frozen)', body: CheckoutCreate, response: answer(201, 404, 409, 410, 422) },
+    schema: { tags, summary: 'Check out a cart (the cart is frozen)', body: CheckoutCreate, response: answer(201, 404, 409, 410, 422, 503) },
   }, async (req, reply) => reply.code(201).send({ data: checkoutOut(await checkouts.create(req.body, shopper())) }));
 
   r.get('/checkout/checkouts/:id', {
     config,
-    schema: { tags, summary: 'Read a checkout', params: CheckoutParams, response: answer(200, 404) },
+    schema: { tags, summary: 'Read a checkout', params: CheckoutParams, response: answer(200, 404, 503) },
   }, async (req) => ({ data: checkoutOut(await checkouts.get(req.params.id, shopper())) }));
 
   r.put('/checkout/checkouts/:id/shipping', {
     config,
-    schema: { tags, summary: 'Set the addresses and the shipping rate', params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409) },
+    schema: { tags, summary: 'Set the addresses and the shipping rate', params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409, 422, 503) },
   }, async (req) => ({ data: checkoutOut(await checkouts.setShipping(req.params.id, req.body, shopper())) }));
 
   r.post('/checkout/checkouts/:id/complete', {

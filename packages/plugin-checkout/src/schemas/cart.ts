@@ -64,6 +64,13 @@ export const CartLineOut = z
   })
   .meta({ id: 'CheckoutLine' });
 
+export const CheckoutLineOut = CartLineOut.extend({
+  discount_amount: z.number().int().meta({ description: "volume_discount plus the line's share of the coupon, taken before tax" }),
+  tax_class: z.string().meta({ description: '`standard`, `exempt` (or taxable false), or a class the store named' }),
+  tax_rate: z.number().int().meta({ description: 'Basis points (1800 = 18 %)' }),
+  tax_amount: z.number().int().meta({ description: "Tax of the line after its discounts, rounded half up to the minor unit; the lines' and shipping_tax add up to tax_total" }),
+}).meta({ id: 'CheckoutTaxedLine' });
+
 export const CartOut = z
   .object({
     id: z.uuid(),
@@ -75,7 +82,9 @@ export const CartOut = z
     item_count: z.number().int(),
     subtotal: z.number().int().meta({ description: 'Lines at catalog price, before discounts' }),
     discount_total: z.number().int().meta({ description: 'Volume discounts plus the coupon' }),
-    total: z.number().int(),
+    tax_total: z.number().int().meta({ description: "An estimate: the tax where the store sells from (its origin_country) until a checkout has the shipping address; 0 without the taxes plugin" }),
+    prices_include_tax: z.boolean().meta({ description: 'Whether the prices include the tax: then total does not add tax_total' }),
+    total: z.number().int().meta({ description: 'subtotal − discount_total, plus tax_total when prices_include_tax is false' }),
     coupon: z
       .object({ code: z.string(), applies: z.boolean(), reason: z.string().nullable(), discount_amount: z.number().int() })
       .nullable(),

@@ -1,7 +1,7 @@
 import { Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../entities/checkout.js';
-import { CartLineOut, IsoCurrency } from './cart.js';
+import { CheckoutLineOut, IsoCurrency } from './cart.js';
 
 export const CheckoutParams = z.object({ id: Uuid });
 
@@ -54,13 +54,15 @@ export const CheckoutOut = z
     email: z.string(),
     status: z.enum(CHECKOUT_STATUSES),
     currency: z.string(),
-    line_items: z.array(CartLineOut),
+    line_items: z.array(CheckoutLineOut),
     coupon_code: z.string().nullable(),
     subtotal: z.number().int(),
     shipping_total: z.number().int(),
     discount_total: z.number().int(),
-    tax_total: z.number().int(),
-    total: z.number().int(),
+    tax_total: z.number().int().meta({ description: "The lines' tax plus shipping_tax: where the order ships (the store's origin_country before an address is given)" }),
+    shipping_tax: z.number().int(),
+    prices_include_tax: z.boolean().meta({ description: 'Whether the prices include the tax: then total does not add tax_total' }),
+    total: z.number().int().meta({ description: 'subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false: what the order will be due' }),
     shipping_address: AddressOut.nullable(),
     billing_address: AddressOut.nullable(),
     shipping_rate: z.object({ carrier: z.string(), service: z.string(), price: z.number().int() }).nullable(),

@@ -267,6 +267,8 @@ function blankCart(tx: Tx, at: Date, ttlMs: number) {
     subtotal: 0,
     volumeDiscountTotal: 0,
     couponDiscount: 0,
+    taxTotal: 0,
+    pricesIncludeTax: false,
     total: 0,
     checkoutId: null,
     expiresAt: new Date(at.getTime() + ttlMs),

@@ -10,7 +10,7 @@ import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachi
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
-import { checkoutEvent, lineOut } from './views.js';
+import { checkoutEvent, taxedLines } from './views.js';
 
 export const CHECKOUT_CREATED = 'checkout.checkout.created';
 export const CHECKOUT_EVENTS = [CHECKOUT_CREATED, CHECKOUT_UPDATED, CHECKOUT_ABANDONED, CHECKOUT_COMPLETED] as const;
@@ -70,15 +70,19 @@ export class Checkouts {
       }
       if (input.customer_id && !shopper.customerId && input.customer_id !== cart.customerId) await assertCustomer(tx, input.customer_id);
       const loaded = await tx.em.find(CartItem, { cartId: cart.id });
-      const items = await this.pricing.reprice(tx, cart, loaded, await this.pricing.catalogOf(tx, loaded.map((i) => i.variantId)));
-      if (items.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
+      const quote = await this.pricing.repriceQuote(tx, cart, loaded, await this.pricing.catalogOf(tx, loaded.map((i) => i.variantId)));
+      if (quote.kept.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
       if (cart.couponRefusal) {
         throw AppError.unprocessable('COUPON_INVALID', "The cart's coupon no longer applies; remove it or change the cart", [
           { path: 'body.cart_id', message: cart.couponRefusal, reason: cart.couponRefusal },
         ]);
       }
       const at = tx.now();
-      const lines: CheckoutLine[] = items.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(lineOut);
+      const taxed = taxedLines(quote);
+      const lines: CheckoutLine[] = quote.lines
+        .map((line, n) => ({ line, out: taxed[n] }))
+        .sort((a, b) => a.line.createdAt.getTime() - b.line.createdAt.getTime())
+        .map(({ out }) => out);
       const checkout = tx.em.create(Checkout, {
         id: randomUUID(),
         tenantId: tx.tenantId,
@@ -92,7 +96,9 @@ export class Checkouts {
         subtotal: cart.subtotal,
         shippingTotal: 0,
         discountTotal: cart.volumeDiscountTotal + cart.couponDiscount,
-        taxTotal: 0,
+        taxTotal: cart.taxTotal,
+        shippingTax: quote.taxes.shipping.amount,
+        pricesIncludeTax: cart.pricesIncludeTax,
         total: cart.total,
         shippingAddress: null,
         billingAddress: null,
@@ -127,19 +133,27 @@ export class Checkouts {
     return !checkout.orderId && OPEN.has(checkout.status);
   }
 
-  /** The checkout's lines and totals at the catalog's prices now, the coupon judged again. */
+  /**
+   * The checkout's lines and totals at the catalog's prices now, the coupon judged again, taxed
+   * where it ships (the store's own country before an address is given), shipping included.
+   */
   private async priceNow(tx: Tx, checkout: Checkout) {
     const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n) }));
-    const quote = await this.pricing.quote(tx, { ...checkout, customerEmail: checkout.email }, lines);
-    const { subtotal, volumeDiscountTotal, couponDiscount } = quote.totals;
-    const discountTotal = volumeDiscountTotal + couponDiscount;
+    const quote = await this.pricing.quote(tx, { ...checkout, customerEmail: checkout.email }, lines, undefined, {
+      address: checkout.shippingAddress ?? null,
+      shipping: checkout.shippingTotal,
+    });
+    const { subtotal, volumeDiscountTotal, couponDiscount, taxTotal, pricesIncludeTax, total } = quote.totals;
     return {
       quote,
       prices: {
-        lineItems: quote.lines.map(lineOut),
+        lineItems: taxedLines(quote),
         subtotal,
-        discountTotal,
-        total: subtotal - discountTotal + checkout.shippingTotal + checkout.taxTotal,
+        discountTotal: volumeDiscountTotal + couponDiscount,
+        taxTotal,
+        shippingTax: quote.taxes.shipping.amount,
+        pricesIncludeTax,
+        total,
       },
     };
   }
@@ -161,12 +175,12 @@ export class Checkouts {
           { path: 'params.id', message: 'has an order awaiting payment', order_id: checkout.orderId },
         ]);
       }
-      await this.refreshPrices(tx, checkout);
       checkout.shippingAddress = address(input.shipping_address);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
       checkout.shippingRate = input.shipping_rate ?? null;
       checkout.shippingTotal = input.shipping_rate?.price ?? 0;
-      checkout.total = checkout.subtotal - checkout.discountTotal + checkout.shippingTotal + checkout.taxTotal;
+      // Priced and taxed for this address and this shipping charge.
+      await this.refreshPrices(tx, checkout);
       checkout.updatedAt = tx.now();
       if (action === 'await_payment') checkout.orderId = (await this.placeOrder(tx, checkout)).id;
       return checkoutMachine.apply(tx, checkout, action);
@@ -187,6 +201,10 @@ export class Checkouts {
     if (JSON.stringify(prices.lineItems) !== JSON.stringify(checkout.lineItems)) checkout.lineItems = prices.lineItems;
     checkout.subtotal = prices.subtotal;
     checkout.discountTotal = prices.discountTotal;
+    checkout.taxTotal = prices.taxTotal;
+    checkout.shippingTax = prices.shippingTax;
+    checkout.pricesIncludeTax = prices.pricesIncludeTax;
+    checkout.total = prices.total;
   }
 
   /**
@@ -199,11 +217,17 @@ export class Checkouts {
     const order = await this.orders.placeOrder(tx, {
       customerEmail: checkout.email,
       customerId: checkout.customerId,
-      lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price })),
+      lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price, discount: l.discount_amount ?? l.volume_discount })),
       shippingAddress: checkout.shippingAddress,
       shippingTotal: checkout.shippingTotal,
       discountTotal: checkout.discountTotal,
-      taxTotal: checkout.taxTotal,
+      // The tax just quoted for these lines: a live provider is not asked a second time.
+      taxes: {
+        pricesIncludeTax: checkout.pricesIncludeTax,
+        lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, taxClass: l.tax_class ?? 'standard', rate: l.tax_rate ?? 0, amount: l.tax_amount ?? 0 })),
+        shipping: { rate: 0, amount: checkout.shippingTax },
+        total: checkout.taxTotal,
+      },
       currency: checkout.currency,
     });
     if (order.total !== checkout.total || order.subtotal !== checkout.subtotal) {

@@ -1,5 +1,6 @@
 import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
+import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import type { Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
@@ -27,17 +28,31 @@ export interface CartQuote<T extends LineToPrice> {
   kept: T[];
   dropped: T[];
   totals: CartTotals;
+  /** `couponShares[n]`: the part of the coupon taken off `lines[n]` (before tax). */
+  couponShares: number[];
+  /** The tax of `lines` (and of the shipping), from the store's tax calculator. */
+  taxes: TaxQuote;
 }
+
+/** Where the goods go and what shipping costs: a checkout's; a cart has neither (the store's own country is used). */
+export interface TaxedFor {
+  address: TaxAddress | null;
+  shipping: number;
+}
+
+const NOWHERE: TaxedFor = { address: null, shipping: 0 };
 
 /**
  * Prices a cart from the catalog, whatever the client sent: the price of each variant for this
  * buyer (`PriceResolver`: the catalog price, or a B2B price list's), volume discounts by quantity
- * of one product, then the coupon on what is left. Integer minor units.
+ * of one product, then the coupon on what is left, then the tax of each line's final price
+ * (`OrderTaxes`). Integer minor units.
  */
 @injectable()
 export class CartPricing {
   constructor(
     @inject(Discounts) private readonly discounts: Discounts,
+    @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
   ) {}
 
@@ -59,8 +74,10 @@ export class CartPricing {
   /**
    * What the lines cost now (reads only: the catalog, the volume tiers, the coupon). Lines whose
    * variant is gone, whose product is no longer active or whose currency is not `target`'s are dropped.
+   * Tax comes last, on each line's price after its volume discount and its share of the coupon
+   * (decision 0039); `total` adds it only when the store's prices exclude it.
    */
-  async quote<T extends LineToPrice>(tx: Tx, target: PricedFor, items: T[], catalog?: Map<string, Sellable>): Promise<CartQuote<T>> {
+  async quote<T extends LineToPrice>(tx: Tx, target: PricedFor, items: T[], catalog?: Map<string, Sellable>, taxedFor: TaxedFor = NOWHERE): Promise<CartQuote<T>> {
     const sellables = catalog ?? (await this.catalogOf(tx, items.map((i) => i.variantId)));
     const kept: T[] = [];
     const dropped: T[] = [];
@@ -91,6 +108,7 @@ export class CartPricing {
 
     let couponDiscount = 0;
     let refusal: string | null = null;
+    let eligible: (productId: string) => boolean = () => true;
     if (target.couponCode) {
       const verdict = await this.discounts.validate(tx, {
         code: target.couponCode,
@@ -103,16 +121,30 @@ export class CartPricing {
       });
       couponDiscount = verdict.valid ? verdict.discountAmount : 0;
       refusal = verdict.valid ? null : verdict.reason;
+      const coupon = verdict.coupon;
+      if (coupon?.applicableTo === 'products') eligible = (productId) => coupon.applicableIds.includes(productId);
     }
+    const couponShares = shareCoupon(couponDiscount, lines, eligible);
+    const taxes = await taxesFor(this.taxes, tx, {
+      currency: target.currency,
+      address: taxedFor.address,
+      shipping: taxedFor.shipping,
+      lines: lines.map((l, n) => ({
+        variantId: l.variantId, productId: l.productId, quantity: l.quantity, taxable: l.taxable,
+        amount: l.quantity * l.unitPrice - l.volumeDiscount - couponShares[n],
+      })),
+    });
     const totals: CartTotals = {
       itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
       subtotal,
       volumeDiscountTotal: volumeTotal,
       couponDiscount,
       couponRefusal: refusal,
-      total: afterVolume - couponDiscount,
+      taxTotal: taxes.total,
+      pricesIncludeTax: taxes.pricesIncludeTax,
+      total: afterVolume - couponDiscount + taxedFor.shipping + (taxes.pricesIncludeTax ? 0 : taxes.total),
     };
-    return { lines, kept, dropped, totals };
+    return { lines, kept, dropped, totals, couponShares, taxes };
   }
 
   /**
@@ -120,14 +152,30 @@ export class CartPricing {
    * no longer be sold removed, the totals stored. Returns the lines that stay.
    */
   async reprice(tx: Tx, cart: Cart, items: CartItem[], catalog?: Map<string, Sellable>): Promise<CartItem[]> {
-    const { lines, kept, dropped, totals } = await this.quote(tx, cart, items, catalog);
+    return (await this.repriceQuote(tx, cart, items, catalog)).kept;
+  }
+
+  /** `reprice`, answering the whole quote (a checkout keeps each line's tax). */
+  async repriceQuote(tx: Tx, cart: Cart, items: CartItem[], catalog?: Map<string, Sellable>): Promise<CartQuote<CartItem>> {
+    const quote = await this.quote(tx, cart, items, catalog);
+    const { lines, kept, dropped, totals } = quote;
     for (const item of dropped) tx.em.remove(item);
     kept.forEach((item, n) => refreshLine(item, lines[n], tx.now()));
     for (const [key, value] of Object.entries(totals) as Array<[keyof CartTotals, never]>) {
       if (cart[key] !== value) (cart as Record<string, unknown>)[key] = value;
     }
-    return kept;
+    return quote;
   }
+}
+
+/**
+ * The coupon spread over the lines it applies to (a product coupon: its products; otherwise every
+ * line), in proportion to what each costs after its volume discount, adding up exactly.
+ */
+function shareCoupon(amount: number, lines: LineState[], eligible: (productId: string) => boolean): number[] {
+  const weights = lines.map((l) => (eligible(l.productId) ? l.quantity * l.unitPrice - l.volumeDiscount : 0));
+  const base = weights.some((w) => w > 0) ? weights : lines.map((l) => l.quantity * l.unitPrice - l.volumeDiscount);
+  return allocate(amount, base);
 }
 
 /** The catalog's truth about a line. */

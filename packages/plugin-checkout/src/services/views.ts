@@ -2,9 +2,10 @@ import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
 import type { Checkout, CheckoutLine } from '../entities/checkout.js';
 import type { CheckoutState } from './checkouts.js';
+import type { LineTax, TaxQuote } from '@qhatu/plugin-orders';
 
 /** A cart's totals, minor units: what `CartPricing.quote` computes and a change stores. */
-export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTotal' | 'couponDiscount' | 'couponRefusal' | 'total'>;
+export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTotal' | 'couponDiscount' | 'couponRefusal' | 'taxTotal' | 'pricesIncludeTax' | 'total'>;
 
 /** A line as answered: the stored line, or the same line priced now without being written. */
 export type LineState = Pick<
@@ -38,7 +39,13 @@ export function pricedCart(cart: Cart, totals: CartTotals): CartState {
   };
 }
 
-export function lineOut(item: LineState): CheckoutLine {
+/** A line's tax as a checkout keeps it: its share of the coupon (before tax) and the tax of what is left. */
+export interface LineTaxOut {
+  couponShare: number;
+  tax: LineTax;
+}
+
+export function lineOut(item: LineState, taxed?: LineTaxOut): CheckoutLine {
   const subtotal = item.quantity * item.unitPrice;
   return {
     id: item.id,
@@ -56,7 +63,18 @@ export function lineOut(item: LineState): CheckoutLine {
     image_url: item.imageUrl ?? null,
     weight_grams: item.weightGrams ?? null,
     taxable: item.taxable,
+    ...(taxed && {
+      discount_amount: item.volumeDiscount + taxed.couponShare,
+      tax_class: taxed.tax.taxClass,
+      tax_rate: taxed.tax.rate,
+      tax_amount: taxed.tax.amount,
+    }),
   };
+}
+
+/** The lines of a quote with their tax, as a checkout keeps them. */
+export function taxedLines(quote: { lines: LineState[]; couponShares: number[]; taxes: TaxQuote }): CheckoutLine[] {
+  return quote.lines.map((line, n) => lineOut(line, { couponShare: quote.couponShares[n] ?? 0, tax: quote.taxes.lines[n] }));
 }
 
 export function cartOut({ cart, items }: CartView) {
@@ -66,10 +84,12 @@ export function cartOut({ cart, items }: CartView) {
     customer_id: cart.customerId ?? null,
     session_id: cart.sessionId ?? null,
     currency: cart.currency,
-    line_items: [...items].sort(byCreation).map(lineOut),
+    line_items: [...items].sort(byCreation).map((item) => lineOut(item)),
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
     discount_total: cart.volumeDiscountTotal + cart.couponDiscount,
+    tax_total: cart.taxTotal,
+    prices_include_tax: cart.pricesIncludeTax,
     total: cart.total,
     coupon: cart.couponCode
       ? { code: cart.couponCode, applies: cart.couponRefusal == null, reason: cart.couponRefusal ?? null, discount_amount: cart.couponDiscount }
@@ -91,12 +111,15 @@ export function checkoutOut(c: CheckoutState) {
     email: c.email,
     status: c.status,
     currency: c.currency,
-    line_items: c.lineItems,
+    // Lines kept before taxes were computed read as untaxed.
+    line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, ...l })),
     coupon_code: c.couponCode,
     subtotal: c.subtotal,
     shipping_total: c.shippingTotal,
     discount_total: c.discountTotal,
     tax_total: c.taxTotal,
+    shipping_tax: c.shippingTax,
+    prices_include_tax: c.pricesIncludeTax,
     total: c.total,
     shipping_address: c.shippingAddress,
     billing_address: c.billingAddress,
@@ -121,6 +144,7 @@ export function checkoutEvent(c: Checkout): Record<string, unknown> {
     shipping_total: c.shippingTotal,
     discount_total: c.discountTotal,
     tax_total: c.taxTotal,
+    prices_include_tax: c.pricesIncludeTax,
     total: c.total,
     order_id: c.orderId ?? null,
     updated_at: c.updatedAt.toISOString(),
@@ -134,6 +158,7 @@ export function cartEvent(cart: Cart): Record<string, unknown> {
     currency: cart.currency,
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
+    tax_total: cart.taxTotal,
     total: cart.total,
     coupon_code: cart.couponCode,
     updated_at: cart.updatedAt.toISOString(),

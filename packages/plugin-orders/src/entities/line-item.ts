@@ -21,6 +21,13 @@ export const LineItem = defineEntity({
     unitPriceAmount: p.bigint('number'),
     totalAmount: p.bigint('number'),
     requiresShipping: p.boolean(),
+    /** This line's share of the order's discounts (volume, coupon), taken before tax. */
+    discountAmount: p.bigint('number'),
+    taxClass: p.string(),
+    /** Basis points (1800 = 18 %), as applied when the order was placed. */
+    taxRate: p.integer(),
+    /** Rounded per line to the minor unit; the lines and the shipping's tax add up to the order's `taxTotal`. */
+    taxAmount: p.bigint('number'),
   },
 });
 export type LineItem = InferEntity<typeof LineItem>;

@@ -53,6 +53,11 @@ export const Order = defineEntity({
     shippingTotal: p.bigint('number'),
     discountTotal: p.bigint('number'),
     taxTotal: p.bigint('number'),
+    /** The tax of the shipping charge, part of `taxTotal`. */
+    shippingTax: p.bigint('number'),
+    /** Whether the prices included the tax: then `total` does not add `taxTotal`. */
+    pricesIncludeTax: p.boolean(),
+    /** What is due: subtotal − discounts + shipping, plus `taxTotal` when prices exclude it. */
     total: p.bigint('number'),
     /** Sum of the payments confirmed for the order in its currency (`orders_payment`), refunds not deducted. */
     amountPaid: p.bigint('number'),

@@ -6,9 +6,9 @@ import { SalesAnalytics } from '../services/analytics.js';
 export const analyticsTypeDefs = `
   "Days YYYY-MM-DD (UTC), both included; at most 366 days."
   input AnalyticsRange { start: String!, end: String! }
-  "A product's revenue: the amounts of its lines in the range's orders (before order discounts and refunds)."
+  "A product's revenue: the amounts of its lines in the range's orders, net of tax (before order discounts and refunds)."
   type AnalyticsTopProduct { productId: ID!, title: String!, revenue: Int! }
-  "Sales of orders paid within the range and paid or further on, net of refunds, in the store's currency (minor units)."
+  "Sales of orders paid within the range and paid or further on, net of tax and of refunds, in the store's currency (minor units)."
   type Analytics { totalRevenue: Int!, totalOrders: Int!, averageOrderValue: Int!, topProducts: [AnalyticsTopProduct!]!, currency: String! }
   extend type Query {
     "The store's sales over a range of days (admin token)."

@@ -5,9 +5,10 @@ import { analyticsResolver, analyticsTypeDefs } from './analytics.js';
 
 const typeDefs = `
   enum OrderStatus { pending confirmed paid ready_to_ship in_transit partially_fulfilled fulfilled cancelled refunded }
-  "A line as it was bought; price is the unit price in minor units."
-  type OrderLineItem { title: String!, quantity: Int!, price: Int! }
-  type Order { id: ID!, number: Int!, status: OrderStatus!, total: Int!, currency: String!, createdAt: String!, lineItems: [OrderLineItem!]! }
+  "A line as it was bought; price is the unit price in minor units, taxRate basis points, taxAmount the line's tax."
+  type OrderLineItem { title: String!, quantity: Int!, price: Int!, taxRate: Int!, taxAmount: Int! }
+  "Amounts in minor units; total adds taxTotal only when pricesIncludeTax is false."
+  type Order { id: ID!, number: Int!, status: OrderStatus!, subtotal: Int!, discountTotal: Int!, shippingTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int!, currency: String!, createdAt: String!, lineItems: [OrderLineItem!]! }
   type OrderEdge { node: Order!, cursor: String! }
   type OrderConnection { edges: [OrderEdge!]!, pageInfo: PageInfo! }
   extend type Query {
@@ -26,10 +27,15 @@ function node({ order, lines }: OrderView) {
     id: order.id,
     number: order.number,
     status: order.status,
+    subtotal: order.subtotal,
+    discountTotal: order.discountTotal,
+    shippingTotal: order.shippingTotal,
+    taxTotal: order.taxTotal,
+    pricesIncludeTax: order.pricesIncludeTax,
     total: order.total,
     currency: order.currency,
     createdAt: order.createdAt.toISOString(),
-    lineItems: lines.map((l) => ({ title: l.title, quantity: l.quantity, price: l.unitPriceAmount })),
+    lineItems: lines.map((l) => ({ title: l.title, quantity: l.quantity, price: l.unitPriceAmount, taxRate: l.taxRate, taxAmount: l.taxAmount })),
   };
 }
 

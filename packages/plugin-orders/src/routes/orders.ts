@@ -59,7 +59,7 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
 
   r.post('/orders', {
     config: { auth: ADMIN, permission: 'orders.write' },
-    schema: { tags, summary: "Create an order (each line is charged the catalog's price)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
+    schema: { tags, summary: "Create an order (each line is charged the catalog's price)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422, 503) } },
   }, async (req, reply) => {
     const order = await orders.create({
       customerEmail: req.body.customer_email,

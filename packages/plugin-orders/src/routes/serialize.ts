@@ -18,6 +18,10 @@ export function lineItemOut(l: LineItem) {
     unit_price_amount: l.unitPriceAmount,
     total_amount: l.totalAmount,
     requires_shipping: l.requiresShipping,
+    discount_amount: l.discountAmount,
+    tax_class: l.taxClass,
+    tax_rate: l.taxRate,
+    tax_amount: l.taxAmount,
   };
 }
 
@@ -50,6 +54,8 @@ export function orderOut({ order: o, lines, fulfillments }: OrderView) {
     shipping_total: o.shippingTotal,
     discount_total: o.discountTotal,
     tax_total: o.taxTotal,
+    shipping_tax: o.shippingTax,
+    prices_include_tax: o.pricesIncludeTax,
     total: o.total,
     amount_paid: o.amountPaid,
     amount_refunded: o.amountRefunded,

@@ -55,6 +55,10 @@ export const OrderLineItemOut = z
     unit_price_amount: z.number().int(),
     total_amount: z.number().int(),
     requires_shipping: z.boolean(),
+    discount_amount: z.number().int().meta({ description: "The line's share of the order's discounts, taken before tax" }),
+    tax_class: z.string().meta({ description: 'The tax class the line was taxed at (`standard`, `exempt`, or a class the store named)' }),
+    tax_rate: z.number().int().meta({ description: 'Basis points (1800 = 18 %), as applied when the order was placed' }),
+    tax_amount: z.number().int().meta({ description: "Tax of the line after its discounts, rounded to the minor unit; the lines' and the shipping's add up to tax_total" }),
   })
   .meta({ id: 'OrderLineItem' });
 
@@ -86,8 +90,10 @@ export const OrderOut = z
     subtotal: z.number().int(),
     shipping_total: z.number().int(),
     discount_total: z.number().int(),
-    tax_total: z.number().int(),
-    total: z.number().int(),
+    tax_total: z.number().int().meta({ description: "The lines' tax plus shipping_tax" }),
+    shipping_tax: z.number().int(),
+    prices_include_tax: z.boolean().meta({ description: 'Whether the prices include the tax: then total does not add tax_total (it is shown inside the prices)' }),
+    total: z.number().int().meta({ description: 'What is due: subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false' }),
     amount_paid: z.number().int().meta({ description: 'Sum of the confirmed payments (refunds not deducted)' }),
     amount_refunded: z.number().int().meta({ description: 'Sum refunded of those payments' }),
     amount_due: z.number().int().meta({ description: 'What is left to pay while the order awaits payment (pending, confirmed): total − (amount_paid − amount_refunded); 0 otherwise' }),

@@ -7,6 +7,12 @@ export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'ready_to_ship'
 /** The longest range one question may span, in days (both ends included). */
 export const MAX_RANGE_DAYS = 366;
 const TOP_PRODUCTS = 10;
+/**
+ * An order's revenue net of tax: what was kept of its total (total − refunded) less the tax in
+ * it, in proportion (a refund gives back its share of the tax), rounded to the minor unit.
+ */
+const NET_REVENUE = `(greatest(o.total - o.amount_refunded, 0)
+  - case when o.total > 0 then round(o.tax_total::numeric * greatest(o.total - o.amount_refunded, 0) / o.total) else 0 end)`;
 
 export interface SalesRange {
   /** `YYYY-MM-DD`, a UTC day, included. */
@@ -50,8 +56,8 @@ export function rangeBounds(range: SalesRange): { from: Date; to: Date } {
 /**
  * The store's sales over a range of days (UTC), for its admin: two aggregate statements in one
  * read-only transaction, whatever the number of orders (the `orders_order_paid` index serves both).
- * Revenue is each order's total net of what was refunded of it, for orders in the store's currency
- * that were paid within the range and are paid or further on; top products by their lines' amounts.
+ * Revenue is each order's total net of tax and of what was refunded of it, for orders in the store's currency
+ * that were paid within the range and are paid or further on; top products by their lines' amounts net of tax.
  */
 @injectable()
 export class SalesAnalytics {
@@ -62,7 +68,7 @@ export class SalesAnalytics {
     const statuses = `(${REVENUE_STATUSES.map((s) => `'${s}'`).join(', ')})`;
     return this.db.read(async (sql) => {
       const [totals] = await sql.query<{ currency: string; orders: string; revenue: string }>(
-        `select t.currency, count(o.id) as orders, coalesce(sum(greatest(o.total - o.amount_refunded, 0)), 0) as revenue
+        `select t.currency, count(o.id) as orders, coalesce(sum(${NET_REVENUE}), 0) as revenue
            from core_tenant t
            left join orders_order o on o.tenant_id = t.id and o.currency = t.currency
                  and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}
@@ -71,7 +77,7 @@ export class SalesAnalytics {
         [from.toISOString(), to.toISOString(), sql.tenantId],
       );
       const top = await sql.query<{ product_id: string; title: string; revenue: string }>(
-        `select l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, sum(l.total_amount) as revenue
+        `select l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, sum(l.total_amount - case when o.prices_include_tax then l.tax_amount else 0 end) as revenue
            from orders_order o
            join orders_line_item l on l.tenant_id = o.tenant_id and l.order_id = o.id
           where o.tenant_id = ? and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}

@@ -15,6 +15,7 @@ import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { Shipping } from './shipping.js';
+import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
 
 export const FIRST_ORDER_NUMBER = 1001;
 
@@ -23,14 +24,37 @@ export interface PlaceOrderInput {
   customerEmail: string;
   /** Known to the checkout; otherwise the customer with `customerEmail`, if the store has one. */
   customerId?: string | null;
-  lines: Array<{ variantId: string; quantity: number; /** Ignored: the catalog's price is charged. */ price?: number }>;
+  lines: Array<{
+    variantId: string;
+    quantity: number;
+    /** Ignored: the catalog's price is charged. */
+    price?: number;
+    /** This line's share of `discountTotal`; when the lines' shares do not add up to it, it is spread in proportion to the lines. */
+    discount?: number;
+  }>;
   shippingAddress?: ShippingAddress | null;
   /** Worked out by the checkout (minor units, the order's currency); 0 when absent. */
   shippingTotal?: number;
   discountTotal?: number;
-  taxTotal?: number;
+  /**
+   * The tax of these lines as the caller (the checkout) quoted it with the same calculator, so a
+   * provider is not asked twice; when absent or for other lines, the order asks the calculator.
+   */
+  taxes?: TaxQuote;
   /** When given, the variants' currency must be this one. */
   currency?: string;
+}
+
+/**
+ * Each line's share of the order's discounts: the caller's shares when they add up to the total
+ * (the checkout knows which line each discount came from), otherwise in proportion to the lines.
+ */
+function lineDiscounts(input: PlaceOrderInput['lines'], lines: LineItem[], discountTotal: number): number[] {
+  const given = new Map<string, number>();
+  for (const l of input) given.set(l.variantId, (given.get(l.variantId) ?? 0) + (l.discount ?? 0));
+  const shares = lines.map((l) => Math.min(given.get(l.variantId) ?? 0, l.totalAmount));
+  if (shares.reduce((s, x) => s + x, 0) === discountTotal) return shares;
+  return allocate(Math.min(discountTotal, lines.reduce((s, l) => s + l.totalAmount, 0)), lines.map((l) => l.totalAmount));
 }
 
 /** `payments.payment.confirmed` as the payments plugin publishes it. */
@@ -57,6 +81,7 @@ export class Orders {
     @inject(Customers) private readonly customers: Customers,
     @inject(Shipping) private readonly shipping: Shipping,
     @inject(OrderPrices) private readonly prices: LinePrices,
+    @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -116,12 +141,27 @@ export class Orders {
         unitPriceAmount: price,
         totalAmount: price * quantity,
         requiresShipping: v.requiresShipping,
+        discountAmount: 0,
+        taxClass: 'standard',
+        taxRate: 0,
+        taxAmount: 0,
       });
     });
     const subtotal = lines.reduce((sum, l) => sum + l.totalAmount, 0);
     const shippingTotal = input.shippingTotal ?? 0;
     const discountTotal = Math.min(input.discountTotal ?? 0, subtotal + shippingTotal);
-    const taxTotal = input.taxTotal ?? 0;
+    const shares = lineDiscounts(input.lines, lines, discountTotal);
+    lines.forEach((l, n) => (l.discountAmount = shares[n]));
+    // Taxed after discounts, on each line's final price (decision 0039).
+    const request = {
+      currency,
+      address: input.shippingAddress ?? null,
+      lines: lines.map((l, n) => ({ variantId: l.variantId, productId: l.productId, quantity: l.quantity, amount: l.totalAmount - l.discountAmount, taxable: ordered[n].taxable })),
+      shipping: shippingTotal,
+    };
+    const taxes = input.taxes && quoteFits(input.taxes, request.lines) ? input.taxes : await taxesFor(this.taxes, tx, request);
+    lines.forEach((l, n) => Object.assign(l, { taxClass: taxes.lines[n].taxClass, taxRate: taxes.lines[n].rate, taxAmount: taxes.lines[n].amount }));
+    const taxTotal = taxes.total;
     const address = input.shippingAddress ?? null;
     const name = address ? `${address.first_name} ${address.last_name}` : customer ? `${customer.firstName} ${customer.lastName}` : '';
     const order = tx.em.create(Order, {
@@ -137,7 +177,9 @@ export class Orders {
       shippingTotal,
       discountTotal,
       taxTotal,
-      total: subtotal + shippingTotal + taxTotal - discountTotal,
+      shippingTax: taxes.shipping.amount,
+      pricesIncludeTax: taxes.pricesIncludeTax,
+      total: subtotal + shippingTotal - discountTotal + (taxes.pricesIncludeTax ? 0 : taxTotal),
       shippingAddress: address,
       history: [],
       cancelReason: null,

@@ -13,6 +13,8 @@ export const Refund = defineEntity({
     tenantId: p.uuid(),
     paymentId: p.uuid(),
     amount: p.bigint('number'),
+    /** The part of `amount` that is tax given back: the refund's share of the order's tax. */
+    taxAmount: p.bigint('number'),
     reason: p.string().$type<RefundReason>().nullable(),
     status: p.string().$type<RefundStatus>(),
     providerRefundId: p.string().nullable(),

@@ -1,9 +1,10 @@
 import { dataOf, errorResponses } from '@qhatu/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import { BareNotificationParams, NotificationOut, NotificationParams } from '../schemas/gateway.js';
+import { Gateways } from '../services/gateways.js';
 import { Notifications } from '../services/notifications.js';
 
 /**
@@ -17,25 +18,36 @@ export async function notificationRoutes(app: FastifyInstance, container: Depend
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.post('/:gateway', {
-    config: { auth: 'public' },
-    schema: {
-      tags: ['Payments'],
-      summary: "A gateway's notification on the specification's path: the store is the address's `tenant` parameter (GET /api/v1/payments/gateways gives it as notification_url) or the one whose payment it names; 401 unless that store's credentials verify the signature",
-      params: BareNotificationParams,
-      querystring: z.looseObject({ tenant: z.string().optional().meta({ description: "The store's id, as in the notification_url pasted into the provider's dashboard" }) }),
-      response: { 200: dataOf(NotificationOut), 303: z.null().meta({ description: "A provider form's post back: on to the session's return_url" }), ...errorResponses(400, 401, 404, 409, 422, 502) },
-    },
-  }, async (req, reply) => {
+  const forAnyStore = async (gateway: string, req: FastifyRequest, reply: FastifyReply) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const query = new URLSearchParams(req.url.split('?')[1] ?? '');
-    if (notifications.isCallback(req.params.gateway)) {
-      const done = await notifications.callbackForAnyStore(req.params.gateway, raw, req.headers, query);
+    if (notifications.isCallback(gateway)) {
+      const done = await notifications.callbackForAnyStore(gateway, raw, req.headers, query);
       if (done.redirect) return reply.redirect(done.redirect, 303);
       return { data: { received: true, outcome: done.outcome, payment_id: done.payment.id, status: done.payment.status } };
     }
-    return { data: { received: true, outcome: await notifications.receiveForAnyStore(req.params.gateway, raw, req.headers, query) } };
-  });
+    return { data: { received: true, outcome: await notifications.receiveForAnyStore(gateway, raw, req.headers, query) } };
+  };
+  const bare = {
+    tags: ['Payments'],
+    querystring: z.looseObject({ tenant: z.string().optional().meta({ description: "The store's id, as in the notification_url pasted into the provider's dashboard" }) }),
+    response: { 200: dataOf(NotificationOut), 303: z.null().meta({ description: "A provider form's post back: on to the session's return_url" }), ...errorResponses(400, 401, 404, 409, 422, 502) },
+  };
+  // The specification's path of each installed gateway, e.g. POST /webhooks/stripe.
+  for (const gateway of container.resolve(Gateways).all()) {
+    r.post(`/${gateway.id}`, {
+      config: { auth: 'public' },
+      schema: {
+        ...bare,
+        summary: `A ${gateway.name} notification: the store is the address's \`tenant\` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature`,
+      },
+    }, (req, reply) => forAnyStore(gateway.id, req, reply));
+  }
+  // Any other gateway id: the same answers (404 for one that is not installed).
+  r.post('/:gateway', {
+    config: { auth: 'public' },
+    schema: { ...bare, hide: true, params: BareNotificationParams },
+  }, (req, reply) => forAnyStore(req.params.gateway, req, reply));
 
   r.post('/:gateway/:tenant_id', {
     config: { auth: 'public' },

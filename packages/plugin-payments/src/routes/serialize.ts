@@ -11,6 +11,7 @@ export function refundOut(r: Refund) {
     id: r.id,
     payment_id: r.paymentId,
     amount: r.amount,
+    tax_amount: r.taxAmount,
     reason: r.reason ?? null,
     status: r.status,
     provider_refund_id: r.providerRefundId ?? null,

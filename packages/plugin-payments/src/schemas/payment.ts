@@ -24,6 +24,7 @@ export const RefundOut = z
     id: z.uuid(),
     payment_id: z.uuid(),
     amount: Money,
+    tax_amount: Money.meta({ description: "The tax this refund gives back (part of amount): its share of the order's tax_total, so that refunding a whole order gives back exactly its tax" }),
     reason: z.enum(REFUND_REASONS).nullable(),
     status: z.enum(REFUND_STATUSES),
     provider_refund_id: z.string().nullable(),

@@ -30,7 +30,7 @@ export function publishFailed(tx: Tx, p: Payment): void {
 }
 
 export function publishRefund(tx: Tx, p: Payment, r: Refund): void {
-  const data = { id: r.id, payment_id: p.id, order_id: p.orderId, amount: r.amount, currency: p.currency, reason: r.reason, status: r.status };
+  const data = { id: r.id, payment_id: p.id, order_id: p.orderId, amount: r.amount, tax_amount: r.taxAmount, currency: p.currency, reason: r.reason, status: r.status };
   if (r.status === 'failed') {
     tx.publish(REFUND_FAILED, { ...data, failure_reason: r.failureReason });
     return;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, Database, LOGGER, type Tx } from '@qhatu/core';
-import { Orders } from '@qhatu/plugin-orders';
+import { Order, Orders } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -17,6 +17,17 @@ export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
   amount: number;
   reason?: RefundReason;
+}
+
+/**
+ * The tax in `amount` of the order's money: the order's tax in proportion, rounded half up. A
+ * refund gives back the difference of this share before and after it, so that the refunds of a
+ * payment never round apart: refunding a whole order gives back exactly its `tax_total`.
+ */
+function taxShare(amount: number, order: Pick<Order, 'taxTotal' | 'total'>): number {
+  if (order.total <= 0 || order.taxTotal <= 0) return 0;
+  const num = BigInt(Math.min(amount, order.total)) * BigInt(order.taxTotal);
+  return Number((2n * num + BigInt(order.total)) / (2n * BigInt(order.total)));
 }
 
 /**
@@ -51,9 +62,12 @@ export class Refunds {
       }
       const gateway = this.gateways.get(payment.gateway);
       const ctx = await this.settings.context(tx, gateway, { forNewPayments: false });
+      const order = await tx.em.findOne(Order, { id: payment.orderId });
+      const refunded = payment.amount - refundable;
+      const taxAmount = order ? taxShare(refunded + amount, order) - taxShare(refunded, order) : 0;
       const at = tx.now();
       const refund = tx.em.create(Refund, {
-        id: randomUUID(), tenantId: tx.tenantId, paymentId, amount, reason: input.reason ?? null, status: 'pending',
+        id: randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
         providerRefundId: null, failureReason: null, createdAt: at, updatedAt: at,
       });
       return { payment, refund, ctx, gateway };

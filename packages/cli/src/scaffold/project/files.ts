@@ -1,0 +1,189 @@
+import type { CataloguePlugin } from './catalogue.js';
+
+export interface ProjectSpec {
+  /** The package name of the project (from its folder). */
+  name: string;
+  plugins: CataloguePlugin[];
+  /** `@qhatu/...` package → what package.json asks for (`^0.1.0`, `link:/path`). */
+  sources: Record<string, string>;
+  packageManager: 'pnpm' | 'npm';
+  vitest: string;
+}
+
+/** The files of a new store project, by path inside its folder. */
+export function projectFiles(spec: ProjectSpec): Record<string, string> {
+  return {
+    'package.json': packageJson(spec),
+    'qhatu.config.ts': config(spec),
+    'test/store.test.ts': storeTest(spec),
+    'vitest.config.ts': vitestConfig(),
+    '.env.example': envExample(),
+    '.gitignore': 'node_modules\n.qhatu\n.env\n',
+    'README.md': readme(spec),
+  };
+}
+
+function packageJson(spec: ProjectSpec): string {
+  const packages = ['@qhatu/cli', '@qhatu/core', ...spec.plugins.map((p) => p.package)].sort();
+  const pkg: Record<string, unknown> = {
+    name: spec.name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    engines: { node: '>=20.19' },
+    scripts: { start: 'qhatu start', migrate: 'qhatu migrate', worker: 'qhatu worker', test: 'vitest run', qhatu: 'qhatu' },
+    dependencies: Object.fromEntries(packages.map((p) => [p, spec.sources[p]])),
+    devDependencies: { vitest: spec.vitest },
+  };
+  // pnpm 10 runs no dependency's install script unless it is listed (vitest's esbuild checks its binary).
+  if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'] };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+function config(spec: ProjectSpec): string {
+  const imports = [`import { defineProject } from '@qhatu/core';`, ...spec.plugins.map((p) => `import ${p.binding} from '${p.package}';`)];
+  const list = spec.plugins.map((p) => `    ${p.expression},`).join('\n');
+  return `${imports.join('\n')}
+
+/** The store: the plugins it is made of (core orders them by their dependencies). */
+export default defineProject({
+  plugins: [
+${list}
+  ],
+});
+`;
+}
+
+function storeTest(spec: ProjectSpec): string {
+  const catalog = spec.plugins.some((p) => p.name === 'catalog');
+  const productTest = `
+
+  it('sells a product: created with the admin key, read by the storefront', async () => {
+    const shop = await t.createTenant({ name: 'Andean Crafts', currency: 'PEN' });
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/catalog/products',
+      headers: shop.headers(),
+      payload: { title: 'Alpaca scarf', status: 'active', variants: [{ title: 'Grey', sku: 'SCARF-GREY', price: 8900 }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const list = await t.request({ method: 'GET', url: '/api/v1/catalog/products', headers: shop.headers(shop.storefrontToken) });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data.map((p: { title: string }) => p.title)).toEqual(['Alpaca scarf']);
+  });`;
+  return `import { createTestApp, type TestApp } from '@qhatu/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import project from '../qhatu.config.js';
+
+// The store on a database of its own, copied from a migrated template on PostgreSQL
+// (127.0.0.1:5432 as user postgres, or TEST_DATABASE_URL).
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ plugins: project.plugins });
+});
+afterAll(async () => t?.close());
+
+describe('the store', () => {
+  it('creates a store (tenant) and answers its errors with the contract\\'s body', async () => {
+    const shop = await t.createTenant({ name: 'Corner Shop' });
+    expect(shop.id).toMatch(/^[0-9a-f-]{36}$/);
+    const anonymous = await t.request({ method: 'GET', url: '/api/v1/staff/me', headers: { 'x-tenant-id': shop.id } });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('documents its API at /openapi.json', async () => {
+    const doc = await t.request({ method: 'GET', url: '/openapi.json' });
+    expect(doc.statusCode).toBe(200);
+    expect(doc.json().openapi).toBe('3.1.0');
+  });${catalog ? productTest : ''}
+});
+`;
+}
+
+function vitestConfig(): string {
+  return `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    // The first run migrates a template database for this set of plugins.
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
+`;
+}
+
+function envExample(): string {
+  return `# The store's settings; none is needed to try it (\`qhatu start\` runs on an embedded database in ./.qhatu).
+# qhatu reads the environment, not this file: export them (e.g. \`set -a; . ./.env; set +a\`) or set them in your host.
+
+# Where the API listens, and the base of the links it hands out.
+PORT=3000
+HOST=127.0.0.1
+# QHATU_PUBLIC_URL=https://shop.example.com
+
+# Production: PostgreSQL 15+, the platform credential (24+ characters) and the key that seals secrets (32 bytes, base64).
+# DATABASE_URL=postgres://qhatu:secret@db.internal:5432/qhatu
+# QHATU_PLATFORM_TOKEN=
+# QHATU_SECRET_KEY=
+# QHATU_ENV=production
+
+# Optional: jobs on Redis instead of PostgreSQL; outgoing mail.
+# REDIS_URL=redis://127.0.0.1:6379
+# SMTP_URL=smtp://user:pass@smtp.example.com:587
+# QHATU_MAIL_FROM=Andean Crafts <shop@example.com>
+
+# The tests' PostgreSQL (each test file gets a database of its own).
+# TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres
+
+LOG_LEVEL=info
+`;
+}
+
+function readme(spec: ProjectSpec): string {
+  const run = spec.packageManager === 'pnpm' ? 'pnpm' : 'npm run';
+  const plugins = spec.plugins.map((p) => `- \`${p.name}\` (${p.package})`).join('\n');
+  return `# ${spec.name}
+
+A store made with [Qhatu](https://github.com/qhatu/qhatu), a plugin-based, multi-tenant, headless
+commerce framework. \`qhatu.config.ts\` lists the plugins it is made of.
+
+## Run it
+
+\`\`\`sh
+${run} start     # the REST API, GraphQL and the API docs on http://127.0.0.1:3000
+\`\`\`
+
+Without \`DATABASE_URL\` it runs on an embedded PostgreSQL (data in \`./.qhatu\`), migrates it, runs
+the job workers in the same process and prints the platform token and the \`curl\` that creates
+your first store (tenant). The API reference is at \`/docs\`, the OpenAPI document at
+\`/openapi.json\`.
+
+## Test it
+
+\`\`\`sh
+${run} test
+\`\`\`
+
+\`test/store.test.ts\` boots the store on a database of its own, copied from a migrated template on
+PostgreSQL 15+ at \`127.0.0.1:5432\` (user \`postgres\`, trust auth; another server with
+\`TEST_DATABASE_URL\`), and drives it over HTTP. Add your own scenarios beside it.
+
+## Plugins
+
+${plugins}
+
+Add or remove one in \`qhatu.config.ts\` (and \`package.json\`); a plugin's dependencies must be listed
+too (\`${run} start\` names a missing one). Writing a plugin of your own: see \`docs/plugins.md\` in the
+Qhatu repository.
+
+## Production
+
+See \`.env.example\`: set \`DATABASE_URL\` (PostgreSQL 15+), \`QHATU_PLATFORM_TOKEN\` and \`QHATU_SECRET_KEY\`,
+run \`${run} migrate\` once per release, then \`${run} start\` for the API processes (stateless, as many
+as you like behind a load balancer) and \`${run} worker\` for the job workers.
+`;
+}

@@ -1,0 +1,3 @@
+export { createQhatuClient, type DataMethod, type ItemOf, type ListPath, type QhatuClient, type QhatuClientOptions, type ResponseOf } from './client.js';
+export { isQhatuApiError, QhatuApiError, type ErrorBody, type ErrorDetail } from './errors.js';
+export type { components, operations, paths } from './schema.js';

@@ -1,0 +1,120 @@
+import { AppError, type Tx } from '@qhatu/core';
+import type { DependencyContainer } from 'tsyringe';
+
+/** A line to tax: what it costs after every discount (volume, coupon share), minor units. */
+export interface TaxableLine {
+  variantId: string;
+  productId: string;
+  quantity: number;
+  /** The line's final price: unit price × quantity less its discounts (B2B and marketplace prices included). */
+  amount: number;
+  /** The catalog's flag: false means exempt, whatever class the line has. */
+  taxable: boolean;
+}
+
+/** Where the goods go; null before the shopper gave an address (the store's own country is used). */
+export interface TaxAddress {
+  country_code: string;
+  province?: string | null;
+}
+
+export interface TaxRequest {
+  currency: string;
+  address: TaxAddress | null;
+  lines: TaxableLine[];
+  /** The shipping charge, minor units (0 without one). */
+  shipping: number;
+}
+
+/** The tax of one line: its rate in basis points (1800 = 18 %) and its amount, minor units. */
+export interface LineTax {
+  variantId: string;
+  taxClass: string;
+  rate: number;
+  amount: number;
+}
+
+/**
+ * The answer for a request: one `lines[n]` per `request.lines[n]`, the shipping's tax, and
+ * whether the prices already include it (then `total` is shown, not added).
+ */
+export interface TaxQuote {
+  pricesIncludeTax: boolean;
+  lines: LineTax[];
+  shipping: { rate: number; amount: number };
+  /** The lines' amounts plus the shipping's, exactly. */
+  total: number;
+}
+
+/**
+ * The tax strategy: the taxes plugin registers its rate table under `TAX_CALCULATOR`; a plugin
+ * that depends on it and registers another one (a provider that quotes live) replaces it. Without
+ * any, nothing is taxed.
+ */
+export interface TaxCalculator {
+  calculate(tx: Tx, request: TaxRequest): Promise<TaxQuote>;
+}
+
+/** Where a tax calculator registers. */
+export const TAX_CALCULATOR = Symbol.for('qhatu.orders.TaxCalculator');
+/** What orders and checkout resolve: the last registered `TAX_CALCULATOR`, or `NO_TAX`. */
+export const OrderTaxes = Symbol.for('qhatu.orders.OrderTaxes');
+
+/** No tax at all: a store without the taxes plugin. */
+export const NO_TAX: TaxCalculator = {
+  async calculate(_tx, request) {
+    return { pricesIncludeTax: false, lines: request.lines.map((l) => ({ variantId: l.variantId, taxClass: 'standard', rate: 0, amount: 0 })), shipping: { rate: 0, amount: 0 }, total: 0 };
+  },
+};
+
+/**
+ * The calculator in force, resolved once every plugin has registered (so the taxes plugin may
+ * come after orders and checkout in the load order).
+ */
+export function taxCalculatorOf(container: DependencyContainer): TaxCalculator {
+  return container.isRegistered(TAX_CALCULATOR, true) ? container.resolve<TaxCalculator>(TAX_CALCULATOR) : NO_TAX;
+}
+
+/** Whether the quote answers these lines (same variants, same order). */
+export function quoteFits(quote: TaxQuote, lines: Array<{ variantId: string }>): boolean {
+  return quote.lines.length === lines.length && quote.lines.every((l, n) => l.variantId === lines[n].variantId);
+}
+
+/**
+ * Shares `amount` among `weights` in proportion, to the minor unit, so that the shares add up to
+ * `amount` exactly (largest remainders get the leftover units). Used to spread an order-level
+ * discount over its lines before tax.
+ */
+export function allocate(amount: number, weights: number[]): number[] {
+  const sum = weights.reduce((s, w) => s + Math.max(w, 0), 0);
+  if (amount <= 0 || sum <= 0) return weights.map(() => 0);
+  const whole = Math.min(amount, sum);
+  const exact = weights.map((w) => (BigInt(Math.max(w, 0)) * BigInt(whole)));
+  const shares = exact.map((e) => Number(e / BigInt(sum)));
+  let left = whole - shares.reduce((s, x) => s + x, 0);
+  const order = exact.map((e, n) => ({ n, rest: e % BigInt(sum) })).sort((a, b) => (b.rest > a.rest ? 1 : b.rest < a.rest ? -1 : a.n - b.n));
+  for (const { n } of order) {
+    if (left <= 0) break;
+    shares[n] += 1;
+    left -= 1;
+  }
+  return shares;
+}
+
+/**
+ * Asks the calculator; one that fails (a provider unreachable) is a 503 TAX_UNAVAILABLE, so that
+ * nothing is written and the storefront may try again, rather than an order without its tax.
+ */
+export async function taxesFor(calculator: TaxCalculator, tx: Tx, request: TaxRequest): Promise<TaxQuote> {
+  let quote: TaxQuote;
+  try {
+    quote = await calculator.calculate(tx, request);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError(503, 'TAX_UNAVAILABLE', 'The tax could not be worked out just now; try again', [{ message: error instanceof Error ? error.message : String(error) }]);
+  }
+  if (!quoteFits(quote, request.lines)) {
+    throw new AppError(503, 'TAX_UNAVAILABLE', 'The tax calculator answered for other lines than asked', [{ message: 'one answer per line, in order' }]);
+  }
+  return quote;
+}

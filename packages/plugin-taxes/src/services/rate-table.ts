@@ -1,0 +1,73 @@
+import type { Tx } from '@qhatu/core';
+import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
+import { injectable } from 'tsyringe';
+import { taxOf } from './rounding.js';
+import { settingsView } from './settings.js';
+
+interface Facts {
+  currency: string;
+  prices_include_tax: boolean | null;
+  tax_shipping: boolean | null;
+  shipping_tax_class: string | null;
+  origin_country: string | null;
+  origin_province: string | null;
+  regions: Array<{ province: string | null; rates: Record<string, number> }>;
+  classes: Array<{ id: string; tax_class: string }>;
+}
+
+// One statement, whatever the lines: the store's currency and settings, the regions of the place
+// (its country and, if any, its province) and the classes of the lines' products and variants.
+const FACTS = `
+  with s as (
+    select t.id as tenant_id, t.currency, x.prices_include_tax, x.tax_shipping, x.shipping_tax_class, x.origin_country, x.origin_province,
+           case when ?::boolean then ?::text else x.origin_country end as country,
+           case when ?::boolean then upper(trim(?::text)) else x.origin_province end as province
+      from core_tenant t left join taxes_setting x on x.tenant_id = t.id
+     where t.id = ?)
+  select s.currency, s.prices_include_tax, s.tax_shipping, s.shipping_tax_class, s.origin_country, s.origin_province,
+         (select coalesce(json_agg(json_build_object('province', g.province, 'rates', g.rates)), '[]'::json)
+            from taxes_region g
+           where g.tenant_id = s.tenant_id and g.country_code = s.country and (g.province is null or g.province = s.province)) as regions,
+         (select coalesce(json_agg(json_build_object('id', a.id, 'tax_class', a.tax_class)), '[]'::json)
+            from taxes_assignment a
+           where a.tenant_id = s.tenant_id and a.id = any(?::uuid[])) as classes
+    from s`;
+
+/**
+ * The default tax calculator: the store's own rate table. The place is the shipping address, or
+ * the store's `origin_country` before one is given; its province's region wins over the country's.
+ * A line's class is its variant's, else its product's, else `standard`; `taxable: false` and the
+ * class `exempt` pay nothing; a class without a rate in the region pays the region's `standard`.
+ * Each line is rounded on its own (half up, minor unit), so the lines add up to the total exactly.
+ */
+@injectable()
+export class TaxRateTable implements TaxCalculator {
+  async calculate(tx: Tx, request: TaxRequest): Promise<TaxQuote> {
+    const ids = [...new Set(request.lines.flatMap((l) => [l.variantId, l.productId]))];
+    const address = request.address;
+    const [facts] = await tx.em.execute<Facts[]>(FACTS, [
+      Boolean(address), address?.country_code.toUpperCase() ?? null,
+      Boolean(address), address?.province ?? null,
+      tx.tenantId,
+      `{${ids.join(',')}}`,
+    ]);
+    const settings = settingsView(
+      facts && { pricesIncludeTax: facts.prices_include_tax, taxShipping: facts.tax_shipping ?? true, shippingTaxClass: facts.shipping_tax_class ?? 'standard', originCountry: facts.origin_country, originProvince: facts.origin_province },
+      facts?.currency ?? request.currency,
+    );
+    const regions = facts?.regions ?? [];
+    const rates = (regions.find((r) => r.province !== null) ?? regions[0])?.rates ?? {};
+    const rateOf = (taxClass: string) => (taxClass === 'exempt' ? 0 : (rates[taxClass] ?? rates.standard ?? 0));
+    const classOf = new Map((facts?.classes ?? []).map((c) => [c.id, c.tax_class]));
+    const inclusive = settings.pricesIncludeTax;
+
+    const lines: LineTax[] = request.lines.map((line) => {
+      const taxClass = line.taxable ? (classOf.get(line.variantId) ?? classOf.get(line.productId) ?? 'standard') : 'exempt';
+      const rate = rateOf(taxClass);
+      return { variantId: line.variantId, taxClass, rate, amount: taxOf(line.amount, rate, inclusive) };
+    });
+    const shippingRate = settings.taxShipping ? rateOf(settings.shippingTaxClass) : 0;
+    const shipping = { rate: shippingRate, amount: taxOf(request.shipping, shippingRate, inclusive) };
+    return { pricesIncludeTax: inclusive, lines, shipping, total: lines.reduce((sum, l) => sum + l.amount, 0) + shipping.amount };
+  }
+}
