@@ -5201,7 +5201,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List collections */
+        /**
+         * List collections
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5230,6 +5233,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5349,7 +5359,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a collection with its product_count */
+        /**
+         * Read a collection with its product_count
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5371,6 +5384,13 @@ export interface paths {
                             data: components["schemas"]["Collection"];
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5569,7 +5589,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the collection's products in its sort_order */
+        /**
+         * List the collection's products in its sort_order
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5598,6 +5621,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5813,7 +5843,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List products */
+        /**
+         * List products
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5847,6 +5880,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5966,7 +6006,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a product */
+        /**
+         * Read a product
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5988,6 +6031,13 @@ export interface paths {
                             data: components["schemas"]["Product"];
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -7557,6 +7607,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -7745,6 +7804,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -7851,6 +7919,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7949,6 +8026,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         post?: never;
@@ -8023,6 +8109,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8134,6 +8229,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -8201,6 +8305,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8477,6 +8590,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15657,6 +15788,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -18586,6 +18726,860 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/classes/{tax_class}/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put products (all their variants) or single variants in a tax class
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tax_class: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxClassAssignInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxClassAssignment"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/classes/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the products and variants given a tax class
+         * @description Needs the permission `taxes.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[tax_class]"?: string;
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    sort?: "created_at" | "-created_at";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxClassAssignment"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/classes/assignments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Put a product or variant back in its default class
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/regions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tax regions, oldest first
+         * @description Needs the permission `taxes.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[country_code]"?: string;
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    sort?: "created_at" | "-created_at";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a tax region (a country, or a province of it) with its rates per class
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxRegionCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/regions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a tax region
+         * @description Needs the permission `taxes.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Remove a tax region
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tax region or replace its rates
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxRegionPatchInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/taxes/regions/{id}/rates/{tax_class}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a class's rate in a region (basis points)
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    tax_class: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxRatePutInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove a class's rate from a region (the class then pays the region's standard rate)
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    tax_class: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxRegion"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/taxes/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the store's tax settings (inclusive prices, shipping, origin country)
+         * @description Needs the permission `taxes.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the store's tax settings (the fields given)
+         * @description Needs the permission `taxes.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaxSettingsPatchInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TaxSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/tenants": {
@@ -21607,7 +22601,7 @@ export interface paths {
         };
         trace?: never;
     };
-    "/webhooks/{gateway}": {
+    "/webhooks/{gateway}/{tenant_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -21616,16 +22610,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A gateway's notification on the specification's path: the store is the address's `tenant` parameter (GET /api/v1/payments/gateways gives it as notification_url) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        /** A gateway's notification for one store, verified by the gateway's signature before anything is read; for Niubiz, its checkout form's post back (303 to the session's return_url) */
         post: {
             parameters: {
-                query?: {
-                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
-                    tenant?: string;
-                };
+                query?: never;
                 header?: never;
                 path: {
                     gateway: string;
+                    tenant_id: string;
                 };
                 cookie?: never;
             };
@@ -21711,7 +22703,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhooks/{gateway}/{tenant_id}": {
+    "/webhooks/culqi": {
         parameters: {
             query?: never;
             header?: never;
@@ -21720,15 +22712,627 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A gateway's notification for one store, verified by the gateway's signature before anything is read; for Niubiz, its checkout form's post back (303 to the session's return_url) */
+        /** A Culqi notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
         post: {
             parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gateway: string;
-                    tenant_id: string;
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
                 };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/izipay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Izipay notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/mercadopago": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Mercado Pago notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/niubiz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Niubiz notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/payme": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Pay-me notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/paypal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A PayPal notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentNotificationReceipt"];
+                        };
+                    };
+                };
+                /** @description A provider form's post back: on to the session's return_url */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Stripe notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                    tenant?: string;
+                };
+                header?: never;
+                path?: never;
                 cookie?: never;
             };
             requestBody?: never;
@@ -22703,9 +24307,11 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
-            line_items: components["schemas"]["CheckoutLine"][];
+            line_items: components["schemas"]["CheckoutTaxedLine"][];
             /** @description The order placed when the checkout entered payment_pending; the payment names it */
             order_id: string | null;
+            /** @description Whether the prices include the tax: then total does not add tax_total */
+            prices_include_tax: boolean;
             shipping_address: {
                 address1: string;
                 city: string;
@@ -22721,11 +24327,14 @@ export interface components {
                 price: number;
                 service: string;
             } | null;
+            shipping_tax: number;
             shipping_total: number;
             /** @enum {string} */
             status: "pending" | "shipping_set" | "payment_pending" | "completed" | "abandoned";
             subtotal: number;
+            /** @description The lines' tax plus shipping_tax: where the order ships (the store's origin_country before an address is given) */
             tax_total: number;
+            /** @description subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false: what the order will be due */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -22771,11 +24380,16 @@ export interface components {
             id: string;
             item_count: number;
             line_items: components["schemas"]["CheckoutLine"][];
+            /** @description Whether the prices include the tax: then total does not add tax_total */
+            prices_include_tax: boolean;
             session_id: string | null;
             /** @description Lines at catalog price, before discounts */
             subtotal: number;
+            /** @description An estimate: the tax where the store sells from (its origin_country) until a checkout has the shipping address; 0 without the taxes plugin */
+            tax_total: number;
             /** Format: uuid */
             tenant_id: string;
+            /** @description subtotal − discount_total, plus tax_total when prices_include_tax is false */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -22827,11 +24441,16 @@ export interface components {
             id: string;
             item_count: number;
             line_items: components["schemas"]["CheckoutLineInput"][];
+            /** @description Whether the prices include the tax: then total does not add tax_total */
+            prices_include_tax: boolean;
             session_id: string | null;
             /** @description Lines at catalog price, before discounts */
             subtotal: number;
+            /** @description An estimate: the tax where the store sells from (its origin_country) until a checkout has the shipping address; 0 without the taxes plugin */
+            tax_total: number;
             /** Format: uuid */
             tenant_id: string;
+            /** @description subtotal − discount_total, plus tax_total when prices_include_tax is false */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -22950,9 +24569,11 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
-            line_items: components["schemas"]["CheckoutLineInput"][];
+            line_items: components["schemas"]["CheckoutTaxedLineInput"][];
             /** @description The order placed when the checkout entered payment_pending; the payment names it */
             order_id: string | null;
+            /** @description Whether the prices include the tax: then total does not add tax_total */
+            prices_include_tax: boolean;
             shipping_address: {
                 address1: string;
                 city: string;
@@ -22968,11 +24589,14 @@ export interface components {
                 price: number;
                 service: string;
             } | null;
+            shipping_tax: number;
             shipping_total: number;
             /** @enum {string} */
             status: "pending" | "shipping_set" | "payment_pending" | "completed" | "abandoned";
             subtotal: number;
+            /** @description The lines' tax plus shipping_tax: where the order ships (the store's origin_country before an address is given) */
             tax_total: number;
+            /** @description subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false: what the order will be due */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -23066,6 +24690,68 @@ export interface components {
             shipping_address: components["schemas"]["CheckoutShippingAddressInput"];
             /** @description With a rate the checkout awaits payment (payment_pending) */
             shipping_rate?: components["schemas"]["CheckoutShippingRateInput"] | null;
+        };
+        CheckoutTaxedLine: {
+            /** @description volume_discount plus the line's share of the coupon, taken before tax */
+            discount_amount: number;
+            /** Format: uuid */
+            id: string;
+            image_url: string | null;
+            /** Format: uuid */
+            product_id: string;
+            quantity: number;
+            requires_shipping: boolean;
+            sku: string | null;
+            /** @description quantity × unit_price */
+            subtotal: number;
+            /** @description Tax of the line after its discounts, rounded half up to the minor unit; the lines' and shipping_tax add up to tax_total */
+            tax_amount: number;
+            /** @description `standard`, `exempt` (or taxable false), or a class the store named */
+            tax_class: string;
+            /** @description Basis points (1800 = 18 %) */
+            tax_rate: number;
+            taxable: boolean;
+            title: string;
+            /** @description subtotal − volume_discount */
+            total: number;
+            /** @description What one unit costs this buyer (the catalog price, or a B2B price list's), minor units */
+            unit_price: number;
+            /** Format: uuid */
+            variant_id: string;
+            variant_title: string | null;
+            volume_discount: number;
+            weight_grams: number | null;
+        };
+        CheckoutTaxedLineInput: {
+            /** @description volume_discount plus the line's share of the coupon, taken before tax */
+            discount_amount: number;
+            /** Format: uuid */
+            id: string;
+            image_url: string | null;
+            /** Format: uuid */
+            product_id: string;
+            quantity: number;
+            requires_shipping: boolean;
+            sku: string | null;
+            /** @description quantity × unit_price */
+            subtotal: number;
+            /** @description Tax of the line after its discounts, rounded half up to the minor unit; the lines' and shipping_tax add up to tax_total */
+            tax_amount: number;
+            /** @description `standard`, `exempt` (or taxable false), or a class the store named */
+            tax_class: string;
+            /** @description Basis points (1800 = 18 %) */
+            tax_rate: number;
+            taxable: boolean;
+            title: string;
+            /** @description subtotal − volume_discount */
+            total: number;
+            /** @description What one unit costs this buyer (the catalog price, or a B2B price list's), minor units */
+            unit_price: number;
+            /** Format: uuid */
+            variant_id: string;
+            variant_title: string | null;
+            volume_discount: number;
+            weight_grams: number | null;
         };
         Collection: {
             /** Format: date-time */
@@ -25019,12 +26705,17 @@ export interface components {
             line_items: components["schemas"]["OrderLineItem"][];
             number: number;
             paid_at: string | null;
+            /** @description Whether the prices include the tax: then total does not add tax_total (it is shown inside the prices) */
+            prices_include_tax: boolean;
             shipping_address: components["schemas"]["OrderShippingAddress"] | null;
+            shipping_tax: number;
             shipping_total: number;
             /** @enum {string} */
             status: "pending" | "confirmed" | "paid" | "ready_to_ship" | "in_transit" | "partially_fulfilled" | "fulfilled" | "cancelled" | "refunded";
             subtotal: number;
+            /** @description The lines' tax plus shipping_tax */
             tax_total: number;
+            /** @description What is due: subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -25177,12 +26868,17 @@ export interface components {
             line_items: components["schemas"]["OrderLineItemInput"][];
             number: number;
             paid_at: string | null;
+            /** @description Whether the prices include the tax: then total does not add tax_total (it is shown inside the prices) */
+            prices_include_tax: boolean;
             shipping_address: components["schemas"]["OrderShippingAddressInput"] | null;
+            shipping_tax: number;
             shipping_total: number;
             /** @enum {string} */
             status: "pending" | "confirmed" | "paid" | "ready_to_ship" | "in_transit" | "partially_fulfilled" | "fulfilled" | "cancelled" | "refunded";
             subtotal: number;
+            /** @description The lines' tax plus shipping_tax */
             tax_total: number;
+            /** @description What is due: subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false */
             total: number;
             /** Format: date-time */
             updated_at: string;
@@ -25204,6 +26900,8 @@ export interface components {
             tracking_url?: string;
         };
         OrderLineItem: {
+            /** @description The line's share of the order's discounts, taken before tax */
+            discount_amount: number;
             /** @description Units already in a fulfillment */
             fulfilled_quantity: number;
             /** Format: uuid */
@@ -25213,6 +26911,12 @@ export interface components {
             quantity: number;
             requires_shipping: boolean;
             sku: string | null;
+            /** @description Tax of the line after its discounts, rounded to the minor unit; the lines' and the shipping's add up to tax_total */
+            tax_amount: number;
+            /** @description The tax class the line was taxed at (`standard`, `exempt`, or a class the store named) */
+            tax_class: string;
+            /** @description Basis points (1800 = 18 %), as applied when the order was placed */
+            tax_rate: number;
             /** @description The product title at the time of purchase */
             title: string;
             total_amount: number;
@@ -25222,6 +26926,8 @@ export interface components {
             variant_title: string;
         };
         OrderLineItemInput: {
+            /** @description The line's share of the order's discounts, taken before tax */
+            discount_amount: number;
             /** @description Units already in a fulfillment */
             fulfilled_quantity: number;
             /** Format: uuid */
@@ -25231,6 +26937,12 @@ export interface components {
             quantity: number;
             requires_shipping: boolean;
             sku: string | null;
+            /** @description Tax of the line after its discounts, rounded to the minor unit; the lines' and the shipping's add up to tax_total */
+            tax_amount: number;
+            /** @description The tax class the line was taxed at (`standard`, `exempt`, or a class the store named) */
+            tax_class: string;
+            /** @description Basis points (1800 = 18 %), as applied when the order was placed */
+            tax_rate: number;
             /** @description The product title at the time of purchase */
             title: string;
             total_amount: number;
@@ -25486,6 +27198,8 @@ export interface components {
             reason: ("duplicate" | "fraudulent" | "requested_by_customer" | "other") | null;
             /** @enum {string} */
             status: "pending" | "processing" | "refunded" | "failed";
+            /** @description The tax this refund gives back (part of amount): its share of the order's tax_total, so that refunding a whole order gives back exactly its tax */
+            tax_amount: number;
             /** Format: date-time */
             updated_at: string;
         };
@@ -25514,6 +27228,8 @@ export interface components {
             reason: ("duplicate" | "fraudulent" | "requested_by_customer" | "other") | null;
             /** @enum {string} */
             status: "pending" | "processing" | "refunded" | "failed";
+            /** @description The tax this refund gives back (part of amount): its share of the order's tax_total, so that refunding a whole order gives back exactly its tax */
+            tax_amount: number;
             /** Format: date-time */
             updated_at: string;
         };
@@ -26862,6 +28578,186 @@ export interface components {
             };
             name?: string;
             phone?: string | null;
+        };
+        TaxClassAssign: {
+            /** @default [] */
+            product_ids: string[];
+            /** @default [] */
+            variant_ids: string[];
+        };
+        TaxClassAssignInput: {
+            /** @default [] */
+            product_ids: string[];
+            /** @default [] */
+            variant_ids: string[];
+        };
+        TaxClassAssignment: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The product or variant id
+             */
+            id: string;
+            /** @enum {string} */
+            target_type: "product" | "variant";
+            tax_class: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaxClassAssignmentInput: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The product or variant id
+             */
+            id: string;
+            /** @enum {string} */
+            target_type: "product" | "variant";
+            tax_class: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaxRatePut: {
+            /** @description Basis points (1800 = 18 %) */
+            rate: number;
+        };
+        TaxRatePutInput: {
+            /** @description Basis points (1800 = 18 %) */
+            rate: number;
+        };
+        TaxRegion: {
+            country_code: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            province: string | null;
+            rates: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaxRegionCreate: {
+            /** @example PE */
+            country_code: string;
+            name?: string;
+            /** @description A province or state (as addresses give it); absent: the whole country */
+            province?: string | null;
+            /**
+             * @description Rate per tax class in basis points, e.g. {"standard": 1800}; a class without a rate here is taxed at `standard`
+             * @default {}
+             * @example {
+             *       "standard": 1800,
+             *       "reduced": 1000
+             *     }
+             */
+            rates: {
+                [key: string]: number;
+            };
+        };
+        TaxRegionCreateInput: {
+            /** @example PE */
+            country_code: string;
+            name?: string;
+            /** @description A province or state (as addresses give it); absent: the whole country */
+            province?: string | null;
+            /**
+             * @description Rate per tax class in basis points, e.g. {"standard": 1800}; a class without a rate here is taxed at `standard`
+             * @default {}
+             * @example {
+             *       "standard": 1800,
+             *       "reduced": 1000
+             *     }
+             */
+            rates: {
+                [key: string]: number;
+            };
+        };
+        TaxRegionInput: {
+            country_code: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            province: string | null;
+            rates: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaxRegionPatch: {
+            name?: string;
+            /**
+             * @description Rate per tax class in basis points, e.g. {"standard": 1800}; a class without a rate here is taxed at `standard`
+             * @example {
+             *       "standard": 1800,
+             *       "reduced": 1000
+             *     }
+             */
+            rates?: {
+                [key: string]: number;
+            };
+        };
+        TaxRegionPatchInput: {
+            name?: string;
+            /**
+             * @description Rate per tax class in basis points, e.g. {"standard": 1800}; a class without a rate here is taxed at `standard`
+             * @example {
+             *       "standard": 1800,
+             *       "reduced": 1000
+             *     }
+             */
+            rates?: {
+                [key: string]: number;
+            };
+        };
+        TaxSettings: {
+            origin_country: string | null;
+            origin_province: string | null;
+            /** @description As it applies (the default resolved) */
+            prices_include_tax: boolean;
+            /** @description Whether prices_include_tax is the default for the store currency rather than set */
+            prices_include_tax_default: boolean;
+            shipping_tax_class: string;
+            tax_shipping: boolean;
+            updated_at: string | null;
+        };
+        TaxSettingsInput: {
+            origin_country: string | null;
+            origin_province: string | null;
+            /** @description As it applies (the default resolved) */
+            prices_include_tax: boolean;
+            /** @description Whether prices_include_tax is the default for the store currency rather than set */
+            prices_include_tax_default: boolean;
+            shipping_tax_class: string;
+            tax_shipping: boolean;
+            updated_at: string | null;
+        };
+        TaxSettingsPatch: {
+            /** @description The store's own country: the tax of a cart or checkout before the shopper gives an address */
+            origin_country?: string | null;
+            origin_province?: string | null;
+            /** @description Whether catalog prices include the tax; null: the default (true for PEN stores, false otherwise) */
+            prices_include_tax?: boolean | null;
+            shipping_tax_class?: string;
+            /** @description Whether shipping is taxed (at `shipping_tax_class`) */
+            tax_shipping?: boolean;
+        };
+        TaxSettingsPatchInput: {
+            /** @description The store's own country: the tax of a cart or checkout before the shopper gives an address */
+            origin_country?: string | null;
+            origin_province?: string | null;
+            /** @description Whether catalog prices include the tax; null: the default (true for PEN stores, false otherwise) */
+            prices_include_tax?: boolean | null;
+            shipping_tax_class?: string;
+            /** @description Whether shipping is taxed (at `shipping_tax_class`) */
+            tax_shipping?: boolean;
         };
         Tenant: {
             /** Format: date-time */
