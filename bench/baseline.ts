@@ -17,8 +17,24 @@ const READ_TITLE_SQL = 'select id, title from catalog_product where tenant_id = 
 const beginAsTenant = (tenantId: string) =>
   `BEGIN READ ONLY; select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', '${tenantId}', true)`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const READ_PRODUCT_SQL = 'select * from catalog_product where tenant_id = $1 and id = $2 limit 1';
-const READ_VARIANTS_SQL = 'select * from catalog_variant where tenant_id = $1 and product_id = $2 order by position';
+// The product with its variants as JSON, in one statement, as the app reads it.
+const READ_PRODUCT_SQL = `select p.*, coalesce((select json_agg(v order by v.position) from catalog_variant v
+  where v.tenant_id = p.tenant_id and v.product_id = p.id), '[]') as variants
+  from catalog_product p where tenant_id = $1 and id = $2`;
+
+/**
+ * The write floor: one transaction of one UPDATE and one INSERT (BEGIN, UPDATE, INSERT, COMMIT),
+ * on tables of the baseline's own, so add-to-cart and order placement are judged against a write.
+ */
+export const WRITE_PATH = '/baseline/write';
+export const WRITE_ROWS = 250;
+const WRITE_SETUP = [
+  `create table if not exists bench_counter (id int primary key, n bigint not null default 0, updated_at timestamptz not null default now())`,
+  `create table if not exists bench_log (id bigserial primary key, counter_id int not null, n bigint not null, body jsonb not null, created_at timestamptz not null default now())`,
+  `insert into bench_counter (id) select g from generate_series(0, ${WRITE_ROWS - 1}) g on conflict do nothing`,
+];
+const WRITE_UPDATE_SQL = 'update bench_counter set n = n + 1, updated_at = now() where id = $1 returning n';
+const WRITE_INSERT_SQL = 'insert into bench_log (counter_id, n, body) values ($1, $2, $3) returning id';
 
 export interface BaselineServer {
   url: string;
@@ -27,16 +43,15 @@ export interface BaselineServer {
 
 type ProductRequest = { Params: { id: string }; Headers: { 'x-tenant-id'?: string } };
 
-/** The app's read, minus the framework: one read-only transaction as the RLS role, two selects, plain JSON. */
+/** The app's read, minus the framework: one read-only transaction as the RLS role, one select, plain JSON. */
 async function readProductLikeTheApp(pool: pg.Pool, tenantId: string | undefined, id: string) {
   if (!tenantId || !UUID.test(tenantId)) return undefined;
   const client = await pool.connect();
   try {
     await client.query(beginAsTenant(tenantId));
     const product = await client.query(READ_PRODUCT_SQL, [tenantId, id]);
-    const variants = await client.query(READ_VARIANTS_SQL, [tenantId, id]);
     await client.query('commit');
-    return product.rows[0] ? { ...product.rows[0], variants: variants.rows } : undefined;
+    return product.rows[0];
   } catch (error) {
     await client.query('rollback').catch(() => {});
     throw error;
@@ -63,7 +78,27 @@ export async function startBaseline(options: { databaseUrl: string; port: number
     return { data: product };
   });
 
+  type WriteRequest = { Body: { counter: number; body: unknown } };
+  http.post<WriteRequest>(WRITE_PATH, async (request, reply) => {
+    const counter = Number(request.body?.counter);
+    if (!Number.isInteger(counter) || counter < 0 || counter >= WRITE_ROWS) return reply.code(400).send({ error: 'bad counter' });
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query(WRITE_UPDATE_SQL, [counter]);
+      const inserted = await client.query(WRITE_INSERT_SQL, [counter, rows[0].n, JSON.stringify(request.body.body ?? null)]);
+      await client.query('commit');
+      return reply.code(201).send({ data: { id: inserted.rows[0].id, n: rows[0].n } });
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+
   try {
+    for (const statement of WRITE_SETUP) await pool.query(statement);
     await http.listen({ host: '127.0.0.1', port: options.port });
   } catch (error) {
     await pool.end();

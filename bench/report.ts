@@ -49,20 +49,27 @@ export function formatMachine(machine: MachineInfo, load: LoadSettings): string 
 
 const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}×` : 'n/a');
 
-/** A Markdown table, readable in a terminal and pasteable into docs/benchmarks.md as is. */
-export function formatResults(results: ScenarioResult[], baseline: ScenarioResult): string {
+/**
+ * A Markdown table, readable in a terminal and pasteable into docs/benchmarks.md as is. Each row is
+ * compared with the baseline it names (`compareWith`: writes with the write baseline), else `baseline`.
+ */
+export function formatResults(results: ScenarioResult[], fallback: ScenarioResult): string {
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'req/s vs baseline', 'p99 vs baseline'];
-  const rows = results.map((r) => [
-    r.name,
-    r.requestsPerSecond.toFixed(0),
-    r.p50Ms.toFixed(0),
-    r.p99Ms.toFixed(0),
-    String(r.completed),
-    String(r.non2xx),
-    String(r.errors),
-    ratio(r.requestsPerSecond, baseline.requestsPerSecond),
-    ratio(r.p99Ms, baseline.p99Ms),
-  ]);
+  const baselineOf = (r: ScenarioResult) => results.find((b) => b.name === r.compareWith) ?? fallback;
+  const rows = results.map((r) => {
+    const baseline = baselineOf(r);
+    return [
+      r.name,
+      r.requestsPerSecond.toFixed(0),
+      r.p50Ms.toFixed(0),
+      r.p99Ms.toFixed(0),
+      String(r.completed),
+      String(r.non2xx),
+      String(r.errors),
+      ratio(r.requestsPerSecond, baseline.requestsPerSecond),
+      ratio(r.p99Ms, baseline.p99Ms),
+    ];
+  });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;

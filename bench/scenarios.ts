@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { REFERENCE_PREFIX } from './baseline.js';
+import { REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
 import type { ServerKind } from './servers.js';
 import { productBody, type SeededStore } from './seed.js';
 
@@ -11,6 +11,8 @@ export interface Scenario {
   requests: autocannon.Request[];
   /** Set when `requests` is one chained flow: its name, and one iteration is `requests.length` HTTP requests. */
   flow?: string;
+  /** The baseline scenario its ratios are taken against (the read baseline when absent). */
+  compareWith?: string;
 }
 
 export interface LoadSettings {
@@ -21,6 +23,7 @@ export interface LoadSettings {
 
 export interface ScenarioResult {
   name: string;
+  compareWith?: string;
   /** For chained flows: what one iteration makes, and how many HTTP requests it takes. */
   flow?: { unit: string; steps: number };
   requestsPerSecond: number;
@@ -40,16 +43,16 @@ export interface ScenarioResult {
 
 const MAX_FAILURE_SAMPLES = 5;
 
-function tenantHeaders(store: SeededStore): Record<string, string> {
-  return { authorization: `Bearer ${store.adminToken}`, 'x-tenant-id': store.tenantId };
+function tenantHeaders(store: SeededStore, token = store.adminToken): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'x-tenant-id': store.tenantId };
 }
 
 /** Each request reads the next seeded product, so the reads spread over all of them. */
-function rotatingRead(store: SeededStore, prefix = ''): autocannon.Request {
+function rotatingRead(store: SeededStore, prefix = '', token = store.adminToken): autocannon.Request {
   let next = 0;
   return {
     method: 'GET',
-    headers: tenantHeaders(store),
+    headers: tenantHeaders(store, token),
     setupRequest: (request) => ({
       ...request,
       path: `${prefix}/api/v1/catalog/products/${store.productIds[next++ % store.productIds.length]}`,
@@ -66,6 +69,17 @@ function uniqueCreate(store: SeededStore): autocannon.Request {
     path: '/api/v1/catalog/products',
     headers: { ...tenantHeaders(store), 'content-type': 'application/json' },
     setupRequest: (request) => ({ ...request, body: JSON.stringify(productBody(`load-${run}-${next++}`)) }),
+  };
+}
+
+/** The write floor: request n updates counter row n mod 250 and inserts one row, in one transaction. */
+function baselineWrite(): autocannon.Request {
+  let next = 0;
+  return {
+    method: 'POST',
+    path: WRITE_PATH,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ counter: next++ % WRITE_ROWS, body: { variant_id: 'bench', quantity: 1 } }) }),
   };
 }
 
@@ -134,20 +148,29 @@ function cartToOrder(store: SeededStore): autocannon.Request[] {
   ];
 }
 
+const WRITE_BASELINE = 'baseline: fastify + pg, 1 UPDATE + 1 INSERT';
+
 /** Baseline first (the others are compared with it); writes last, so reads see the seeded catalog only. */
 export function scenarios(store: SeededStore): Scenario[] {
   return [
     { name: 'baseline: fastify + pg, 1 query', target: 'baseline', requests: [rotatingRead(store)] },
-    { name: "reference: the app's 4 SQL statements, raw pg", target: 'baseline', requests: [rotatingRead(store, REFERENCE_PREFIX)] },
-    { name: 'GET /catalog/products/:id', target: 'app', requests: [rotatingRead(store)] },
+    { name: "reference: the app's 3 SQL statements, raw pg", target: 'baseline', requests: [rotatingRead(store, REFERENCE_PREFIX)] },
+    { name: 'GET /catalog/products/:id (admin)', target: 'app', requests: [rotatingRead(store)] },
+    { name: 'GET /catalog/products/:id (storefront)', target: 'app', requests: [rotatingRead(store, '', store.storefrontToken)] },
     {
-      name: 'GET /catalog/products?limit=25',
+      name: 'GET /catalog/products?limit=25 (admin)',
       target: 'app',
       requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store) }],
     },
-    { name: 'POST /catalog/products', target: 'app', requests: [uniqueCreate(store)] },
-    { name: 'POST /checkout/carts/:id/items', target: 'app', requests: [addToCart(store)] },
-    { name: 'cart → checkout → order', target: 'app', requests: cartToOrder(store), flow: 'orders' },
+    {
+      name: 'GET /catalog/products?limit=25 (storefront)',
+      target: 'app',
+      requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store, store.storefrontToken) }],
+    },
+    { name: WRITE_BASELINE, target: 'baseline', requests: [baselineWrite()] },
+    { name: 'POST /catalog/products', target: 'app', requests: [uniqueCreate(store)], compareWith: WRITE_BASELINE },
+    { name: 'POST /checkout/carts/:id/items', target: 'app', requests: [addToCart(store)], compareWith: WRITE_BASELINE },
+    { name: 'cart → checkout → order', target: 'app', requests: cartToOrder(store), flow: 'orders', compareWith: WRITE_BASELINE },
   ];
 }
 
@@ -178,6 +201,7 @@ export async function runScenario(baseUrl: string, scenario: Scenario, load: Loa
 
   return {
     name: scenario.name,
+    compareWith: scenario.compareWith,
     flow: scenario.flow ? { unit: scenario.flow, steps: scenario.requests.length } : undefined,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,

@@ -6,6 +6,8 @@
 export interface SeededStore {
   tenantId: string;
   adminToken: string;
+  /** A storefront key: its reads are answered from the read cache. */
+  storefrontToken: string;
   productIds: string[];
   /** Every variant of the seeded products (3 per product), in product order. */
   variantIds: string[];
@@ -46,6 +48,7 @@ export async function seedStore(baseUrl: string, platformToken: string, productC
   const tenantId: string = tenant.data.id;
   const key = await postJson(`${baseUrl}/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'bench admin', scope: 'admin' });
   const adminToken: string = key.data.token;
+  const storefront = await postJson(`${baseUrl}/api/v1/tenants/${tenantId}/api-keys`, platform, { name: 'bench storefront', scope: 'storefront' });
 
   const headers = { authorization: `Bearer ${adminToken}`, 'x-tenant-id': tenantId };
   const products = await inBatches(productCount, SEED_CONCURRENCY, async (i) => {
@@ -53,7 +56,7 @@ export async function seedStore(baseUrl: string, platformToken: string, productC
     return { id: created.data.id as string, variantIds: (created.data.variants as Array<{ id: string }>).map((v) => v.id) };
   });
   const cartIds = await inBatches(cartCount, SEED_CONCURRENCY, async () => (await postJson(`${baseUrl}/api/v1/checkout/carts`, headers, {})).data.id as string);
-  return { tenantId, adminToken, productIds: products.map((p) => p.id), variantIds: products.flatMap((p) => p.variantIds), cartIds };
+  return { tenantId, adminToken, storefrontToken: storefront.data.token, productIds: products.map((p) => p.id), variantIds: products.flatMap((p) => p.variantIds), cartIds };
 }
 
 /** Runs `work(0..count-1)` with at most `concurrency` calls in flight; results keep their order. */

@@ -5201,7 +5201,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List collections */
+        /**
+         * List collections
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5230,6 +5233,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5349,7 +5359,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a collection with its product_count */
+        /**
+         * Read a collection with its product_count
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5371,6 +5384,13 @@ export interface paths {
                             data: components["schemas"]["Collection"];
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5569,7 +5589,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the collection's products in its sort_order */
+        /**
+         * List the collection's products in its sort_order
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5598,6 +5621,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5813,7 +5843,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List products */
+        /**
+         * List products
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: {
@@ -5847,6 +5880,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {
@@ -5966,7 +6006,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a product */
+        /**
+         * Read a product
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5988,6 +6031,13 @@ export interface paths {
                             data: components["schemas"]["Product"];
                         };
                     };
+                };
+                /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Default Response */
                 400: {

@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   QHATU_PUBLIC_URL: z.string().url().optional(),
   QHATU_ENV: z.enum(['development', 'production']).optional(),
   QHATU_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
+  QHATU_CACHE: z.enum(['on', 'off']).default('on'),
+  QHATU_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(64),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -36,6 +38,8 @@ export interface QhatuConfig {
   embedded: boolean;
   allowPrivateWebhooks: boolean;
   logLevel: string;
+  /** The storefront read cache: `QHATU_CACHE` (`on` | `off`) and `QHATU_CACHE_MAX_MB` (default 64). */
+  readCache: { enabled: boolean; maxBytes: number };
   /** The raw environment, for plugins that read settings of their own (validated by them). */
   environment: Record<string, string | undefined>;
 }
@@ -83,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedded,
     allowPrivateWebhooks: e.QHATU_WEBHOOKS_ALLOW_PRIVATE ?? mode === 'development',
     logLevel: e.LOG_LEVEL,
+    readCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_CACHE_MAX_MB * 1024 * 1024 },
     environment: { ...env },
   };
 }

@@ -1,4 +1,4 @@
-import { definePlugin } from '@qhatu/core';
+import { definePlugin, EventBus, ReadCache } from '@qhatu/core';
 import { Brand } from './entities/brand.js';
 import { Collection } from './entities/collection.js';
 import { CollectionProduct } from './entities/collection-product.js';
@@ -12,11 +12,13 @@ import { productsMigration } from './migrations/0001_products.js';
 import { brandsSuppliersMigration } from './migrations/0002_brands_suppliers.js';
 import { collectionsMigration } from './migrations/0003_collections.js';
 import { downloadsMetafieldsMigration } from './migrations/0004_downloads_metafields.js';
+import { cacheVersionMigration } from './migrations/0005_cache_version.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
 import { metafieldRoutes } from './routes/metafields.js';
 import { productRoutes } from './routes/products.js';
+import { CATALOG_TOPIC, dropOnCommit } from './services/catalog-cache.js';
 import { supplierRoutes } from './routes/suppliers.js';
 import { BRAND_EVENTS, Brands } from './services/brands.js';
 import { CollectionProducts, ProductCollections } from './services/collection-products.js';
@@ -54,7 +56,7 @@ export default definePlugin({
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration],
   events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
   register(container) {
     // The catalog keeps stock itself until a plugin that keeps it (inventory) registers after it.
@@ -70,9 +72,14 @@ export default definePlugin({
     container.registerSingleton(Suppliers);
     container.registerSingleton(Downloads);
     container.registerSingleton(Metafields);
+    // Storefront answers: dropped in every process when the store's catalog version moves.
+    container.resolve(ReadCache).join(CATALOG_TOPIC);
   },
-  // A media file being deleted leaves product images, collection covers and brand logos first.
-  onReady: ({ container }) => detachDeletedMedia(container, [Products, Collections, Brands]),
+  onReady: ({ container }) => {
+    dropOnCommit(container.resolve(EventBus), container.resolve(ReadCache));
+    // A media file being deleted leaves product images, collection covers and brand logos first.
+    return detachDeletedMedia(container, [Products, Collections, Brands]);
+  },
   routes: async (app, { container }) => {
     await productRoutes(app, container);
     await collectionRoutes(app, container);

@@ -13,6 +13,9 @@ export interface CacheSyncHandlers {
   resynced(): void;
 }
 
+/** What a process does with the messages about one kind of cached data (a topic, e.g. `catalog`). */
+export type CacheTopicHandlers = CacheSyncHandlers;
+
 /**
  * Tells every API process that a tenant's tokens changed (a key revoked, a staff member disabled,
  * a store suspended). PostgreSQL `LISTEN/NOTIFY` on the application's database, or Redis pub/sub
@@ -22,16 +25,30 @@ export interface CacheSyncHandlers {
  */
 export interface CacheSync {
   readonly listening: boolean;
+  /**
+   * True when messages the database sends (`NOTIFY` on {@link CACHE_CHANNEL}, e.g. from a trigger,
+   * delivered at commit) reach this process: then a change can announce itself in its transaction.
+   */
+  readonly hearsDatabase: boolean;
   start(handlers: CacheSyncHandlers): Promise<void>;
-  announce(tenantId: string): Promise<void>;
+  /**
+   * Another cache rides on the same listener: its messages carry `topic`, and it is told when the
+   * listener is lost and back. Register before or after `start`.
+   */
+  join(topic: string, handlers: CacheTopicHandlers): void;
+  /** Tells every process that `tenantId`'s data of `topic` (tokens when absent) changed; see `announce` above. */
+  announce(tenantId: string, topic?: string): Promise<void>;
   /** Stops listening (the app closes). */
   close(): Promise<void>;
 }
 
 export const CACHE_CHANNEL = 'qhatu_token_cache';
+// A database trigger may also `pg_notify(CACHE_CHANNEL, 'ver:<topic>:<tenant>:<version>')` in the
+// changing transaction: delivered at commit, so it needs no acknowledgement.
 /** The name the listening connections carry, by which PostgreSQL counts them. */
 export const CACHE_LISTENER_NAME = 'qhatu-token-cache';
 const ACK_WAIT_MS = 1000;
+const TOKENS = 'tokens';
 const RETRY_MAX_MS = 5000;
 
 interface Waiter {
@@ -42,6 +59,8 @@ interface Waiter {
 
 abstract class BaseSync implements CacheSync {
   protected handlers?: CacheSyncHandlers;
+  private readonly topics = new Map<string, CacheTopicHandlers>();
+  abstract readonly hearsDatabase: boolean;
   protected readonly origin = randomUUID();
   private seq = 0;
   private readonly waiting = new Map<number, Waiter>();
@@ -55,7 +74,16 @@ abstract class BaseSync implements CacheSync {
   protected abstract send(payload: string): Promise<number>;
   abstract close(): Promise<void>;
 
-  async announce(tenantId: string): Promise<void> {
+  join(topic: string, handlers: CacheTopicHandlers): void {
+    if (topic === TOKENS || topic.includes(':')) throw new Error(`"${topic}" cannot name a cache topic`);
+    this.topics.set(topic, handlers);
+  }
+
+  private handlersOf(topic: string | undefined): CacheSyncHandlers | undefined {
+    return !topic || topic === TOKENS ? this.handlers : this.topics.get(topic);
+  }
+
+  async announce(tenantId: string, topic?: string): Promise<void> {
     const seq = ++this.seq;
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
@@ -69,22 +97,28 @@ abstract class BaseSync implements CacheSync {
     const waiter: Waiter = { needed: Infinity, heard: 0, done: finish };
     if (this.listening) this.waiting.set(seq, waiter);
     try {
-      const reached = await this.send(`inv:${this.origin}:${seq}:${tenantId}`);
+      const reached = await this.send(`inv:${this.origin}:${seq}:${tenantId}${topic && topic !== TOKENS ? `:${topic}` : ''}`);
       if (!this.listening) return finish();
       waiter.needed = reached;
       if (waiter.heard >= waiter.needed) finish();
     } catch (err) {
       finish();
-      this.logger.error({ err, tenantId }, 'could not tell the other processes that tokens changed');
+      this.logger.error({ err, tenantId, topic: topic ?? TOKENS }, 'could not tell the other processes that cached data changed');
       return;
     }
     await settled;
   }
 
   protected received(payload: string): void {
-    const [type, origin, seq, tenantId] = payload.split(':');
+    if (payload.startsWith('ver:')) {
+      // From the database, sent in the changing transaction: `ver:<topic>:<tenant>:<version>`; no answer.
+      const [, changedTopic, store] = payload.split(':');
+      if (changedTopic && store) this.handlersOf(changedTopic)?.forget(store);
+      return;
+    }
+    const [type, origin, seq, tenantId, topic] = payload.split(':');
     if (type === 'inv' && tenantId) {
-      this.handlers?.forget(tenantId);
+      this.handlersOf(topic)?.forget(tenantId);
       if (origin === this.origin) this.heard(Number(seq));
       else this.send(`ack:${origin}:${seq}`).catch((err) => this.logger.warn({ err }, 'could not acknowledge a token cache message'));
     } else if (type === 'ack' && origin === this.origin) {
@@ -103,16 +137,19 @@ abstract class BaseSync implements CacheSync {
     if (this.listening) this.logger.warn({ err }, 'token cache listener lost; the cache is not trusted until it is back');
     this.listening = false;
     this.handlers?.lost();
+    for (const topic of this.topics.values()) topic.lost();
   }
 
   protected markBack(): void {
     this.listening = true;
     this.handlers?.resynced();
+    for (const topic of this.topics.values()) topic.resynced();
   }
 }
 
 /** LISTEN on a connection of its own; on loss, retries with backoff and resyncs when back. */
 export class PostgresCacheSync extends BaseSync {
+  readonly hearsDatabase = true;
   private client?: pg.Client;
   private retryMs = 100;
   private timer?: NodeJS.Timeout;
@@ -185,6 +222,7 @@ export class PostgresCacheSync extends BaseSync {
 
 /** Redis pub/sub: a subscriber connection and the publishing one; ioredis reconnects by itself. */
 export class RedisCacheSync extends BaseSync {
+  readonly hearsDatabase = false;
   private readonly subscriber: Redis;
   private readonly publisher: Redis;
   private readonly channel: string;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
 import { ProductCollections, type CollectionsOfProducts } from '../services/collection-products.js';
+import { rememberedForStorefront } from '../services/catalog-cache.js';
 
 const typeDefs = `
   enum ProductStatus { active draft archived }
@@ -64,16 +65,22 @@ export const productGraphQL: GraphQLContribution = {
         const parsed = ProductsArgs.safeParse(raw);
         if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
         const args = parsed.data;
-        const { items, page } = await ctx.container.resolve(Products).list(
-          { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
-          { status: args.filter?.status ?? undefined, activeOnly: activeOnly(ctx) },
-        );
-        const views = new Map(items.map((v) => [v.product.id, v]));
-        return toConnection(page, (p) => node(views.get(p.id)!), args.cursor ?? undefined);
+        const read = async (storefront: boolean) => {
+          const { items, page } = await ctx.container.resolve(Products).list(
+            { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
+            { status: args.filter?.status ?? undefined, activeOnly: storefront },
+          );
+          const views = new Map(items.map((v) => [v.product.id, v]));
+          return toConnection(page, (p) => node(views.get(p.id)!), args.cursor ?? undefined);
+        };
+        if (!activeOnly(ctx)) return read(false);
+        return rememberedForStorefront(ctx, `products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
       },
       product: async (_: unknown, args: { id: string }, ctx: QhatuGraphQLContext) => {
         if (!z.uuid().safeParse(args.id).success) throw AppError.validation('id must be a UUID');
-        return node(await ctx.container.resolve(Products).get(args.id, { activeOnly: activeOnly(ctx) }));
+        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront }));
+        if (!activeOnly(ctx)) return read(false);
+        return rememberedForStorefront(ctx, `product:${args.id.toLowerCase()}`, () => read(true));
       },
     },
   } as never,

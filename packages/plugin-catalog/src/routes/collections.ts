@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -16,23 +16,22 @@ import { PageQuery } from '../schemas/common.js';
 import { CollectionProducts } from '../services/collection-products.js';
 import { Collections, type CollectionFilter } from '../services/collections.js';
 import { collectionOut, collectionProductOut } from './serialize.js';
-
-/** Storefront keys and customers see active collections, and active products in them, only. */
-const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
+import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
 export async function collectionRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const collections = container.resolve(Collections);
   const members = container.resolve(CollectionProducts);
+  const cache = container.resolve(ReadCache);
   const tags = ['Collections'];
 
   r.get('/catalog/collections', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'List collections', querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), ...errorResponses(400, 401, 403) } },
-  }, async (req) => {
-    const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly: activeOnly() });
+    schema: { tags, summary: 'List collections', description: STOREFRONT_CACHED, querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+    const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly });
     return { data: page.items.map(collectionOut), meta: { pagination: page.pagination } };
-  });
+  }));
 
   r.post('/catalog/collections', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -41,8 +40,8 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections/:id', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'Read a collection with its product_count', params: IdParams, response: { 200: dataOf(CollectionOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: collectionOut(await collections.get(req.params.id, { activeOnly: activeOnly() })) }));
+    schema: { tags, summary: 'Read a collection with its product_count', description: STOREFRONT_CACHED, params: IdParams, response: { 200: dataOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: collectionOut(await collections.get(req.params.id, { activeOnly })) })));
 
   r.put('/catalog/collections/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -59,11 +58,11 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections/:id/products', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: "List the collection's products in its sort_order", params: IdParams, querystring: PageQuery, response: { 200: listOf(CollectionProductEntry), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => {
-    const page = await members.page(req.params.id, req.query, { activeOnly: activeOnly() });
+    schema: { tags, summary: "List the collection's products in its sort_order", description: STOREFRONT_CACHED, params: IdParams, querystring: PageQuery, response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+    const page = await members.page(req.params.id, req.query, { activeOnly });
     return { data: page.entries, meta: { pagination: page.pagination } };
-  });
+  }));
 
   r.post('/catalog/collections/:id/products', {
     config: { auth: ADMIN, permission: 'catalog.write' },

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -14,23 +14,22 @@ import {
 } from '../schemas/product.js';
 import { Products, type ProductFilter } from '../services/products.js';
 import { productOut, variantOut } from './serialize.js';
-
-/** Storefront keys and customers see active products only. */
-const activeOnly = () => !hasPermission(TenantContext.principal(), 'catalog.read');
+import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const products = container.resolve(Products);
+  const cache = container.resolve(ReadCache);
   const tags = ['Products'];
 
   r.get('/catalog/products', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'List products', querystring: ProductListQuery, response: { 200: listOf(ProductOut), ...errorResponses(400, 401, 403) } },
-  }, async (req) => {
-    const filter = { ...(filtersOf(req.query) as ProductFilter), q: req.query.q, activeOnly: activeOnly() };
+    schema: { tags, summary: 'List products', description: STOREFRONT_CACHED, querystring: ProductListQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+    const filter = { ...(filtersOf(req.query) as ProductFilter), q: req.query.q, activeOnly };
     const { items, page } = await products.list(req.query, filter);
     return { data: items.map(productOut), meta: { pagination: page.pagination } };
-  });
+  }));
 
   r.post('/catalog/products', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -39,8 +38,8 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
 
   r.get('/catalog/products/:id', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'Read a product', params: IdParams, response: { 200: dataOf(ProductOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: productOut(await products.get(req.params.id, { activeOnly: activeOnly() })) }));
+    schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: productOut(await products.get(req.params.id, { activeOnly })) })));
 
   r.patch('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },

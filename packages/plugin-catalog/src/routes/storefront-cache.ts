@@ -1,0 +1,53 @@
+import { entityTag, hasPermission, NoContent, ReadCache, TenantContext, type CachedAnswer } from '@qhatu/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CATALOG_TOPIC } from '../services/catalog-cache.js';
+
+// A CDN may keep a storefront answer one second, then asks again with If-None-Match (a 304 from memory).
+const PUBLIC = 'public, max-age=0, s-maxage=1, must-revalidate';
+const PRIVATE = 'private, no-cache';
+// Answers differ by store and by caller (admin keys see drafts).
+const VARY = 'Authorization, X-Tenant-ID';
+
+export const STOREFRONT_CACHED =
+  'Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. ' +
+  'Every answer has an ETag; a request with If-None-Match holding it gets a 304.';
+export const NotModified = NoContent.meta({ description: 'Not modified: the answer still has the ETag sent in If-None-Match' });
+
+/** Storefront keys and customers see active products and collections only; they share one cache. */
+export const storefrontCaller = () => !hasPermission(TenantContext.principal(), 'catalog.read');
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+/**
+ * Answers a catalog read with an ETag (a 304 when If-None-Match holds it). A storefront caller's
+ * answer comes from the read cache, serialized once; an admin caller's always from the database
+ * (read-your-writes, and drafts never enter the storefront's entries).
+ */
+export async function answerRead(
+  cache: ReadCache,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  build: (activeOnly: boolean) => Promise<unknown>,
+): Promise<void> {
+  // The route's own serializer (its zod schema): the same body an uncached answer would have.
+  const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly)) as string;
+  let answer: CachedAnswer;
+  if (storefrontCaller()) {
+    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, req.url);
+    answer = slot.hit ?? slot.fill(await serialize(true));
+    reply.header('cache-control', PUBLIC);
+  } else {
+    const body = await serialize(false);
+    answer = { body, etag: entityTag(body) };
+    reply.header('cache-control', PRIVATE);
+  }
+  reply.header('etag', answer.etag).header('vary', VARY);
+  if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
+  else reply.type('application/json; charset=utf-8').send(answer.body);
+}
