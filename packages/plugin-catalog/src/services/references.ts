@@ -88,7 +88,8 @@ export async function retryTaken<T>(index: string, field: { name: 'slug' | 'hand
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes(index)) throw error;
       if (field.requested) throw taken(field.name, field.requested);
-      if (attempt === 5) throw error;
+      // Each retry reads the handles committed since; many creators of one title need as many rounds.
+      if (attempt === 20) throw error;
     }
   }
 }
