@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { AccessTokens, Database, definePlugin } from '@qhatu/core';
@@ -28,21 +25,13 @@ export const DAY = 24 * HOUR;
 /** Stands in for the payments plugin (not built): it declares the event it will publish. */
 export const paymentsAnnouncer = definePlugin({ name: 'payments-announcer', events: ['payments.payment.confirmed'] });
 
-/** Checkout with the plugins it needs; media's local storage in a temp folder. */
-export async function checkoutApp(options: { clock?: TestClock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestApp> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-checkout-'));
-  const t = await createTestApp({
+/** Checkout with the plugins it needs (createTestApp gives media's local storage a folder of its own). */
+export function checkoutApp(options: { clock?: TestClock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestApp> {
+  return createTestApp({
     plugins: [media, catalog, customers, inventory, discounts, orders, checkout, paymentsAnnouncer],
     clock: options.clock,
     workers: options.workers,
-    env: { QHATU_DATA_DIR: dataDir, ...options.env },
-  });
-  const close = t.close;
-  return Object.assign(t, {
-    close: async () => {
-      await close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    env: options.env,
   });
 }
 

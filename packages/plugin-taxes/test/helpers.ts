@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { definePlugin, type QhatuPlugin } from '@qhatu/core';
@@ -22,19 +19,12 @@ export const paymentsAnnouncer = definePlugin({ name: 'payments-announcer', even
  * listed first on purpose: core orders plugins by `dependsOn`, and checkout and orders find the
  * calculator once every plugin registered.
  */
-export async function taxesApp(options: { plugins?: QhatuPlugin[]; extra?: QhatuPlugin[]; workers?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-taxes-'));
-  const t = await createTestApp({
+export function taxesApp(options: { plugins?: QhatuPlugin[]; extra?: QhatuPlugin[]; workers?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+  // createTestApp gives the app a data folder of its own and removes it on close.
+  return createTestApp({
     plugins: options.plugins ?? [taxes, media, catalog, customers, inventory, discounts, orders, checkout, ...(options.extra ?? [paymentsAnnouncer])],
     workers: options.workers,
-    env: { QHATU_DATA_DIR: dataDir, ...options.env },
-  });
-  const close = t.close;
-  return Object.assign(t, {
-    close: async () => {
-      await close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    env: options.env,
   });
 }
 
