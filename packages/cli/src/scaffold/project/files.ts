@@ -6,6 +6,8 @@ export interface ProjectSpec {
   plugins: CataloguePlugin[];
   /** `@qhatu/...` package → what package.json asks for (`^0.1.0`, `link:/path`). */
   sources: Record<string, string>;
+  /** Every `@qhatu/...` package pinned for the whole tree (packed tarballs: `file:/path/x.tgz`). */
+  overrides?: Record<string, string>;
   packageManager: 'pnpm' | 'npm';
   vitest: string;
 }
@@ -36,7 +38,8 @@ function packageJson(spec: ProjectSpec): string {
     devDependencies: { vitest: spec.vitest },
   };
   // pnpm 10 runs no dependency's install script unless it is listed (vitest's esbuild checks its binary).
-  if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'] };
+  if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'], ...(spec.overrides ? { overrides: spec.overrides } : {}) };
+  else if (spec.overrides) pkg.overrides = spec.overrides;
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
