@@ -36,7 +36,7 @@ describe('qhatu new', { timeout: 60_000 }, () => {
     expect(made.stdout).toContain('with 7 plugins: media, catalog, customers, inventory, orders, blog, reviews');
     expect(made.stdout).toContain('(catalog, customers, inventory, media, orders came in as dependencies');
     expect(made.stdout).toMatch(/cd Corner Shop\n {2}pnpm install\n {2}pnpm start .*\n {2}pnpm test /);
-    for (const file of ['package.json', 'qhatu.config.ts', 'test/store.test.ts', 'vitest.config.ts', '.env.example', '.gitignore', 'README.md']) {
+    for (const file of ['package.json', 'qhatu.config.ts', 'test/store.test.ts', 'vitest.config.ts', 'tsconfig.json', '.env.example', '.gitignore', 'README.md']) {
       expect(existsSync(path.join(dir, file)), file).toBe(true);
     }
     const pkg = readJson(path.join(dir, 'package.json'));

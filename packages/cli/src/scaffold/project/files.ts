@@ -19,6 +19,7 @@ export function projectFiles(spec: ProjectSpec): Record<string, string> {
     'qhatu.config.ts': config(spec),
     'test/store.test.ts': storeTest(spec),
     'vitest.config.ts': vitestConfig(),
+    'tsconfig.json': tsconfig(),
     '.env.example': envExample(),
     '.gitignore': 'node_modules\n.qhatu\n.env\n',
     'README.md': readme(spec),
@@ -119,6 +120,23 @@ export default defineConfig({
 `;
 }
 
+/** For editors and for the tools that run the project's TypeScript (tsx, vitest): plugins are written with decorators. */
+function tsconfig(): string {
+  const config = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      experimentalDecorators: true,
+      skipLibCheck: true,
+      noEmit: true,
+    },
+    include: ['qhatu.config.ts', 'vitest.config.ts', 'src', 'test'],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
 function envExample(): string {
   return `# The store's settings; none is needed to try it (\`qhatu start\` runs on an embedded database in ./.qhatu).
 # qhatu reads the environment, not this file: export them (e.g. \`set -a; . ./.env; set +a\`) or set them in your host.
@@ -164,6 +182,10 @@ Without \`DATABASE_URL\` it runs on an embedded PostgreSQL (data in \`./.qhatu\`
 the job workers in the same process and prints the platform token and the \`curl\` that creates
 your first store (tenant). The API reference is at \`/docs\`, the OpenAPI document at
 \`/openapi.json\`.
+
+The Qhatu packages are compiled JavaScript; \`qhatu\` runs \`qhatu.config.ts\` and any plugin of
+your own it imports through tsx, which comes with \`@qhatu/cli\`. A \`qhatu.config.js\` (found when
+there is no \`qhatu.config.ts\`) runs without it.
 
 ## Test it
 
