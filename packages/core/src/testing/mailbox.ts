@@ -9,7 +9,7 @@ async function mailLibraries(): Promise<{ SMTPServer: typeof import('smtp-server
     const [{ SMTPServer }, { simpleParser }] = await Promise.all([import('smtp-server'), import('mailparser')]);
     return { SMTPServer, simpleParser };
   } catch (error) {
-    throw new Error(`startMailbox() needs the smtp-server and mailparser packages: add them to your devDependencies (${(error as Error).message})`);
+    throw new Error(`startMailbox() needs the smtp-server and mailparser packages: add them to your devDependencies (${(error as Error).message})`, { cause: error });
   }
 }
 
