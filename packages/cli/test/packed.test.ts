@@ -12,6 +12,8 @@ import { cliEnv, freePort, spawnCli, stopLeftovers, waitUntilReady, WORKSPACE, t
 let root: string;
 let tarballs: string;
 let store: string;
+let storeData: string;
+let storeAdmin: Record<string, string>;
 const installedCli = (dir: string) => path.join(dir, 'node_modules/@qhatu/cli/bin/qhatu.js');
 
 /** Third-party packages come from pnpm's store, where installing this workspace put them. */
@@ -90,7 +92,7 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     expect(client.stdout.trim(), client.stderr).toBe('function');
 
     const port = await freePort();
-    const dataDir = path.join(store, '.qhatu');
+    const dataDir = (storeData = path.join(store, '.qhatu'));
     const running = spawnCli(['start'], { cwd: store, cli: installedCli(store), env: { PORT: String(port), QHATU_DATA_DIR: dataDir } });
     const base = `http://127.0.0.1:${port}`;
     await waitUntilReady(`${base}/health/ready`, running);
@@ -102,7 +104,7 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     };
     const tenant = await post('/api/v1/tenants', { name: 'Andean Crafts', currency: 'PEN' }, { authorization: `Bearer ${platform}` });
     const key = await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'Back office', scope: 'admin' }, { authorization: `Bearer ${platform}` });
-    const admin = { authorization: `Bearer ${key.token}`, 'x-tenant-id': tenant.id };
+    const admin = (storeAdmin = { authorization: `Bearer ${key.token}`, 'x-tenant-id': tenant.id });
     await post('/api/v1/catalog/products', { title: 'Alpaca scarf', status: 'active', variants: [{ title: 'Grey', sku: 'SCARF-GREY', price: 8900 }] }, admin);
     const list = await fetch(`${base}/api/v1/catalog/products`, { headers: admin });
     expect(list.status).toBe(200);
@@ -130,13 +132,16 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     expect(tested.stdout + tested.stderr).toMatch(/Tests\s+3 passed \(3\)/);
     expect(tested.code).toBe(0);
 
-    // `pnpm start`: the project's qhatu.config.ts, loaded through the CLI's tsx.
+    // `pnpm start`: the project's qhatu.config.ts, loaded through the CLI's tsx; on the data the
+    // store above left (the same plugins, so already migrated).
     const port = await freePort();
-    const running = spawnCli(['start'], { cwd: dir, cli: installedCli(dir), env: { PORT: String(port) } });
+    const running = spawnCli(['start'], { cwd: dir, cli: installedCli(dir), env: { PORT: String(port), QHATU_DATA_DIR: storeData } });
     const base = `http://127.0.0.1:${port}`;
     await waitUntilReady(`${base}/health/ready`, running);
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     for (const route of ['/api/v1/b2b/quotes', '/api/v1/crm/leads', '/api/v1/catalog/products']) expect(Object.keys(doc.paths)).toContain(route);
+    const list = await fetch(`${base}/api/v1/catalog/products`, { headers: storeAdmin });
+    expect(((await list.json()) as { data: Array<{ title: string }> }).data.map((p) => p.title)).toEqual(['Alpaca scarf']);
     running.child.kill('SIGTERM');
     expect((await running.exited).code).toBe(0);
   });
