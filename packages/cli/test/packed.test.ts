@@ -78,6 +78,18 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     );
     await succeed('pnpm', ['install', '--prefer-offline'], store, offline);
 
+    // Every package, as installed: its exports lead to compiled JavaScript and its declarations.
+    for (const name of Object.keys(files)) {
+      const dir = path.join(store, 'node_modules', name);
+      const manifest = readJson(path.join(dir, 'package.json'));
+      expect(manifest.engines, name).toEqual({ node: '>=20.19' });
+      expect(JSON.stringify(manifest.dependencies ?? {}), name).not.toContain('workspace:');
+      for (const [entry, target] of Object.entries(manifest.exports as Record<string, { types: string; default: string }>)) {
+        expect(target.default, `${name} ${entry}`).toMatch(/^\.\/dist\/.+\.js$/);
+        expect(existsSync(path.join(dir, target.default)), `${name} ${entry}`).toBe(true);
+        expect(existsSync(path.join(dir, target.types)), `${name} ${entry}`).toBe(true);
+      }
+    }
     const core = path.join(store, 'node_modules/@qhatu/core');
     expect(existsSync(path.join(core, 'src'))).toBe(false);
     expect(readJson(path.join(core, 'package.json')).exports['./testing']).toEqual({ types: './dist/testing/index.d.ts', default: './dist/testing/index.js' });
