@@ -6,7 +6,7 @@ import { StripeDouble } from '@qhatu/plugin-gateway-stripe/testing';
 import payments from '@qhatu/plugin-payments';
 import { configureGateway, until } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, CARTS, CHECKOUTS, MARKET, marketApp, offer, ok, outbox, product, refused, store, stripeAccount, vendor, type Store } from './helpers.js';
+import { ADDRESS, caller, CARTS, CHECKOUTS, MARKET, marketApp, offer, ok, outbox, PORTAL, product, refused, signIn, store, stripeAccount, vendor, type Store } from './helpers.js';
 
 // The whole path: carts naming vendors' offers, the checkout's order, a card payment (Stripe's
 // double on 127.0.0.1), partial refunds, and the ledger and payouts that follow the money.
@@ -154,6 +154,20 @@ describe('payouts', () => {
     expect(await ok(await s.admin('GET', `${MARKET}/vendors/${v.id}/payouts?status=paid`))).toHaveLength(1);
     expect((await ok(await s.admin('GET', `${MARKET}/vendors/${v.id}/payouts`))).map((x: { id: string }) => x.id)).toEqual([owed.id, payout.id]);
     await expectBalanced(second.order_id);
+  });
+
+  it('are shown in the vendor portal to their own vendor only', async () => {
+    const a = await vendor(s);
+    const b = await vendor(s);
+    const p = await product(s, [1000]);
+    const q = await product(s, [1000]);
+    const oa = await offer(s, a.id, p.id, { price_override: 1000, stock: 5 });
+    const ob = await offer(s, b.id, q.id, { price_override: 2000, stock: 5 });
+    const placed = await checkedOut([{ variant_id: p.variants[0], quantity: 1, offer_id: oa.id }, { variant_id: q.variants[0], quantity: 1, offer_id: ob.id }], 0);
+    await pay(placed.order_id, 3000);
+    const own = async (v: { email: string }) => ok(await caller(t, s.tenant, await signIn(s, v.email))('GET', `${PORTAL}/payouts`));
+    expect(await own(a)).toEqual([expect.objectContaining({ vendor_id: a.id, amount: 900, status: 'pending' })]);
+    expect(await own(b)).toEqual([expect.objectContaining({ vendor_id: b.id, amount: 1800, status: 'pending' })]);
   });
 
   it('are listed store-wide by status, and read one by one (404 PAYOUT_NOT_FOUND)', async () => {
