@@ -259,3 +259,55 @@ describe('the last unit of an offer', () => {
     expect(await offerOf(v.id, o.id)).toMatchObject({ stock: 0, reserved: 0, available: 0 });
   });
 });
+
+describe('the invariant', () => {
+  it('holds for discounted split orders through a (seeded) random sequence of partial refunds, to the cent', async () => {
+    await ok(await s.admin('POST', '/api/v1/discounts/coupons', { code: 'INTI1537', type: 'percentage', value: 1537 }), 201);
+    const a = await vendor(s, { default_commission_pct: 33.33 });
+    const b = await vendor(s, { default_commission_pct: 0.01 });
+    const pa = await product(s, [777]);
+    const pb = await product(s, [1234]);
+    const own = await product(s, [999]);
+    await ok(await s.admin('POST', `/api/v1/inventory/warehouses/${warehouse}/stock/adjust`, { variant_id: own.variants[0], delta: 50, reason: 'received' }));
+    const oa = await offer(s, a.id, pa.id, { price_override: 1013, stock: 50 });
+    const ob = await offer(s, b.id, pb.id, { price_override: 3331, stock: 50, commission_pct: 99.99 });
+    let seed = 20261125;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 3; round++) {
+      const cart = await ok(await s.storefront('POST', CARTS, {}), 201);
+      await ok(await s.storefront('POST', `${CARTS}/${cart.id}/items`, { variant_id: pa.variants[0], quantity: 1 + rand(3), offer_id: oa.id }), 201);
+      await ok(await s.storefront('POST', `${CARTS}/${cart.id}/items`, { variant_id: pb.variants[0], quantity: 1 + rand(3), offer_id: ob.id }), 201);
+      await ok(await s.storefront('POST', `${CARTS}/${cart.id}/items`, { variant_id: own.variants[0], quantity: 1 + rand(2) }), 201);
+      const discounted = await ok(await s.storefront('POST', `${CARTS}/${cart.id}/coupon`, { code: 'INTI1537' }));
+      expect(discounted.discount_total).toBeGreaterThan(0);
+      const made = await ok(await s.storefront('POST', CHECKOUTS, { cart_id: cart.id, email: 'kusi@example.com' }), 201);
+      const placed = await ok(await s.storefront('PUT', `${CHECKOUTS}/${made.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: { carrier: 'Olva', service: 'Express', price: 700 + rand(500) } }));
+      const payment = await pay(placed.order_id, placed.total);
+      const sold = await expectBalanced(placed.order_id);
+      expect(sold.paid).toBe(placed.total);
+      expect(sold.commissions).toBeGreaterThan(0);
+      let left = placed.total;
+      for (let step = 0; step < 5 && left > 0; step++) {
+        const amount = Math.min(left, 1 + rand(Math.max(1, Math.floor(placed.total / 3))));
+        await ok(await s.admin('POST', `/api/v1/payments/${payment}/refund`, { amount }), 201);
+        left -= amount;
+        await until(async () => (await settlement(placed.order_id)).paid === left);
+        await expectBalanced(placed.order_id);
+      }
+      if (round < 2 && left > 0) {
+        await ok(await s.admin('POST', `/api/v1/payments/${payment}/refund`, { amount: 0 }), 201);
+        await until(async () => (await settlement(placed.order_id)).paid === 0);
+        expect(await expectBalanced(placed.order_id)).toMatchObject({ store_revenue: 0, commissions: 0, payouts: 0 });
+      }
+    }
+    // Each vendor's pending payout is exactly what its entries left it.
+    for (const v of [a, b]) {
+      const payout = await pendingPayout(v.id);
+      const entries = await t.app.orm.em.getConnection().execute<Array<{ sum: string }>>(`select coalesce(sum(payout), 0) as sum from marketplace_ledger_entry where payout_id = ?`, [payout.id]);
+      expect(payout.amount).toBe(Number(entries[0].sum));
+    }
+  });
+});
