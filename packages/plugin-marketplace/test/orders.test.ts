@@ -195,6 +195,9 @@ describe('a cart line on an offer', () => {
     expect(await refused(await add({ variant_id: p.variants[0], quantity: 4, offer_id: o.id }), 409)).toBe('OFFER_OUT_OF_STOCK');
     expect((await ok(await add({ variant_id: p.variants[0], quantity: 2, offer_id: o.id }), 201)).total).toBe(1600);
     expect(await refused(await add({ variant_id: p.variants[0], quantity: 2, offer_id: o.id }), 409)).toBe('OFFER_OUT_OF_STOCK');
+    // The same variant without offer_id joins the offer's line: it keeps its seller and price.
+    const joined = await ok(await add({ variant_id: p.variants[0], quantity: 1 }), 201);
+    expect(joined.line_items).toEqual([expect.objectContaining({ offer_id: o.id, quantity: 3, unit_price: 800 })]);
     expect(await refused(await add({ variant_id: q.variants[0], quantity: 1, offer_id: o.id }), 422)).toBe('OFFER_NOT_AVAILABLE');
     expect(await refused(await add({ variant_id: q.variants[0], quantity: 1, offer_id: '00000000-0000-4000-8000-000000000001' }), 422)).toBe('OFFER_NOT_AVAILABLE');
     const second = await offer(s, (await vendor(s)).id, p.id, { price_override: 700, stock: 3 });
