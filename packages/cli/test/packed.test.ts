@@ -98,7 +98,10 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     const tsx = readdirSync(path.join(store, 'node_modules/.pnpm')).filter((d) => d.startsWith('tsx@'));
     expect(tsx).toHaveLength(1);
     await rename(path.join(store, 'node_modules/.pnpm', tsx[0]), path.join(store, 'node_modules/.pnpm', 'hidden-tsx'));
-    expect(existsSync(realpathSync(path.join(store, 'node_modules/@qhatu/cli/node_modules')) + '/tsx/package.json')).toBe(false);
+    const cliManifest = realpathSync(path.join(store, 'node_modules/@qhatu/cli/package.json'));
+    const findTsx = await run(process.execPath, ['-e', "require('node:module').createRequire(process.argv[1]).resolve('tsx/esm/api')", cliManifest], store);
+    expect(findTsx.code, 'tsx still resolves from the CLI').not.toBe(0);
+    expect(findTsx.stderr).toContain("Cannot find module 'tsx/esm/api'");
 
     const client = await run(process.execPath, ['--input-type=module', '-e', "const { createQhatuClient } = await import('@qhatu/client'); console.log(typeof createQhatuClient)"], store);
     expect(client.stdout.trim(), client.stderr).toBe('function');
