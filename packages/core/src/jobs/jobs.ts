@@ -29,6 +29,9 @@ export interface QueueOptions {
   logger: Logger;
 }
 
+/** Told of each job run that ends in this process's workers (metrics). */
+export type JobRunListener = (name: string, outcome: 'completed' | 'failed', seconds?: number) => void;
+
 export const QUEUE_NAME = 'qhatu';
 export const BULLMQ_SCHEMA = 'bullmq';
 
@@ -47,6 +50,7 @@ export class Jobs {
   private readonly connection: unknown;
 
   private container?: DependencyContainer;
+  private readonly runListeners: JobRunListener[] = [];
 
   constructor(private readonly options: QueueOptions) {
     if (options.redisUrl) {
@@ -67,6 +71,17 @@ export class Jobs {
   /** The container handed to every handler. */
   attach(container: DependencyContainer): void {
     this.container = container;
+  }
+
+  /** Calls `listener` as each job run ends in this process. */
+  onRun(listener: JobRunListener): void {
+    this.runListeners.push(listener);
+  }
+
+  private ran(job: Job | undefined, outcome: 'completed' | 'failed'): void {
+    if (!job) return;
+    const seconds = job.processedOn && job.finishedOn ? (job.finishedOn - job.processedOn) / 1000 : undefined;
+    for (const listener of this.runListeners) listener(job.name, outcome, seconds);
   }
 
   define(name: string, definition: JobDefinition): void {
@@ -107,9 +122,11 @@ export class Jobs {
       concurrency,
       ...(this.options.embedded ? { drainDelay: 1 } : {}),
     });
-    this.worker.on('failed', (job, err) =>
-      this.options.logger.warn({ job: job?.name, id: job?.id, attempt: job?.attemptsMade, err }, 'job failed'),
-    );
+    this.worker.on('failed', (job, err) => {
+      this.options.logger.warn({ job: job?.name, id: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
+      this.ran(job, 'failed');
+    });
+    this.worker.on('completed', (job) => this.ran(job, 'completed'));
     this.worker.on('error', (err) => this.options.logger.error({ err }, 'job worker error'));
   }
 
@@ -129,6 +146,11 @@ export class Jobs {
       log: this.options.logger.child({ job: job.name }),
     };
     return TenantContext.run({ tenantId }, () => def.handler(data, ctx));
+  }
+
+  /** How many jobs wait, run, wait for their time, or ran out of attempts (every process's). */
+  async counts(): Promise<Record<string, number>> {
+    return this.getQueue().getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
   }
 
   /** For readiness: the queue's store answers. */

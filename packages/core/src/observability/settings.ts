@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { parseEnvironment, type QhatuConfig } from '../config.js';
+
+const Env = z.object({
+  QHATU_METRICS: z.enum(['on', 'off']).default('on'),
+  QHATU_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  QHATU_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  QHATU_METRICS_HOST: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).optional(),
+});
+
+export interface ObservabilitySettings {
+  metrics: {
+    enabled: boolean;
+    /** Scrapers send it as a bearer token; the platform token is accepted too on the API port. */
+    token?: string;
+    /** A listener of its own for `/metrics` (the API port then does not serve it). */
+    port?: number;
+    host: string;
+  };
+  /** Traces go to OTLP when an endpoint is set (the standard `OTEL_*` variables). */
+  tracing: boolean;
+}
+
+/** The metrics and tracing settings of the environment; every problem is reported at once. */
+export function readObservability(config: QhatuConfig): ObservabilitySettings {
+  const e = parseEnvironment(config.environment, Env);
+  return {
+    metrics: {
+      enabled: e.QHATU_METRICS === 'on',
+      token: e.QHATU_METRICS_TOKEN,
+      port: e.QHATU_METRICS_PORT,
+      host: e.QHATU_METRICS_HOST ?? config.host,
+    },
+    tracing: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true',
+  };
+}

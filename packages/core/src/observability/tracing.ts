@@ -1,0 +1,113 @@
+import { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { trace, type Span } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import type { ReadableSpan, Span as SdkSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
+import { TenantContext } from '../context.js';
+
+// Loaded only when tracing starts: a process that does not trace pays nothing for the SDK.
+const load = createRequire(import.meta.url);
+
+export const TENANT_ATTRIBUTE = 'qhatu.tenant_id';
+export const REQUEST_ATTRIBUTE = 'qhatu.request_id';
+
+/** Every span started inside a request or job carries its tenant and request id (the `reqId` of its log lines). */
+class ScopeAttributes implements SpanProcessor {
+  onStart(span: SdkSpan, _parent: Context): void {
+    const scope = TenantContext.current();
+    if (scope?.requestId) span.setAttribute(REQUEST_ATTRIBUTE, scope.requestId);
+    if (scope?.tenantId) span.setAttribute(TENANT_ATTRIBUTE, scope.tenantId);
+  }
+  onEnd(_span: ReadableSpan): void {}
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
+}
+
+interface Running {
+  sdk: { shutdown(): Promise<void> };
+  flush(): Promise<void>;
+  fastify: { plugin(): FastifyPluginCallback };
+}
+
+let running: Running | undefined;
+// The server span of each incoming request, to name its tenant once auth has found it.
+const serverSpans = new WeakMap<IncomingMessage, Span>();
+
+export interface TracingOptions {
+  /** Where spans go; default: OTLP over HTTP (protobuf) as the `OTEL_EXPORTER_OTLP_*` variables say. */
+  exporter?: SpanExporter;
+  /** Send each span as it ends instead of in batches (tests). */
+  immediate?: boolean;
+}
+
+/**
+ * Starts OpenTelemetry tracing for this process (once; later calls do nothing): HTTP, PostgreSQL
+ * (`pg`, under MikroORM and the read path), Redis (`ioredis`) and fastify (`@fastify/otel`, which
+ * each app registers on its server). Patches modules even when they were loaded before.
+ */
+export function startTracing(options: TracingOptions = {}): void {
+  if (running) return;
+  const { NodeSDK } = load('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { BatchSpanProcessor, SimpleSpanProcessor } = load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { IORedisInstrumentation } = load('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { FastifyOtelInstrumentation } = load('@fastify/otel') as typeof import('@fastify/otel');
+
+  let exporter = options.exporter;
+  if (!exporter) {
+    const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+    exporter = new OTLPTraceExporter();
+  }
+  const exporting = options.immediate ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
+  const fastify = new FastifyOtelInstrumentation();
+  const sdk = new NodeSDK({
+    ...(process.env.OTEL_SERVICE_NAME ? {} : { serviceName: 'qhatu' }),
+    spanProcessors: [new ScopeAttributes(), exporting],
+    instrumentations: [
+      new HttpInstrumentation({
+        requestHook: (span, request) => {
+          if (request instanceof IncomingMessage) serverSpans.set(request, span);
+        },
+      }),
+      // The statement's text, never its values: parameters may hold personal data.
+      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      new IORedisInstrumentation(),
+      fastify,
+    ],
+  });
+  sdk.start();
+  // A module loaded before the SDK started is patched on its next require: ask for each now.
+  for (const id of ['http', 'https', 'pg', 'ioredis']) load(id);
+  running = { sdk, fastify, flush: () => exporting.forceFlush() };
+}
+
+/** Whether this process traces. */
+export function tracing(): boolean {
+  return Boolean(running);
+}
+
+/** Sends the spans still buffered (an app closing, a process about to exit). */
+export async function flushTracing(): Promise<void> {
+  await running?.flush();
+}
+
+/**
+ * Traces an app's server: `@fastify/otel` (registered before any route so that it sees them all),
+ * and, once each request is answered, its tenant and request id on its request and server spans.
+ */
+export async function traceServer(http: FastifyInstance): Promise<void> {
+  if (!running) return;
+  await http.register(running.fastify.plugin());
+  http.addHook('onSend', (request, _reply, payload, done) => {
+    const tenantId = TenantContext.current()?.tenantId;
+    const spans = [serverSpans.get(request.raw), request.opentelemetry?.().span ?? trace.getActiveSpan()];
+    for (const span of spans) {
+      if (!span) continue;
+      span.setAttribute(REQUEST_ATTRIBUTE, request.id);
+      if (tenantId) span.setAttribute(TENANT_ATTRIBUTE, tenantId);
+    }
+    done(null, payload);
+  });
+}
