@@ -115,7 +115,7 @@ describe('a metrics port of its own', () => {
     expect(onApi.statusCode).toBe(404);
     const elsewhere = await fetch(`${address}/api/v1/tenants`);
     expect(elsewhere.status).toBe(404);
-    expect((await elsewhere.json()).error.code).toBe('NOT_FOUND');
+    expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 
   it('shows the job runs of a worker process, failures included', async () => {
@@ -142,7 +142,7 @@ describe('a metrics port of its own', () => {
       const at = (await s.app.listenMetrics())!;
       const refused = await fetch(`${at}/metrics`);
       expect(refused.status).toBe(401);
-      expect((await refused.json()).error.code).toBe('UNAUTHENTICATED');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
       // The platform token is for the API, not for a scraper on the metrics port.
       expect((await fetch(`${at}/metrics`, { headers: { authorization: `Bearer ${s.platformToken}` } })).status).toBe(401);
       expect((await fetch(`${at}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

@@ -5,11 +5,14 @@ import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span as SdkSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import { TenantContext } from '../context.js';
+import { withoutLiterals } from './sql-text.js';
 
 // Loaded only when tracing starts: a process that does not trace pays nothing for the SDK.
 const load = createRequire(import.meta.url);
 
 export const TENANT_ATTRIBUTE = 'qhatu.tenant_id';
+/** Query parameters whose values a span never shows (besides OpenTelemetry's own list of signatures). */
+const REDACTED_QUERY_PARAMS = ['sig', 'Signature', 'signature', 'AWSAccessKeyId', 'X-Goog-Signature', 'token', 'code', 'key', 'secret', 'password', 'email', 'q', 'expires'];
 export const REQUEST_ATTRIBUTE = 'qhatu.request_id';
 
 /** Every span started inside a request or job carries its tenant and request id (the `reqId` of its log lines). */
@@ -70,9 +73,15 @@ export function startTracing(options: TracingOptions = {}): void {
         requestHook: (span, request) => {
           if (request instanceof IncomingMessage) serverSpans.set(request, span);
         },
+        redactedQueryParams: REDACTED_QUERY_PARAMS,
       }),
-      // The statement's text, never its values: parameters may hold personal data.
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      // The statement's shape, never its values (parameters, or literals the ORM wrote into the text).
+      new PgInstrumentation({
+        enhancedDatabaseReporting: false,
+        requestHook: (span, { query }) => {
+          if (query.text) span.setAttribute('db.query.text', withoutLiterals(query.text));
+        },
+      }),
       new IORedisInstrumentation(),
       fastify,
     ],
@@ -86,6 +95,13 @@ export function startTracing(options: TracingOptions = {}): void {
 /** Whether this process traces. */
 export function tracing(): boolean {
   return Boolean(running);
+}
+
+/** Sends what is buffered and stops tracing in this process. */
+export async function stopTracing(): Promise<void> {
+  const stopping = running;
+  running = undefined;
+  await stopping?.sdk.shutdown();
 }
 
 /** Sends the spans still buffered (an app closing, a process about to exit). */

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE } from '../src/index.js';
+import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
+import { notesPlugin } from './fixtures/notes-plugin.js';
+
+// pg, ioredis and fastify are loaded by now, as in an app that starts tracing from its own code.
+const exporter = new InMemorySpanExporter();
+startTracing({ exporter, immediate: true });
+
+let t: TestApp;
+let a: TestTenant;
+let address: string;
+beforeAll(async () => {
+  t = await createTestApp({
+    plugins: [notesPlugin],
+    env: { PORT: '0', REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', QHATU_QUEUE_PREFIX: `qhatu-test-${randomBytes(4).toString('hex')}` },
+  });
+  a = await t.createTenant();
+  address = await t.app.listen();
+});
+afterAll(async () => {
+  await t?.close();
+  await stopTracing();
+});
+
+const attr = (span: ReadableSpan, name: string) => span.attributes[name];
+
+describe('tracing', () => {
+  it('gives the spans of one request to the exporter: HTTP, fastify, the database and Redis, with its tenant and request id', async () => {
+    exporter.reset();
+    const requestId = `trace-${randomBytes(6).toString('hex')}`;
+    const res = await fetch(`${address}/api/v1/notes`, {
+      method: 'POST',
+      headers: { ...a.headers(), 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ body: 'traced' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    // The dispatch job is queued on Redis just after the answer.
+    const deadline = Date.now() + 5000;
+    const mine = () => exporter.getFinishedSpans().filter((s) => attr(s, REQUEST_ATTRIBUTE) === requestId);
+    while (Date.now() < deadline && !mine().some((s) => attr(s, 'db.system.name') === 'redis')) await new Promise((r) => setTimeout(r, 50));
+
+    const spans = mine();
+    const server = spans.find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http' && attr(s, 'http.request.method') === 'POST');
+    expect(server, 'the HTTP server span').toBeDefined();
+    expect(attr(server!, 'http.route')).toBe('/api/v1/notes');
+    expect(attr(server!, TENANT_ATTRIBUTE)).toBe(a.id);
+    const traceId = server!.spanContext().traceId;
+
+    const request = spans.find((s) => s.instrumentationScope.name === '@fastify/otel' && s.name.startsWith('request'));
+    expect(request, 'the fastify request span').toBeDefined();
+    expect(attr(request!, TENANT_ATTRIBUTE)).toBe(a.id);
+
+    const database = spans.filter((s) => attr(s, 'db.system.name') === 'postgresql');
+    const insert = database.find((s) => String(attr(s, 'db.query.text')).startsWith('insert into "test_note"'));
+    expect(insert, 'the INSERT of the note').toBeDefined();
+    expect(attr(insert!, TENANT_ATTRIBUTE)).toBe(a.id);
+    // The statement's shape only: no value the client sent, no token hash, no tenant id in the text.
+    expect(attr(insert!, 'db.query.text')).toBe('insert into "test_note" ("id", "tenant_id", "body", "status", "created_at") values (?, ?, ?, ?, ?)');
+    const texts = JSON.stringify(database.map((s) => s.attributes['db.query.text']));
+    expect(texts).not.toContain('traced');
+    expect(texts).not.toContain(a.id);
+    expect(texts).toContain('from core_access_token');
+    expect(database.length).toBeGreaterThanOrEqual(3);
+
+    const redis = spans.filter((s) => attr(s, 'db.system.name') === 'redis');
+    expect(redis.length, 'the dispatch job queued on Redis').toBeGreaterThan(0);
+    for (const span of [...database, ...redis, request!]) expect(span.spanContext().traceId).toBe(traceId);
+    // Every query and Redis command of the trace is this request's (the token lookup comes before its tenant is known).
+    const trace = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    const calls = trace.filter((s) => ['postgresql', 'redis'].includes(String(attr(s, 'db.system.name'))));
+    expect(calls.length).toBe(database.length + redis.length);
+    expect(calls.filter((s) => attr(s, TENANT_ATTRIBUTE) !== a.id).map((s) => s.name)).toEqual([expect.stringMatching(/^pg\.query:SELECT/)]);
+  });
+});
