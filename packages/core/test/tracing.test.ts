@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE } from '../src/index.js';
+import { definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { notesPlugin } from './fixtures/notes-plugin.js';
 
@@ -9,12 +11,30 @@ import { notesPlugin } from './fixtures/notes-plugin.js';
 const exporter = new InMemorySpanExporter();
 startTracing({ exporter, immediate: true });
 
+// A provider the app calls with fetch(), as the payment gateways do; it records the headers it gets.
+const providerHeaders: IncomingHttpHeaders[] = [];
+let provider: Server;
+let providerUrl: string;
+const caller = definePlugin({
+  name: 'caller',
+  permissions: [{ name: 'caller.call', description: 'Call the provider' }],
+  routes: async (app) => {
+    app.post('/provider-call', { config: { auth: ['admin'], permission: 'caller.call' } }, async () => ({ status: (await fetch(providerUrl, { method: 'POST' })).status }));
+  },
+});
+
 let t: TestApp;
 let a: TestTenant;
 let address: string;
 beforeAll(async () => {
+  provider = createServer((req, res) => {
+    providerHeaders.push(req.headers);
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/charges`;
   t = await createTestApp({
-    plugins: [notesPlugin],
+    plugins: [notesPlugin, caller],
     env: { PORT: '0', REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', QHATU_QUEUE_PREFIX: `qhatu-test-${randomBytes(4).toString('hex')}` },
   });
   a = await t.createTenant();
@@ -23,7 +43,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await stopTracing();
+  await new Promise((resolve) => provider?.close(resolve));
 });
+
+async function spansOf(requestId: string, until: (spans: ReadableSpan[]) => boolean): Promise<ReadableSpan[]> {
+  const deadline = Date.now() + 5000;
+  const mine = () => exporter.getFinishedSpans().filter((s) => attr(s, REQUEST_ATTRIBUTE) === requestId);
+  while (Date.now() < deadline && !until(mine())) await new Promise((r) => setTimeout(r, 50));
+  return mine();
+}
 
 const attr = (span: ReadableSpan, name: string) => span.attributes[name];
 
@@ -39,11 +67,7 @@ describe('tracing', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('x-request-id')).toBe(requestId);
     // The dispatch job is queued on Redis just after the answer.
-    const deadline = Date.now() + 5000;
-    const mine = () => exporter.getFinishedSpans().filter((s) => attr(s, REQUEST_ATTRIBUTE) === requestId);
-    while (Date.now() < deadline && !mine().some((s) => attr(s, 'db.system.name') === 'redis')) await new Promise((r) => setTimeout(r, 50));
-
-    const spans = mine();
+    const spans = await spansOf(requestId, (found) => found.some((s) => attr(s, 'db.system.name') === 'redis'));
     const server = spans.find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http' && attr(s, 'http.request.method') === 'POST');
     expect(server, 'the HTTP server span').toBeDefined();
     expect(attr(server!, 'http.route')).toBe('/api/v1/notes');
@@ -74,5 +98,28 @@ describe('tracing', () => {
     const calls = trace.filter((s) => ['postgresql', 'redis'].includes(String(attr(s, 'db.system.name'))));
     expect(calls.length).toBe(database.length + redis.length);
     expect(calls.filter((s) => attr(s, TENANT_ATTRIBUTE) !== a.id).map((s) => s.name)).toEqual([expect.stringMatching(/^pg\.query:SELECT/)]);
+  });
+
+  it('names the server span by the route pattern, and follows a call out to a provider, which gets the trace context', async () => {
+    const created = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'to close' } });
+    const id = created.json().data.id as string;
+    const closing = `trace-${randomBytes(6).toString('hex')}`;
+    const closed = await fetch(`${address}/api/v1/notes/${id}/close`, { method: 'POST', headers: { ...a.headers(), 'x-request-id': closing } });
+    expect(closed.status).toBe(200);
+    const server = (await spansOf(closing, (found) => found.some((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http')))
+      .find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http');
+    expect(server?.name).toBe('POST /api/v1/notes/:id/close');
+    expect(attr(server!, 'http.route')).toBe('/api/v1/notes/:id/close');
+
+    const calling = `trace-${randomBytes(6).toString('hex')}`;
+    const res = await fetch(`${address}/api/v1/provider-call`, { method: 'POST', headers: { ...a.headers(), 'x-request-id': calling } });
+    expect(await res.json()).toEqual({ status: 204 });
+    const spans = await spansOf(calling, (found) => found.some((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-undici'));
+    const outgoing = spans.find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-undici');
+    expect(outgoing, 'the fetch() span').toBeDefined();
+    expect(attr(outgoing!, 'url.full')).toBe(providerUrl);
+    expect(attr(outgoing!, TENANT_ATTRIBUTE)).toBe(a.id);
+    const traceparent = String(providerHeaders.at(-1)?.traceparent);
+    expect(traceparent).toMatch(new RegExp(`^00-${outgoing!.spanContext().traceId}-${outgoing!.spanContext().spanId}-0[01]$`));
   });
 });

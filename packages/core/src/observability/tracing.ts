@@ -45,9 +45,10 @@ export interface TracingOptions {
 }
 
 /**
- * Starts OpenTelemetry tracing for this process (once; later calls do nothing): HTTP, PostgreSQL
- * (`pg`, under MikroORM and the read path), Redis (`ioredis`) and fastify (`@fastify/otel`, which
- * each app registers on its server). Patches modules even when they were loaded before.
+ * Starts OpenTelemetry tracing for this process (once; later calls do nothing): HTTP in and out,
+ * `fetch`, PostgreSQL (`pg`, under MikroORM and the read path), Redis (`ioredis`) and fastify
+ * (`@fastify/otel`, which each app registers on its server). Patches modules even when they were
+ * loaded before.
  */
 export function startTracing(options: TracingOptions = {}): void {
   if (running) return;
@@ -56,6 +57,7 @@ export function startTracing(options: TracingOptions = {}): void {
   const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } = load('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { UndiciInstrumentation } = load('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   const { FastifyOtelInstrumentation } = load('@fastify/otel') as typeof import('@fastify/otel');
 
   let exporter = options.exporter;
@@ -83,6 +85,8 @@ export function startTracing(options: TracingOptions = {}): void {
         },
       }),
       new IORedisInstrumentation(),
+      // fetch(), which the payment gateways call their providers with.
+      new UndiciInstrumentation(),
       fastify,
     ],
   });
