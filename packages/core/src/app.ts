@@ -28,7 +28,7 @@ import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
 import { Metrics } from './observability/metrics.js';
 import { MetricsListener } from './observability/metrics-http.js';
 import { readObservability } from './observability/settings.js';
-import { flushTracing, startTracing } from './observability/tracing.js';
+import { flushTracing, startTracing, traceFields } from './observability/tracing.js';
 import { orderPlugins, type QhatuPlugin } from './plugin.js';
 import { StaffAccounts } from './staff/accounts.js';
 import { StaffDirectory } from './staff/directory.js';
@@ -100,7 +100,8 @@ export async function migrateAll(databaseUrl: string, plugins: QhatuPlugin[], lo
 
 export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   let config = options.config ?? loadConfig();
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  // With tracing on, each log line names its trace and span, to go from a line to its trace.
+  const logger = options.logger ?? pino({ level: config.logLevel, mixin: traceFields });
   const plugins = orderPlugins([corePlugin, ...options.plugins.filter((p) => p.name !== 'core')]);
   const permissions = new PermissionRegistry(plugins);
   const observability = readObservability(config);

@@ -68,4 +68,4 @@ export { ApiKeyInput, TenantInput, TenantOut } from './tenancy/schemas.js';
 export { Housekeeping } from './housekeeping.js';
 export { Metrics, UNMATCHED_ROUTE } from './observability/metrics.js';
 export { readObservability, type ObservabilitySettings } from './observability/settings.js';
-export { flushTracing, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, tracing, type TracingOptions } from './observability/tracing.js';
+export { flushTracing, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields, tracing, type TracingOptions } from './observability/tracing.js';

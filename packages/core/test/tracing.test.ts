@@ -3,7 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE } from '../src/index.js';
+import { trace } from '@opentelemetry/api';
+import { definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { notesPlugin } from './fixtures/notes-plugin.js';
 
@@ -121,5 +122,13 @@ describe('tracing', () => {
     expect(attr(outgoing!, TENANT_ATTRIBUTE)).toBe(a.id);
     const traceparent = String(providerHeaders.at(-1)?.traceparent);
     expect(traceparent).toMatch(new RegExp(`^00-${outgoing!.spanContext().traceId}-${outgoing!.spanContext().spanId}-0[01]$`));
+  });
+
+  it('gives log lines the trace and span they were written in', () => {
+    expect(traceFields()).toEqual({});
+    trace.getTracer('test').startActiveSpan('work', (span) => {
+      expect(traceFields()).toEqual({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+      span.end();
+    });
   });
 });

@@ -101,6 +101,13 @@ export function tracing(): boolean {
   return Boolean(running);
 }
 
+/** The trace and span of the current context, for log lines (a pino mixin); nothing when not tracing. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  if (!running) return {};
+  const span = trace.getActiveSpan()?.spanContext();
+  return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
 /** Sends what is buffered and stops tracing in this process. */
 export async function stopTracing(): Promise<void> {
   const stopping = running;

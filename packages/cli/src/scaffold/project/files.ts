@@ -141,7 +141,7 @@ HOST=127.0.0.1
 # QHATU_METRICS_TOKEN=
 # QHATU_METRICS_PORT=9464
 # OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318
-# OTEL_SERVICE_NAME=andean-crafts
+# OTEL_SERVICE_NAME=my-store
 
 # The tests' PostgreSQL (each test file gets a database of its own).
 # TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres
