@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
 import { definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { notesPlugin } from './fixtures/notes-plugin.js';
@@ -36,6 +36,7 @@ beforeAll(async () => {
   providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/charges`;
   t = await createTestApp({
     plugins: [notesPlugin, caller],
+    workers: true,
     env: { PORT: '0', REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', QHATU_QUEUE_PREFIX: `qhatu-test-${randomBytes(4).toString('hex')}` },
   });
   a = await t.createTenant();
@@ -130,5 +131,22 @@ describe('tracing', () => {
       expect(traceFields()).toEqual({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
       span.end();
     });
+  });
+
+  it('runs each job in a span of its own, in its tenant, linked to the request that queued it', async () => {
+    const queuing = `trace-${randomBytes(6).toString('hex')}`;
+    const res = await fetch(`${address}/api/v1/notes/echo`, { method: 'POST', headers: { ...a.headers(), 'x-request-id': queuing } });
+    expect(res.status).toBeLessThan(300);
+    const [server] = (await spansOf(queuing, (found) => found.some((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http')))
+      .filter((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-http');
+    const deadline = Date.now() + 10_000;
+    const job = () => exporter.getFinishedSpans().find((s) => s.name === 'job notes.echo' && s.links.some((l) => l.context.traceId === server.spanContext().traceId));
+    while (Date.now() < deadline && !job()) await new Promise((r) => setTimeout(r, 50));
+    const span = job();
+    expect(span, 'the job span').toBeDefined();
+    expect(span!.kind).toBe(SpanKind.CONSUMER);
+    expect(span!.parentSpanContext).toBeUndefined();
+    expect(span!.spanContext().traceId).not.toBe(server.spanContext().traceId);
+    expect(span!.attributes).toMatchObject({ [TENANT_ATTRIBUTE]: a.id, 'qhatu.job.name': 'notes.echo', 'qhatu.job.attempt': 1, 'messaging.system': 'bullmq' });
   });
 });

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantContext } from '../context.js';
+import { jobTraceContext, traceJob } from '../observability/tracing.js';
 
 export interface JobContext {
   /** The tenant the job was queued for, if any; the handler runs inside its context. */
@@ -38,6 +39,8 @@ export const BULLMQ_SCHEMA = 'bullmq';
 interface Envelope {
   tenantId?: string;
   data: unknown;
+  /** The trace that queued the job (W3C trace context), when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 /** Background jobs on BullMQ: PostgreSQL (the same database) by default, Redis when REDIS_URL is set. */
@@ -101,7 +104,7 @@ export class Jobs {
     if (!def) throw new Error(`Job "${name}" is not defined`);
     // BullMQ keeps ':' for its own keys: a custom id with one is refused by the queue.
     if (opts.jobId?.includes(':')) throw new Error(`Job id "${opts.jobId}" must not contain ':'`);
-    const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data };
+    const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data, trace: jobTraceContext() };
     const job = await this.getQueue().add(name, envelope, {
       attempts: def.attempts,
       backoff: { type: 'exponential', delay: def.backoffMs },
@@ -137,7 +140,7 @@ export class Jobs {
   private async process(job: Job): Promise<unknown> {
     const def = this.handlers.get(job.name);
     if (!def) throw new Error(`No handler for job "${job.name}"`);
-    const { tenantId, data } = job.data as Envelope;
+    const { tenantId, data, trace } = job.data as Envelope;
     if (!this.container) throw new Error('Jobs run only once the app is built');
     const ctx: JobContext = {
       tenantId,
@@ -145,7 +148,9 @@ export class Jobs {
       attempt: job.attemptsMade + 1,
       log: this.options.logger.child({ job: job.name }),
     };
-    return TenantContext.run({ tenantId }, () => def.handler(data, ctx));
+    return traceJob({ name: job.name, id: job.id, attempt: ctx.attempt, tenantId, queuedBy: trace }, async () =>
+      TenantContext.run({ tenantId }, () => def.handler(data, ctx)),
+    );
   }
 
   /** How many jobs wait, run, wait for their time, or ran out of attempts (every process's). */

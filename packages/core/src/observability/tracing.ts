@@ -1,6 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
-import { trace, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span as SdkSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
@@ -106,6 +106,46 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   if (!running) return {};
   const span = trace.getActiveSpan()?.spanContext();
   return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
+/** The trace context to queue with a job, so that its run links back to what queued it; undefined when not tracing. */
+export function jobTraceContext(): Record<string, string> | undefined {
+  if (!running) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
+}
+
+/**
+ * Runs a job inside a span of its own (`job <name>`, a root linked to the trace that queued it),
+ * so that its queries and calls form one trace; without tracing, just runs it.
+ */
+export function traceJob<T>(job: { name: string; id?: string; attempt: number; tenantId?: string; queuedBy?: Record<string, string> }, run: () => Promise<T>): Promise<T> {
+  if (!running) return run();
+  const queuedBy = job.queuedBy && trace.getSpanContext(propagation.extract(ROOT_CONTEXT, job.queuedBy));
+  const attributes = {
+    'messaging.system': 'bullmq',
+    'messaging.operation.type': 'process',
+    ...(job.id ? { 'messaging.message.id': job.id } : {}),
+    'qhatu.job.name': job.name,
+    'qhatu.job.attempt': job.attempt,
+    ...(job.tenantId ? { [TENANT_ATTRIBUTE]: job.tenantId } : {}),
+  };
+  return trace.getTracer('qhatu').startActiveSpan(
+    `job ${job.name}`,
+    { kind: SpanKind.CONSUMER, root: true, attributes, links: queuedBy ? [{ context: queuedBy }] : [] },
+    async (span) => {
+      try {
+        return await run();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Sends what is buffered and stops tracing in this process. */
