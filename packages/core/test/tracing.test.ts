@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, trace } from '@opentelemetry/api';
-import { definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields } from '../src/index.js';
+import { Database, definePlugin, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { notesPlugin } from './fixtures/notes-plugin.js';
 
@@ -100,6 +100,10 @@ describe('tracing', () => {
     const calls = trace.filter((s) => ['postgresql', 'redis'].includes(String(attr(s, 'db.system.name'))));
     expect(calls.length).toBe(database.length + redis.length);
     expect(calls.filter((s) => attr(s, TENANT_ATTRIBUTE) !== a.id).map((s) => s.name)).toEqual([expect.stringMatching(/^pg\.query:SELECT/)]);
+    // The workers' polling and the app's timers make no traces of their own: every query and command has a parent.
+    await t.app.container.resolve(Database).query('select 1 as outside_any_request');
+    const orphans = exporter.getFinishedSpans().filter((s) => attr(s, 'db.system.name') && !s.parentSpanContext);
+    expect(orphans.map((s) => s.name)).toEqual([]);
   });
 
   it('names the server span by the route pattern, and follows a call out to a provider, which gets the trace context', async () => {

@@ -78,13 +78,15 @@ export function startTracing(options: TracingOptions = {}): void {
         redactedQueryParams: REDACTED_QUERY_PARAMS,
       }),
       // The statement's shape, never its values (parameters, or literals the ORM wrote into the text).
+      // Only inside a request or a job: the queue's polling and the migrations would drown them.
       new PgInstrumentation({
+        requireParentSpan: true,
         enhancedDatabaseReporting: false,
         requestHook: (span, { query }) => {
           if (query.text) span.setAttribute('db.query.text', withoutLiterals(query.text));
         },
       }),
-      new IORedisInstrumentation(),
+      new IORedisInstrumentation({ requireParentSpan: true }),
       // fetch(), which the payment gateways call their providers with.
       new UndiciInstrumentation(),
       fastify,
