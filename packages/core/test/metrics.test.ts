@@ -153,9 +153,10 @@ describe('a metrics port of its own', () => {
 });
 
 describe('settings', () => {
-  it('refuses a short metrics token and a bad port at start, naming each', async () => {
+  it('refuses a short metrics token, a bad port and the API port at start, naming each', async () => {
     await expect(createTestApp({ plugins: [notesPlugin], env: { QHATU_METRICS_TOKEN: 'short', QHATU_METRICS_PORT: 'ninety' } })).rejects.toThrow(ConfigError);
     await expect(createTestApp({ plugins: [notesPlugin], env: { QHATU_METRICS_TOKEN: 'short' } })).rejects.toThrow(/QHATU_METRICS_TOKEN: must be at least 24 characters/);
+    await expect(createTestApp({ plugins: [notesPlugin], env: { PORT: '3917', QHATU_METRICS_PORT: '3917' } })).rejects.toThrow(/QHATU_METRICS_PORT: must differ from PORT \(3917\)/);
   });
 
   it('turns /metrics off with QHATU_METRICS=off', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEnvironment, type QhatuConfig } from '../config.js';
+import { ConfigError, parseEnvironment, type QhatuConfig } from '../config.js';
 
 const Env = z.object({
   QHATU_METRICS: z.enum(['on', 'off']).default('on'),
@@ -27,6 +27,9 @@ export interface ObservabilitySettings {
 /** The metrics and tracing settings of the environment; every problem is reported at once. */
 export function readObservability(config: QhatuConfig): ObservabilitySettings {
   const e = parseEnvironment(config.environment, Env);
+  if (e.QHATU_METRICS_PORT && e.QHATU_METRICS_PORT === config.port) {
+    throw new ConfigError([`QHATU_METRICS_PORT: must differ from PORT (${config.port}), which serves the API`]);
+  }
   return {
     metrics: {
       enabled: e.QHATU_METRICS === 'on',
