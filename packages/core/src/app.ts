@@ -106,7 +106,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   const permissions = new PermissionRegistry(plugins);
   const observability = readObservability(config);
   // Before the database driver is first used, so that its queries are traced.
-  if (observability.tracing) startTracing();
+  if (observability.tracing) startTracing({ url: observability.tracing.url });
 
   let embedded: EmbeddedDatabase | undefined;
   const closers: Array<() => Promise<void> | void> = [];

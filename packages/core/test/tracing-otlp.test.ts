@@ -19,8 +19,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  // The exporter reads the standard OTEL_* variables of the process, as it does in production.
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  // The endpoint comes from the app's settings; the SDK reads the other OTEL_* variables from the process.
   process.env.OTEL_SERVICE_NAME = 'qhatu-otlp-test';
   t = await createTestApp({ plugins: [notesPlugin], env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
 });

@@ -117,8 +117,16 @@ export class Metrics {
   private sources?: MetricSources;
   private gauges?: Record<'pool' | 'waiting' | 'queue' | 'pending' | 'lag', Gauge<string>>;
 
-  /** Reads the pool, the queue and the outbox; what cannot be read in time is left out of this scrape. */
-  private async refresh(): Promise<void> {
+  private refreshing?: Promise<void>;
+
+  /** Reads the pool, the queue and the outbox once for scrapes that arrive together. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= this.read().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** What cannot be read in time is left out of this scrape. */
+  private async read(): Promise<void> {
     const { sources, gauges } = this;
     if (!sources || !gauges) return;
     for (const g of Object.values(gauges)) g.reset();

@@ -20,13 +20,15 @@ export interface ObservabilitySettings {
     port?: number;
     host: string;
   };
-  /** Traces go to OTLP when an endpoint is set (the standard `OTEL_*` variables). */
-  tracing: boolean;
+  /** Where traces go (OTLP/HTTP), when an endpoint is set (the standard `OTEL_*` variables). */
+  tracing?: { url: string };
 }
 
 /** The metrics and tracing settings of the environment; every problem is reported at once. */
 export function readObservability(config: QhatuConfig): ObservabilitySettings {
   const e = parseEnvironment(config.environment, Env);
+  // As OpenTelemetry reads them: the traces endpoint is a full URL, the general one a base.
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`);
   if (e.QHATU_METRICS_PORT && e.QHATU_METRICS_PORT === config.port) {
     throw new ConfigError([`QHATU_METRICS_PORT: must differ from PORT (${config.port}), which serves the API`]);
   }
@@ -37,6 +39,6 @@ export function readObservability(config: QhatuConfig): ObservabilitySettings {
       port: e.QHATU_METRICS_PORT,
       host: e.QHATU_METRICS_HOST ?? config.host,
     },
-    tracing: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true',
+    tracing: tracesUrl && e.OTEL_SDK_DISABLED !== 'true' ? { url: tracesUrl } : undefined,
   };
 }

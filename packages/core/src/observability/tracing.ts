@@ -38,8 +38,10 @@ let running: Running | undefined;
 const serverSpans = new WeakMap<IncomingMessage, Span>();
 
 export interface TracingOptions {
-  /** Where spans go; default: OTLP over HTTP (protobuf) as the `OTEL_EXPORTER_OTLP_*` variables say. */
+  /** Where spans go; default: OTLP over HTTP (protobuf) to `url`, else as the `OTEL_EXPORTER_OTLP_*` variables say. */
   exporter?: SpanExporter;
+  /** The OTLP traces URL (`…/v1/traces`) of the default exporter. */
+  url?: string;
   /** Send each span as it ends instead of in batches (tests). */
   immediate?: boolean;
 }
@@ -63,7 +65,7 @@ export function startTracing(options: TracingOptions = {}): void {
   let exporter = options.exporter;
   if (!exporter) {
     const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
-    exporter = new OTLPTraceExporter();
+    exporter = new OTLPTraceExporter(options.url ? { url: options.url } : {});
   }
   const exporting = options.immediate ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
   const fastify = new FastifyOtelInstrumentation();
