@@ -175,6 +175,29 @@ describe('GraphQL', () => {
   });
 });
 
+describe('the write path (Database.tenant)', () => {
+  it('enters the tenant on the round trip of BEGIN, and a transaction opened inside gets a BEGIN of its own', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await note(a, 'write-a');
+    await note(b, 'write-b');
+    const { result, statements } = await t.countQueries(() =>
+      db.tenant(async (tx) => {
+        const who = await tx.em.execute<Array<{ role: string; tenant: string }>>(`select current_user as role, current_setting('app.tenant_id') as tenant`);
+        // No tenant condition in the SQL: only RLS keeps B's rows out.
+        const bodies = await tx.em.execute<Array<{ body: string }>>(`select body from test_note where body like 'write-%'`);
+        // The platform's own transaction, opened inside, runs as the owner: all stores' rows.
+        const all = await db.platform(async (p) => p.em.execute<Array<{ n: number }>>(`select count(*)::int as n from test_note where body like 'write-%'`));
+        return { who: who[0], bodies: bodies.map((r) => r.body), all: all[0].n };
+      }, a.id),
+    );
+    expect(result).toEqual({ who: { role: 'qhatu_app', tenant: a.id }, bodies: ['write-a'], all: 2 });
+    // BEGIN (carrying the tenant), two selects, then the platform's BEGIN, select, COMMIT, and COMMIT.
+    expect(statements.filter((s) => /set_config/.test(s))).toEqual([]);
+    expect(statements).toHaveLength(7);
+  });
+});
+
 describe('the read path (Database.read)', () => {
   it('enters the tenant with BEGIN, is read-only, and row-level security still holds', async () => {
     const { Database } = await import('../src/index.js');

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -11,6 +12,47 @@ import { APP_ROLE } from './migrations.js';
 
 // One statement switches to the RLS role and sets the tenant, both local to the transaction.
 const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', ?, true)`;
+
+/** ENTER_TENANT_SQL for a checked UUID, written into the statement so that it can ride on BEGIN. */
+function enterTenantSql(tenantId: string): string {
+  if (!UUID.test(tenantId)) throw new Error('A tenant id must be a UUID');
+  return ENTER_TENANT_SQL.replace('?', `'${tenantId.toLowerCase()}'`);
+}
+
+/** The tenant a transaction about to begin enters; its BEGIN carries the setup (one round trip, not two). */
+interface PendingEntry {
+  sql: string;
+  sent: boolean;
+}
+const beginning = new AsyncLocalStorage<PendingEntry>();
+
+interface KnexClient {
+  _query(connection: unknown, obj: { sql: string; bindings?: unknown[] }): Promise<unknown>;
+}
+const riding = new WeakSet<object>();
+
+/**
+ * Lets the BEGIN of a tenant transaction carry the tenant setup: the statement knex sends as
+ * `BEGIN;` goes out as `BEGIN; select set_config(...)`, a simple query of two statements in one
+ * round trip. Only the BEGIN of the transaction `tenant()` is opening is changed (an async-local
+ * marks it, and the mark is spent by it); `tenant()` checks that it was and enters the tenant
+ * itself otherwise, so a knex that spells BEGIN differently costs a round trip, never the isolation.
+ */
+function rideOnBegin(client: KnexClient): void {
+  // A transaction's client is a fresh object of the same class (knex's makeTxClient): the class's method is the one to wrap.
+  const proto = Object.getPrototypeOf(client) as KnexClient;
+  if (riding.has(proto)) return;
+  riding.add(proto);
+  const query = proto._query;
+  proto._query = function (this: KnexClient, connection, obj) {
+    const pending = beginning.getStore();
+    if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
+      pending.sent = true;
+      return query.call(this, connection, { ...obj, sql: `BEGIN; ${pending.sql}` });
+    }
+    return query.call(this, connection, obj);
+  };
+}
 
 /** A unit of work inside one tenant: the entity manager and the events to publish on commit. */
 export class Tx {
@@ -98,7 +140,9 @@ export class Database {
     @inject(EventBus) private readonly bus: EventBus,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    rideOnBegin(orm.em.getConnection().getKnex().client as KnexClient);
+  }
 
   private readonly logFailure = (err: unknown) => this.logger.error({ err }, 'after-commit step failed');
 
@@ -113,14 +157,21 @@ export class Database {
 
     const pending: DomainEvent[] = [];
     let opened: Tx | undefined;
-    const result = await this.orm.em.fork({ clear: true }).transactional(async (em) => {
-      await em.execute(ENTER_TENANT_SQL, [tenantId]);
-      em.setFilterParams('tenant', { tenantId });
-      const tx = (opened = new Tx(em, tenantId, this.clock, pending));
-      const inner = { ...(scope ?? {}), tenantId };
-      active.set(inner, { tx });
-      return TenantContext.run(inner, () => work(tx));
-    });
+    // A tenant id that is not a UUID enters as a parameter (it finds no rows).
+    const entry: PendingEntry = { sql: UUID.test(tenantId) ? enterTenantSql(tenantId) : '', sent: !UUID.test(tenantId) };
+    const result = await beginning.run(entry, () =>
+      this.orm.em.fork({ clear: true }).transactional(async (em) => {
+        // BEGIN carried the tenant setup unless a knex spelling it otherwise kept it from doing so.
+        if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
+        entry.sent = true;
+        em.setFilterParams('tenant', { tenantId });
+        const tx = (opened = new Tx(em, tenantId, this.clock, pending));
+        const inner = { ...(scope ?? {}), tenantId };
+        active.set(inner, { tx });
+        // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
+        return beginning.exit(() => TenantContext.run(inner, () => work(tx)));
+      }),
+    );
     await this.bus.committed(pending);
     await opened?.runAfterCommit(this.logFailure);
     return result;
@@ -152,7 +203,7 @@ export class Database {
     if (open && open.tx.tenantId === tenantId) {
       return work({ tenantId, query: (sql, params = []) => open.tx.em.execute(sql, params) });
     }
-    if (!UUID.test(tenantId)) throw new Error('A tenant id must be a UUID');
+    const enter = enterTenantSql(tenantId);
     const client = this.orm.em.getConnection().getKnex().client;
     const connection = (await client.acquireConnection()) as PgClient;
     const run = async (sql: string, params?: unknown[]) => {
@@ -161,7 +212,7 @@ export class Database {
     };
     try {
       // The tenant id is a checked UUID: safe to write into the statement, which lets BEGIN carry it.
-      await run(`BEGIN READ ONLY; ${ENTER_TENANT_SQL.replace('?', `'${tenantId.toLowerCase()}'`)}`);
+      await run(`BEGIN READ ONLY; ${enter}`);
       const result = await work({ tenantId, query: (sql, params = []) => run(numbered(sql), params) as never });
       await run('COMMIT');
       return result;

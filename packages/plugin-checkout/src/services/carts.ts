@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, Tenant, type Tx } from '@qhatu/core';
+import { AppError, Database, joinedColumns, joinedEntity, Tenant, type Tx } from '@qhatu/core';
 import { Customer } from '@qhatu/plugin-customers';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
@@ -222,11 +222,10 @@ export class Carts {
     work: (tx: Tx, cart: Cart, items: CartItem[]) => Promise<{ items: CartItem[]; catalog?: Awaited<ReturnType<CartPricing['catalogOf']>>; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     return this.db.tenant(async (tx) => {
-      const cart = await this.find(tx, id, shopper, true);
+      const { cart, items: loaded } = await this.lockWithLines(tx, id, shopper);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
-      const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
       const kept = await this.pricing.reprice(tx, cart, items, catalog);
       if (requireCoupon && cart.couponRefusal) {
@@ -245,13 +244,33 @@ export class Carts {
   /** The cart, if the caller may see it, and still alive; locked for the rest of the transaction when asked. */
   async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Cart> {
     const cart = await tx.em.findOne(Cart, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
-    // Another customer's cart is answered like a missing one: cart ids are not to be probed.
-    if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
-    if (cart.expiresAt.getTime() <= tx.now().getTime()) {
-      throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
-    }
-    return cart;
+    return alive(tx, cart, shopper);
   }
+
+  /** `find` with the lock, and the cart's lines, in one statement (a change's first read). */
+  private async lockWithLines(tx: Tx, id: string, shopper: Shopper): Promise<{ cart: Cart; items: CartItem[] }> {
+    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
+      `select ${joinedColumns(tx.em, Cart, 'c', 'cart')}, ${joinedColumns(tx.em, CartItem, 'i', 'item')}
+         from checkout_cart c left join checkout_cart_item i on i.tenant_id = c.tenant_id and i.cart_id = c.id
+        where c.tenant_id = ? and c.id = ?
+        order by i.created_at, i.id
+          for update of c`,
+      [tx.tenantId, id],
+    );
+    const cart = rows.length ? joinedEntity(tx.em, Cart, rows[0], 'cart') : null;
+    const items = rows.flatMap((row) => joinedEntity(tx.em, CartItem, row, 'item') ?? []);
+    return { cart: alive(tx, cart, shopper), items };
+  }
+}
+
+/** The cart when the shopper may see it and it has not expired: 404 CART_NOT_FOUND, 410 CART_EXPIRED. */
+function alive(tx: Tx, cart: Cart | null, shopper: Shopper): Cart {
+  // Another customer's cart is answered like a missing one: cart ids are not to be probed.
+  if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
+  if (cart.expiresAt.getTime() <= tx.now().getTime()) {
+    throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
+  }
+  return cart;
 }
 
 /** A new, empty cart of the tenant, living `ttlMs` from `at`. */

@@ -1,7 +1,7 @@
 import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import type { Tx } from '@qhatu/core';
+import { joinedColumns, joinedEntity, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
@@ -56,17 +56,21 @@ export class CartPricing {
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
   ) {}
 
-  /** The variants (with their products) among `variantIds` that exist in the store; two statements. */
+  /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
   async catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
     const found = new Map<string, Sellable>();
-    if (variantIds.length === 0) return found;
-    const variants = await tx.em.find(Variant, { id: { $in: [...new Set(variantIds)] } });
-    if (variants.length === 0) return found;
-    const products = await tx.em.find(Product, { id: { $in: [...new Set(variants.map((v) => v.productId))] } });
-    const byId = new Map(products.map((p) => [p.id, p]));
-    for (const variant of variants) {
-      const product = byId.get(variant.productId);
-      if (product) found.set(variant.id, { variant, product });
+    const ids = [...new Set(variantIds)];
+    if (ids.length === 0) return found;
+    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
+      `select ${joinedColumns(tx.em, Variant, 'v', 'variant')}, ${joinedColumns(tx.em, Product, 'p', 'product')}
+         from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
+        where v.tenant_id = ? and v.id in (${ids.map(() => '?').join(', ')})`,
+      [tx.tenantId, ...ids],
+    );
+    for (const row of rows) {
+      const variant = joinedEntity(tx.em, Variant, row, 'variant');
+      const product = joinedEntity(tx.em, Product, row, 'product');
+      if (variant && product) found.set(variant.id, { variant, product });
     }
     return found;
   }
