@@ -211,6 +211,31 @@ describe('the read path (Database.read)', () => {
     await expect(db.read(async () => 1, 'not-a-uuid')).rejects.toThrow(/UUID/);
   });
 
+  it('readOne: one round trip for one query, with its parameters written in safely, row-level security and read-only kept', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await note(a, "one-a it's \\ here");
+    await note(b, 'one-b');
+    const { result, statements } = await t.countQueries(() =>
+      db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body like ? and ? and length(body) > ?', ['one-%', true, -1]), a.id),
+    );
+    // No tenant condition in the SQL: only RLS keeps B's rows out.
+    expect(result.map((r) => r.body)).toEqual(["one-a it's \\ here"]);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^BEGIN READ ONLY; select set_config\('role'.*; select body from test_note .*; COMMIT$/s);
+    // A quote or a backslash in a parameter stays data.
+    const exact = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ["one-a it's \\ here"]), a.id);
+    expect(exact).toHaveLength(1);
+    const injected = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ["x' or '1'='1"]), a.id);
+    expect(injected).toEqual([]);
+    await expect(db.readOne((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
+    await expect(db.readOne(async (sql) => { await sql.query('select 1'); return sql.query('select 2'); }, a.id)).rejects.toThrow(/one query/);
+    await expect(db.readOne((sql) => sql.query('select ?', [new Date()]), a.id)).rejects.toThrow(/cannot be written/);
+    // The failures above gave their connections back clean: every pooled connection still reads.
+    const again = await Promise.all(Array.from({ length: 12 }, () => db.readOne((sql) => sql.query<{ n: number }>('select count(*)::int as n from test_note'), a.id)));
+    expect(again.every(([row]) => row.n === again[0][0].n)).toBe(true);
+  });
+
   it('reads inside an open tenant transaction on that transaction', async () => {
     const { Database, Note } = await import('./fixtures/notes-plugin.js').then(async (m) => ({ ...(await import('../src/index.js')), Note: m.Note }));
     const db = t.app.container.resolve(Database);

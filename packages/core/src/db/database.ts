@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { inject, injectable } from 'tsyringe';
 import { TenantContext } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
@@ -125,7 +126,28 @@ function numbered(sql: string): string {
 }
 
 interface PgClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] } | Array<{ rows: unknown[] }>>;
+}
+
+/**
+ * `?` → each parameter written in as an SQL literal (pg's `escapeLiteral` for text), for a statement
+ * sent in the simple protocol, which takes no parameters. Text, whole and finite numbers, booleans
+ * and null only: anything else is refused rather than guessed at.
+ */
+function inlined(sql: string, params: unknown[]): string {
+  let n = 0;
+  const text = sql.replace(/\?/g, () => {
+    if (n >= params.length) throw new Error('More placeholders than parameters');
+    const value = params[n++];
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'string') return pg.escapeLiteral(value);
+    // In parentheses, a negative number cannot turn `- ?` into a comment.
+    if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
+    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
+  });
+  if (n !== params.length) throw new Error('More parameters than placeholders');
+  return text;
 }
 
 interface ActiveTx {
@@ -208,7 +230,7 @@ export class Database {
     const connection = (await client.acquireConnection()) as PgClient;
     const run = async (sql: string, params?: unknown[]) => {
       this.statements.emit('statement', sql);
-      return (await connection.query(sql, params)).rows;
+      return ((await connection.query(sql, params)) as { rows: unknown[] }).rows;
     };
     try {
       // The tenant id is a checked UUID: safe to write into the statement, which lets BEGIN carry it.
@@ -221,6 +243,43 @@ export class Database {
       throw error;
     } finally {
       await client.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * `read` for work that runs exactly one query (a product by id, say): BEGIN READ ONLY, the tenant
+   * context, the query with its parameters written in as literals, and COMMIT go out as one simple
+   * query, one round trip in all; row-level security and the read-only transaction hold as in
+   * `read`. A second query in `work` is refused. Inside an open `tenant()` transaction it reads on
+   * that transaction.
+   */
+  async readOne<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
+    const enter = enterTenantSql(tenantId);
+    const client = this.orm.em.getConnection().getKnex().client;
+    let connection: PgClient | undefined;
+    let sent = false;
+    try {
+      return await work({
+        tenantId,
+        query: async <R>(sql: string, params: unknown[] = []) => {
+          if (sent) throw new Error('readOne runs one query; use read for more');
+          sent = true;
+          const text = `BEGIN READ ONLY; ${enter}; ${inlined(sql, params)}; COMMIT`;
+          connection = (await client.acquireConnection()) as PgClient;
+          this.statements.emit('statement', text);
+          const results = await connection.query(text);
+          return (Array.isArray(results) ? results[2].rows : []) as R[];
+        },
+      });
+    } catch (error) {
+      // A failed statement leaves its transaction open and aborted on the connection.
+      if (connection) await connection.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      if (connection) await client.releaseConnection(connection);
     }
   }
 

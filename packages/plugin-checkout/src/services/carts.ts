@@ -31,6 +31,8 @@ export interface CartItemInput {
   quantity: number;
   /** Checked against the variant when sent; everything else a client may send is the catalog's to say. */
   product_id?: string;
+  /** A seller's offer of the variant's product (see `addOffer`). */
+  offer_id?: string;
 }
 
 /** A line named by its variant (REST) or by its own id (GraphQL). */
@@ -120,6 +122,7 @@ export class Carts {
         imageUrl: item.imageUrl,
         weightGrams: item.weightGrams,
         taxable: item.taxable,
+        offerId: item.offerId,
         // The lines keep their order.
         createdAt: item.createdAt,
         updatedAt: at,
@@ -172,6 +175,48 @@ export class Carts {
         taxable: true,
         createdAt: tx.now(),
         updatedAt: tx.now(),
+      });
+      return { items: [...items, item], catalog };
+    });
+  }
+
+  /**
+   * Adds a variant bought on a seller's offer (a marketplace), at the offer's price. The offer must
+   * be for sale and of the variant's product (422 OFFER_NOT_AVAILABLE) and have the units left (409
+   * OFFER_OUT_OF_STOCK; the units are held when the order is placed). A variant is in a cart once,
+   * on the store's stock or on one offer (409 OFFER_MISMATCH).
+   */
+  async addOffer(id: string, input: CartItemInput & { offer_id: string }, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, cart, items) => {
+      const existing = items.find((i) => i.variantId === input.variant_id);
+      if (existing && existing.offerId !== input.offer_id) {
+        throw AppError.conflict('This variant is already in the cart from another seller (or the store); remove that line first', 'OFFER_MISMATCH', [
+          { path: 'body.offer_id', message: 'the line of this variant has another offer', offer_id: existing.offerId ?? null },
+        ]);
+      }
+      const catalog = await this.pricing.catalogOf(tx, [...items.map((i) => i.variantId), input.variant_id]);
+      const sellable = catalog.get(input.variant_id);
+      const offer = (await this.pricing.offersOf(tx, [{ offerId: input.offer_id }])).get(input.offer_id);
+      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== cart.currency || (input.product_id && input.product_id !== sellable.product.id)) {
+        throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not for sale in this cart', [{ path: 'body.variant_id', message: 'no such variant for sale in this currency' }]);
+      }
+      if (!offer || offer.productId !== sellable.product.id) {
+        throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale, or is not of this variant', [{ path: 'body.offer_id', message: 'no such offer for sale' }]);
+      }
+      const quantity = (existing?.quantity ?? 0) + input.quantity;
+      if (quantity > offer.available) {
+        throw AppError.conflict(`The seller has ${offer.available} left of this offer`, 'OFFER_OUT_OF_STOCK', [{ path: 'body.quantity', message: `at most ${offer.available} in all`, available: offer.available }]);
+      }
+      if (existing) {
+        existing.quantity = quantity;
+        existing.updatedAt = tx.now();
+        return { items, catalog };
+      }
+      const at = tx.now();
+      const item = tx.em.create(CartItem, {
+        id: randomUUID(), tenantId: tx.tenantId, cartId: cart.id, variantId: input.variant_id, productId: sellable.product.id,
+        title: sellable.product.title, variantTitle: null, sku: null, quantity, unitPrice: sellable.variant.price, volumeDiscount: 0,
+        requiresShipping: true, imageUrl: null, weightGrams: null, taxable: true, offerId: input.offer_id, createdAt: at, updatedAt: at,
       });
       return { items: [...items, item], catalog };
     });

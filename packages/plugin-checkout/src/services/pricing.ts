@@ -1,6 +1,6 @@
 import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
-import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
+import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import { joinedColumns, joinedEntity, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
@@ -14,7 +14,7 @@ export interface Sellable {
 }
 
 /** A line to price: which variant, how many, and the identity it keeps. */
-export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'>;
+export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'> & { offerId?: string | null };
 
 /** Who and what a price is for: the coupon and its customer, the currency lines must be in. */
 export type PricedFor = Pick<Cart, 'currency' | 'couponCode' | 'customerId'> & { customerEmail?: string | null };
@@ -54,7 +54,14 @@ export class CartPricing {
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
+
+  /** The sellers' offers the lines name, as they sell now (none without a marketplace, or when no line names one). */
+  async offersOf(tx: Tx, items: Array<{ offerId?: string | null }>): Promise<Map<string, OfferTerms>> {
+    const ids = [...new Set(items.flatMap((i) => (i.offerId ? [i.offerId] : [])))];
+    return ids.length ? this.offers.terms(tx, ids) : new Map();
+  }
 
   /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
   async catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
@@ -86,12 +93,15 @@ export class CartPricing {
     const kept: T[] = [];
     const dropped: T[] = [];
     const lines: LineState[] = [];
+    // A line on a seller's offer sells while the offer does, at its price (a marketplace).
+    const offers = await this.offersOf(tx, items);
     const sellable = (item: T) => {
       const found = sellables.get(item.variantId);
+      if (item.offerId && offers.get(item.offerId)?.productId !== found?.product.id) return undefined;
       return found && found.product.status === 'active' && found.variant.currency === target.currency ? found : undefined;
     };
     // What this buyer pays for each variant: the catalog price, or a price list's (B2B) when one applies.
-    const variants = items.flatMap((item) => sellable(item)?.variant ?? []);
+    const variants = items.flatMap((item) => (item.offerId ? [] : (sellable(item)?.variant ?? [])));
     const resolved = variants.length ? await this.prices.resolve(tx, variants, { customerId: target.customerId ?? null }) : new Map();
     for (const item of items) {
       const found = sellable(item);
@@ -101,8 +111,9 @@ export class CartPricing {
       }
       kept.push(item);
       const facts = catalogFacts(found);
-      facts.unitPrice = resolved.get(found.variant.id)?.price ?? facts.unitPrice;
-      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, ...facts, volumeDiscount: 0 });
+      const offer = item.offerId ? offers.get(item.offerId) : undefined;
+      facts.unitPrice = offer ? offerUnitPrice(offer, found.variant) : (resolved.get(found.variant.id)?.price ?? facts.unitPrice);
+      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, offerId: item.offerId ?? null, ...facts, volumeDiscount: 0 });
     }
     const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })));
     lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));

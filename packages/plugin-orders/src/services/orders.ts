@@ -13,6 +13,7 @@ import { publishCreated, publishFulfillment } from './events.js';
 import { orderMachine } from '../machines/order.js';
 import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
+import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { Shipping } from './shipping.js';
 import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
@@ -31,6 +32,8 @@ export interface PlaceOrderInput {
     price?: number;
     /** This line's share of `discountTotal`; when the lines' shares do not add up to it, it is spread in proportion to the lines. */
     discount?: number;
+    /** A seller's offer of the variant's product (marketplace): priced and stocked by the offer. */
+    offerId?: string | null;
   }>;
   shippingAddress?: ShippingAddress | null;
   /** Worked out by the checkout (minor units, the order's currency); 0 when absent. */
@@ -83,6 +86,7 @@ export class Orders {
     @inject(OrderPrices) private readonly prices: LinePrices,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
   async create(input: PlaceOrderInput): Promise<Order> {
@@ -126,13 +130,15 @@ export class Orders {
     const email = input.customerEmail.trim().toLowerCase();
     const customer = input.customerId ? null : await this.customers.findByEmail(email);
     const customerId = input.customerId ?? customer?.id ?? null;
-    const unit = await this.prices.unitPrices(tx, ordered, customerId);
+    const offered = await this.offeredLines(tx, input.lines, byId);
+    const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id)), customerId);
 
     const id = randomUUID();
     const at = tx.now();
     const lines = ordered.map((v, position) => {
       const quantity = merged.get(v.id)!;
-      const price = Math.min(unit.get(v.id) ?? v.price, v.price);
+      const offer = offered.get(v.id);
+      const price = offer ? offerUnitPrice(offer, v) : Math.min(unit.get(v.id) ?? v.price, v.price);
       return tx.em.create(LineItem, {
         id: randomUUID(),
         tenantId: tx.tenantId,
@@ -152,6 +158,7 @@ export class Orders {
         taxClass: 'standard',
         taxRate: 0,
         taxAmount: 0,
+        offerId: offer?.offerId ?? null,
       });
     });
     const subtotal = lines.reduce((sum, l) => sum + l.totalAmount, 0);
@@ -200,7 +207,35 @@ export class Orders {
       updatedAt: at,
     });
     publishCreated(tx, order, lines);
+    if (offered.size > 0) await this.offers.orderPlaced(tx, order, lines);
     return order;
+  }
+
+  /**
+   * The offers the lines name, by variant: each must be for sale now and of the variant's product
+   * (422 OFFER_NOT_AVAILABLE), and a variant is bought on one offer or on none (422 OFFER_MISMATCH).
+   */
+  private async offeredLines(tx: Tx, lines: PlaceOrderInput['lines'], variants: Map<string, Variant>): Promise<Map<string, OfferTerms>> {
+    const named = new Map<string, string | null>();
+    for (const l of lines) {
+      const offerId = l.offerId ?? null;
+      if (named.has(l.variantId) && named.get(l.variantId) !== offerId) {
+        throw AppError.unprocessable('OFFER_MISMATCH', 'A variant is bought on one offer in an order', [{ path: 'line_items', message: 'names two offers (or an offer and none)', variant_id: l.variantId }]);
+      }
+      named.set(l.variantId, offerId);
+    }
+    const wanted = [...named].filter((e): e is [string, string] => e[1] !== null);
+    if (wanted.length === 0) return new Map();
+    const terms = await this.offers.terms(tx, [...new Set(wanted.map(([, offerId]) => offerId))]);
+    const out = new Map<string, OfferTerms>();
+    for (const [variantId, offerId] of wanted) {
+      const offer = terms.get(offerId);
+      if (!offer || offer.productId !== variants.get(variantId)!.productId) {
+        throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale (or not of this variant)', [{ path: 'line_items', message: 'no such offer for sale', offer_id: offerId, variant_id: variantId }]);
+      }
+      out.set(variantId, offer);
+    }
+    return out;
   }
 
   /** The store's next number: one upsert on its counter row, which stays locked until this transaction ends. */
@@ -221,7 +256,9 @@ export class Orders {
       assertCan(order, 'cancel');
       await this.shipping.releaseAll(tx, order.id);
       order.awaitingStockPaymentId = null;
-      return move(tx, order, 'cancel', reason ?? null);
+      await move(tx, order, 'cancel', reason ?? null);
+      await this.offers.orderChanged(tx, order);
+      return order;
     });
   }
 
@@ -265,7 +302,9 @@ export class Orders {
     const order = await lockOrder(tx, orderId);
     assertCan(order, 'refund');
     await this.shipping.releaseAll(tx, order.id);
-    return move(tx, order, 'refund', note);
+    await move(tx, order, 'refund', note);
+    await this.offers.orderChanged(tx, order);
+    return order;
   }
 
   /**
@@ -282,6 +321,7 @@ export class Orders {
       order.awaitingStockPaymentId = null;
       await move(tx, order, 'refund', note);
     }
+    await this.offers.orderChanged(tx, order);
     return order;
   }
 
@@ -339,7 +379,9 @@ export class Orders {
       return order;
     }
     order.awaitingStockPaymentId = null;
-    return move(tx, order, 'pay', note);
+    await move(tx, order, 'pay', note);
+    await this.offers.orderChanged(tx, order);
+    return order;
   }
 
   /**
@@ -369,6 +411,7 @@ export class Orders {
         const note = `payment ${order.awaitingStockPaymentId}; stock arrived`;
         order.awaitingStockPaymentId = null;
         await move(tx, order, 'pay', note);
+        await this.offers.orderChanged(tx, order);
         return true;
       }).catch((error: unknown) => {
         if (!(error instanceof AppError) || error.status === 400) this.logger.warn({ err: error, orderId: id }, 'restocked order not moved to paid');
