@@ -17,6 +17,7 @@ import { CatalogPrices, OrderPrices } from './services/prices.js';
 import { Shipping } from './services/shipping.js';
 import { OrderTaxes, taxCalculatorOf } from './services/taxes.js';
 import { orderTaxesMigration } from './migrations/0004_taxes.js';
+import { ordersSearchMigration } from './migrations/0005_search.js';
 import { instanceCachingFactory } from 'tsyringe';
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
@@ -45,7 +46,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, ordersSearchMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [
