@@ -26,9 +26,10 @@ const numbered = (sql: string) => (/\$1\b/.test(sql) ? sql : ((n) => sql.replace
 /**
  * The plans of a search request: `request` runs through the API while its statements are
  * recorded; the one that calls `<table>_matches` is explained under row-level security (the app
- * role, the store entered), and so is the statement that function runs with the words.
+ * role, the store entered), and so is the statement that function runs with the words. Without
+ * `tenantId` (a platform list, core_tenant) both are explained as the owner, who runs them.
  */
-export async function searchPlan(t: TestApp, options: { table: string; tenantId: string; words: string; request: () => Promise<unknown> }): Promise<SearchPlan> {
+export async function searchPlan(t: TestApp, options: { table: string; tenantId?: string; words: string; request: () => Promise<unknown> }): Promise<SearchPlan> {
   const { table, tenantId, words } = options;
   const sent: Array<{ sql: string; params: unknown[] }> = [];
   const knex = t.app.orm.em.getConnection().getKnex();
@@ -53,11 +54,11 @@ export async function searchPlan(t: TestApp, options: { table: string; tenantId:
   };
   try {
     await client.query('begin');
-    await client.query(`select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', $1, true)`, [tenantId]);
+    if (tenantId) await client.query(`select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', $1, true)`, [tenantId]);
     const list = await explain(numbered(statement.sql), statement.params);
     await client.query('rollback');
     const [{ filter }] = (await client.query('select qhatu_search_filter($1) as filter', [words])).rows;
-    const matches = await explain(`select id from ${table} where tenant_id = '${tenantId}' and ${filter}`);
+    const matches = await explain(`select id from ${table} where ${tenantId ? `tenant_id = '${tenantId}' and ` : ''}${filter}`);
     return { sql: statement.sql, list, matches };
   } finally {
     await client.end();
