@@ -4316,7 +4316,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
-                    /** @description Words of the title (accents ignored; the last word may be a beginning) */
+                    /** @description Words of the title, each found whatever its accents and case (3 characters or more anywhere in a word, 1–2 at its beginning) */
                     q?: string;
                     /** @description published_at orders drafts by their creation time */
                     sort?: "published_at" | "-published_at" | "created_at" | "-created_at" | "title" | "-title";
