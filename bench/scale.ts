@@ -115,6 +115,37 @@ async function measureAll(base: string, small: Store, big: Store, count: number)
   return out;
 }
 
+/**
+ * The searches as they were before decision 0046, `ILIKE '%…%'` with no index behind it, sent as
+ * raw SQL in a tenant transaction (the app role, the store entered): the reference the indexed
+ * search is compared with. Small and big store in turns, as the API rows.
+ */
+const OLD_SEARCHES: Array<[string, string]> = [
+  ['products', `select id, title, handle from catalog_product where tenant_id = $1 and (title ilike $2 or handle ilike $2) order by created_at desc, id desc limit 26`],
+  ['orders', `select id, number from orders_order where tenant_id = $1 and (customer_email ilike $2 or customer_name ilike $2) order by created_at desc, id desc limit 26`],
+  ['customers', `select id, email from customers_customer where tenant_id = $1 and (email ilike $2 or first_name ilike $2 or last_name ilike $2) order by created_at desc, id desc limit 26`],
+];
+
+async function timeOldSearches(client: pg.Client, small: Store, big: Store, count: number): Promise<Array<{ name: string; small: Timing; big: Timing }>> {
+  const once = async (sql: string, store: Store) => {
+    const started = process.hrtime.bigint();
+    await client.query('begin read only');
+    await client.query(`select set_config('role', 'qhatu_app', true), set_config('app.tenant_id', $1, true)`, [store.id]);
+    await client.query(sql, [store.id, '%zqxjv%']);
+    await client.query('commit');
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const out = [];
+  for (const [label, sql] of OLD_SEARCHES) {
+    for (let i = 0; i < 3; i++) for (const store of [small, big]) await once(sql, store);
+    const samples: [number[], number[]] = [[], []];
+    for (let i = 0; i < count; i++) for (const [k, store] of [small, big].entries()) samples[k].push(await once(sql, store));
+    out.push({ name: `before: ${label} ILIKE matching nothing (SQL only)`, small: summary(samples[0]), big: summary(samples[1]) });
+    log(`  before, ${label}: p50 ${out[out.length - 1].small.p50.toFixed(2)} ms small, ${out[out.length - 1].big.p50.toFixed(2)} ms big`);
+  }
+  return out;
+}
+
 /** A store and its admin key, through the API (keys are hashed there). */
 async function makeStore(base: string, platformToken: string, name: string): Promise<Store> {
   const headers = { authorization: `Bearer ${platformToken}`, 'content-type': 'application/json' };
@@ -182,6 +213,8 @@ async function main(): Promise<void> {
 
     log('measuring the small and the big store in turns');
     const results = await measureAll(base, small, big, count);
+    log('the searches as they were before (ILIKE), in SQL');
+    const before = await timeOldSearches(seeder, small, big, Math.min(count, 30));
     const big1 = rows.toLocaleString('en');
     const small1 = SMALL.toLocaleString('en');
     const storesLabel = stores.toLocaleString('en');
@@ -190,7 +223,7 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['request', `p50 ms, ${small1} rows`, `p95 ms, ${small1}`, `p50 ms, ${big1} rows`, `p95 ms, ${big1}`, 'p50 ratio'],
-        results.map((r) => [r.name, ms(r.small.p50), ms(r.small.p95), ms(r.big.p50), ms(r.big.p95), `${(r.big.p50 / r.small.p50).toFixed(2)}×`]),
+        [...results, ...before].map((r) => [r.name, ms(r.small.p50), ms(r.small.p95), ms(r.big.p50), ms(r.big.p95), `${(r.big.p50 / r.small.p50).toFixed(2)}×`]),
       ),
     );
     console.log('');
