@@ -76,7 +76,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       expect(first.stdout).toContain('applied core/0003_search');
       expect(first.stdout).toContain('Applied 3 migration(s).');
       const ledger = await admin(async (c) => (await c.query('select plugin, id from qhatu_migrations order by id')).rows, empty.url);
-      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }, { plugin: 'core', id: '0002_staff' }]);
+      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }, { plugin: 'core', id: '0002_staff' }, { plugin: 'core', id: '0003_search' }]);
 
       const again = await run(['migrate'], empty.url);
       expect(again.code).toBe(0);
