@@ -8,6 +8,7 @@ import crm from '@qhatu/plugin-crm';
 import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import inventory from '@qhatu/plugin-inventory';
+import marketplace from '@qhatu/plugin-marketplace';
 import media from '@qhatu/plugin-media';
 import culqi from '@qhatu/plugin-gateway-culqi';
 import izipay from '@qhatu/plugin-gateway-izipay';
@@ -26,5 +27,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace],
 });

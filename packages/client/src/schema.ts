@@ -7831,7 +7831,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a variant at its catalog price */
+        /** Add a variant at its catalog price, or on a seller's offer (offer_id) at the offer's price */
         post: {
             parameters: {
                 query?: never;
@@ -14993,6 +14993,1080 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/marketplace/orders/{id}/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a paid order's money is split: the store's revenue, each vendor's commission and payout, every entry
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceSettlement"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every vendor's payouts, newest first, by status (`status` or `filter[status]`)
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[status]"?: "pending" | "processing" | "paid" | "failed";
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    status?: "pending" | "processing" | "paid" | "failed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplacePayout"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a payout
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplacePayout"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/payouts/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a payout: pending → processing | paid, processing → paid | failed, failed → processing | paid (paid needs the transfer reference)
+         * @description Needs the permission `marketplace.payouts` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplacePayoutStatusUpdateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplacePayout"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendor-products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a catalog product to an active vendor: the vendor's offer, its price and stock
+         * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorProductCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendorProduct"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendor-products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink: the offer stops selling; orders already placed keep their units and their payouts
+         * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vendors (newest first), by status (`status` or `filter[status]`)
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[status]"?: "pending" | "active" | "suspended";
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    sort?: "created_at" | "-created_at";
+                    status?: "pending" | "active" | "suspended";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a vendor (pending until activated; e-mail unique in the store)
+         * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a vendor
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a vendor's name, e-mail, country, default commission or portal password (the fields sent)
+         * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorUpdateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendors/{id}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The vendor's payouts, newest first, by status
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[status]"?: "pending" | "processing" | "paid" | "failed";
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    status?: "pending" | "processing" | "paid" | "failed";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplacePayout"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendors/{id}/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The vendor's linked products (offers), newest first
+         * @description Needs the permission `marketplace.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendorProduct"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/vendors/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a vendor: pending → active | suspended, active → suspended, suspended → active (others 409)
+         * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorStatusUpdateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/media": {
         parameters: {
             query?: never;
@@ -20925,6 +21999,384 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendor/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign a vendor in: a vendor token (storefront or admin key plus X-Tenant-ID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorLoginInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendorSession"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendor/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in vendor's profile */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendor"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendor/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The vendor's own payouts, newest first, by status */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[status]"?: "pending" | "processing" | "paid" | "failed";
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    status?: "pending" | "processing" | "paid" | "failed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplacePayout"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendor/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The vendor's own offers, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendorProduct"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendor/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the price or the stock of one of the vendor's own offers */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceVendorProductUpdateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MarketplaceVendorProduct"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -24469,6 +25921,11 @@ export interface components {
             image_url?: string | null;
             /**
              * Format: uuid
+             * @description A seller's offer of the variant's product (marketplace): the line is priced at the offer's price and limited by its stock
+             */
+            offer_id?: string;
+            /**
+             * Format: uuid
              * @description Checked: must be the variant's product
              */
             product_id?: string;
@@ -24493,6 +25950,11 @@ export interface components {
         CheckoutCartItemCreateInput: {
             /** @description Ignored */
             image_url?: string | null;
+            /**
+             * Format: uuid
+             * @description A seller's offer of the variant's product (marketplace): the line is priced at the offer's price and limited by its stock
+             */
+            offer_id?: string;
             /**
              * Format: uuid
              * @description Checked: must be the variant's product
@@ -24614,6 +26076,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             image_url: string | null;
+            /** @description The seller's offer the line is bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;
@@ -24637,6 +26101,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             image_url: string | null;
+            /** @description The seller's offer the line is bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;
@@ -24706,6 +26172,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             image_url: string | null;
+            /** @description The seller's offer the line is bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;
@@ -24737,6 +26205,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             image_url: string | null;
+            /** @description The seller's offer the line is bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;
@@ -26578,6 +28048,317 @@ export interface components {
             theme_catalog_id: string;
             theme_name: string;
         };
+        MarketplacePayout: {
+            /** @description Minor units: the vendor's share of its paid lines, less what refunds took back */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            currency: string;
+            entry_count: number;
+            failed_at: string | null;
+            failure_reason: string | null;
+            /** Format: uuid */
+            id: string;
+            paid_at: string | null;
+            processing_at: string | null;
+            reference: string | null;
+            /** @enum {string} */
+            status: "pending" | "processing" | "paid" | "failed";
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplacePayoutInput: {
+            /** @description Minor units: the vendor's share of its paid lines, less what refunds took back */
+            amount: number;
+            /** Format: date-time */
+            created_at: string;
+            currency: string;
+            entry_count: number;
+            failed_at: string | null;
+            failure_reason: string | null;
+            /** Format: uuid */
+            id: string;
+            paid_at: string | null;
+            processing_at: string | null;
+            reference: string | null;
+            /** @enum {string} */
+            status: "pending" | "processing" | "paid" | "failed";
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplacePayoutStatusUpdate: {
+            /** @description Required for failed */
+            failure_reason?: string;
+            /** @description The transfer's reference; required for paid */
+            reference?: string;
+            /** @enum {string} */
+            status: "processing" | "paid" | "failed";
+        };
+        MarketplacePayoutStatusUpdateInput: {
+            /** @description Required for failed */
+            failure_reason?: string;
+            /** @description The transfer's reference; required for paid */
+            reference?: string;
+            /** @enum {string} */
+            status: "processing" | "paid" | "failed";
+        };
+        MarketplaceSettlement: {
+            commissions: number;
+            currency: string;
+            entries: {
+                commission: number;
+                commission_pct: number | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "sale" | "refund";
+                line_item_id: string | null;
+                offer_id: string | null;
+                payout: number;
+                payout_id: string | null;
+                store_amount: number;
+                vendor_id: string | null;
+            }[];
+            /** Format: uuid */
+            order_id: string;
+            /** @description What the order's payments brought in, net of refunds */
+            paid: number;
+            payouts: number;
+            /** @description The store's part: its own lines, the shipping */
+            store_revenue: number;
+            vendors: {
+                commission: number;
+                payout: number;
+                /** Format: uuid */
+                vendor_id: string;
+            }[];
+        };
+        MarketplaceSettlementInput: {
+            commissions: number;
+            currency: string;
+            entries: {
+                commission: number;
+                commission_pct: number | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "sale" | "refund";
+                line_item_id: string | null;
+                offer_id: string | null;
+                payout: number;
+                payout_id: string | null;
+                store_amount: number;
+                vendor_id: string | null;
+            }[];
+            /** Format: uuid */
+            order_id: string;
+            /** @description What the order's payments brought in, net of refunds */
+            paid: number;
+            payouts: number;
+            /** @description The store's part: its own lines, the shipping */
+            store_revenue: number;
+            vendors: {
+                commission: number;
+                payout: number;
+                /** Format: uuid */
+                vendor_id: string;
+            }[];
+        };
+        MarketplaceVendor: {
+            country_code: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Percent, at most two decimals */
+            default_commission_pct: number;
+            email: string;
+            /** @description Whether the vendor can sign in to the portal */
+            has_password: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "active" | "suspended";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MarketplaceVendorCreate: {
+            /** @example PE */
+            country_code: string;
+            /** @description The store's commission on the vendor's sales, 0 to 100 with at most two decimals (12.5) */
+            default_commission_pct: number;
+            email: unknown;
+            name: string;
+            /** @description Opens the vendor portal (POST /api/v1/vendor/login); never shown again */
+            password?: string;
+        };
+        MarketplaceVendorCreateInput: {
+            /** @example PE */
+            country_code: string;
+            /** @description The store's commission on the vendor's sales, 0 to 100 with at most two decimals (12.5) */
+            default_commission_pct: number;
+            /** Format: email */
+            email: string;
+            name: string;
+            /** @description Opens the vendor portal (POST /api/v1/vendor/login); never shown again */
+            password?: string;
+        };
+        MarketplaceVendorInput: {
+            country_code: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Percent, at most two decimals */
+            default_commission_pct: number;
+            email: string;
+            /** @description Whether the vendor can sign in to the portal */
+            has_password: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "active" | "suspended";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MarketplaceVendorLogin: {
+            email: unknown;
+            password: string;
+        };
+        MarketplaceVendorLoginInput: {
+            /** Format: email */
+            email: string;
+            password: string;
+        };
+        MarketplaceVendorProduct: {
+            /** @description stock − reserved: what carts may still buy */
+            available: number;
+            /** Format: uuid */
+            catalog_product_id: string;
+            /** @description null: the vendor's default_commission_pct */
+            commission_pct: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            price_override: number | null;
+            /** @description Units held by orders awaiting payment */
+            reserved: number;
+            /** @description The vendor's units, those held included */
+            stock: number;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplaceVendorProductCreate: {
+            /** Format: uuid */
+            catalog_product_id: string;
+            /** @description The store's commission on this offer; null or absent: the vendor's default */
+            commission_pct?: number | null;
+            /** @description What a unit costs on this offer, whichever variant; null or absent: the variant's catalog price */
+            price_override?: number | null;
+            /** @description The vendor's units for the store */
+            stock: number;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplaceVendorProductCreateInput: {
+            /** Format: uuid */
+            catalog_product_id: string;
+            /** @description The store's commission on this offer; null or absent: the vendor's default */
+            commission_pct?: number | null;
+            /** @description What a unit costs on this offer, whichever variant; null or absent: the variant's catalog price */
+            price_override?: number | null;
+            /** @description The vendor's units for the store */
+            stock: number;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplaceVendorProductInput: {
+            /** @description stock − reserved: what carts may still buy */
+            available: number;
+            /** Format: uuid */
+            catalog_product_id: string;
+            /** @description null: the vendor's default_commission_pct */
+            commission_pct: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            price_override: number | null;
+            /** @description Units held by orders awaiting payment */
+            reserved: number;
+            /** @description The vendor's units, those held included */
+            stock: number;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            vendor_id: string;
+        };
+        MarketplaceVendorProductUpdate: {
+            price_override?: number | null;
+            /** @description Not below the units held by orders awaiting payment (422 STOCK_BELOW_RESERVED) */
+            stock?: number;
+        };
+        MarketplaceVendorProductUpdateInput: {
+            price_override?: number | null;
+            /** @description Not below the units held by orders awaiting payment (422 STOCK_BELOW_RESERVED) */
+            stock?: number;
+        };
+        MarketplaceVendorSession: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @description A vendor bearer token for /api/v1/vendor; shown only here */
+            token: string;
+            vendor: components["schemas"]["MarketplaceVendor"];
+        };
+        MarketplaceVendorSessionInput: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @description A vendor bearer token for /api/v1/vendor; shown only here */
+            token: string;
+            vendor: components["schemas"]["MarketplaceVendorInput"];
+        };
+        MarketplaceVendorStatusUpdate: {
+            /**
+             * @description pending → active | suspended, active → suspended, suspended → active; anything else is 409
+             * @enum {string}
+             */
+            status: "pending" | "active" | "suspended";
+        };
+        MarketplaceVendorStatusUpdateInput: {
+            /**
+             * @description pending → active | suspended, active → suspended, suspended → active; anything else is 409
+             * @enum {string}
+             */
+            status: "pending" | "active" | "suspended";
+        };
+        MarketplaceVendorUpdate: {
+            /** @example PE */
+            country_code?: string;
+            /** @description For orders placed from now on; placed orders keep the rate they were placed at */
+            default_commission_pct?: number;
+            email?: unknown;
+            name?: string;
+            password?: string;
+        };
+        MarketplaceVendorUpdateInput: {
+            /** @example PE */
+            country_code?: string;
+            /** @description For orders placed from now on; placed orders keep the rate they were placed at */
+            default_commission_pct?: number;
+            /** Format: email */
+            email?: string;
+            name?: string;
+            password?: string;
+        };
         MediaAltTextChange: {
             alt_text: string;
         };
@@ -26915,6 +28696,8 @@ export interface components {
             fulfilled_quantity: number;
             /** Format: uuid */
             id: string;
+            /** @description The seller's offer the line was bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;
@@ -26941,6 +28724,8 @@ export interface components {
             fulfilled_quantity: number;
             /** Format: uuid */
             id: string;
+            /** @description The seller's offer the line was bought on (marketplace); null for the store's own stock */
+            offer_id: string | null;
             /** Format: uuid */
             product_id: string;
             quantity: number;

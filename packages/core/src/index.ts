@@ -17,6 +17,7 @@ export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './c
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
 export { Database, Tx, type SqlReader } from './db/database.js';
+export { joinedColumns, joinedEntity } from './db/joined.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
 export {
   AccessToken,

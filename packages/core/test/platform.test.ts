@@ -175,6 +175,29 @@ describe('GraphQL', () => {
   });
 });
 
+describe('the write path (Database.tenant)', () => {
+  it('enters the tenant on the round trip of BEGIN, and a transaction opened inside gets a BEGIN of its own', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await note(a, 'write-a');
+    await note(b, 'write-b');
+    const { result, statements } = await t.countQueries(() =>
+      db.tenant(async (tx) => {
+        const who = await tx.em.execute<Array<{ role: string; tenant: string }>>(`select current_user as role, current_setting('app.tenant_id') as tenant`);
+        // No tenant condition in the SQL: only RLS keeps B's rows out.
+        const bodies = await tx.em.execute<Array<{ body: string }>>(`select body from test_note where body like 'write-%'`);
+        // The platform's own transaction, opened inside, runs as the owner: all stores' rows.
+        const all = await db.platform(async (p) => p.em.execute<Array<{ n: number }>>(`select count(*)::int as n from test_note where body like 'write-%'`));
+        return { who: who[0], bodies: bodies.map((r) => r.body), all: all[0].n };
+      }, a.id),
+    );
+    expect(result).toEqual({ who: { role: 'qhatu_app', tenant: a.id }, bodies: ['write-a'], all: 2 });
+    // BEGIN (carrying the tenant), two selects, then the platform's BEGIN, select, COMMIT, and COMMIT.
+    expect(statements.filter((s) => /set_config/.test(s))).toEqual([]);
+    expect(statements).toHaveLength(7);
+  });
+});
+
 describe('the read path (Database.read)', () => {
   it('enters the tenant with BEGIN, is read-only, and row-level security still holds', async () => {
     const { Database } = await import('../src/index.js');
@@ -186,6 +209,31 @@ describe('the read path (Database.read)', () => {
     expect(bodies.map((r) => r.body)).toEqual(['read-a']);
     await expect(db.read((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
     await expect(db.read(async () => 1, 'not-a-uuid')).rejects.toThrow(/UUID/);
+  });
+
+  it('readOne: one round trip for one query, with its parameters written in safely, row-level security and read-only kept', async () => {
+    const { Database } = await import('../src/index.js');
+    const db = t.app.container.resolve(Database);
+    await note(a, "one-a it's \\ here");
+    await note(b, 'one-b');
+    const { result, statements } = await t.countQueries(() =>
+      db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body like ? and ? and length(body) > ?', ['one-%', true, -1]), a.id),
+    );
+    // No tenant condition in the SQL: only RLS keeps B's rows out.
+    expect(result.map((r) => r.body)).toEqual(["one-a it's \\ here"]);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^BEGIN READ ONLY; select set_config\('role'.*; select body from test_note .*; COMMIT$/s);
+    // A quote or a backslash in a parameter stays data.
+    const exact = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ["one-a it's \\ here"]), a.id);
+    expect(exact).toHaveLength(1);
+    const injected = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ["x' or '1'='1"]), a.id);
+    expect(injected).toEqual([]);
+    await expect(db.readOne((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
+    await expect(db.readOne(async (sql) => { await sql.query('select 1'); return sql.query('select 2'); }, a.id)).rejects.toThrow(/one query/);
+    await expect(db.readOne((sql) => sql.query('select ?', [new Date()]), a.id)).rejects.toThrow(/cannot be written/);
+    // The failures above gave their connections back clean: every pooled connection still reads.
+    const again = await Promise.all(Array.from({ length: 12 }, () => db.readOne((sql) => sql.query<{ n: number }>('select count(*)::int as n from test_note'), a.id)));
+    expect(again.every(([row]) => row.n === again[0][0].n)).toBe(true);
   });
 
   it('reads inside an open tenant transaction on that transaction', async () => {

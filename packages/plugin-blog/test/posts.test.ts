@@ -335,14 +335,14 @@ describe('SQL statements per request', () => {
     }
   });
 
-  it('writes a post in 7 (tenant, slug turn and look-up, outbox, insert, commit) and publishes one in 6 (the post locked)', async () => {
+  it('writes a post in 6 (BEGIN with the tenant, slug turn and look-up, outbox, insert, commit) and publishes one in 5 (the post locked)', async () => {
     const created = await t.countQueries(() => api('POST', BASE, { title: 'Budget write', content: '<p>x</p>' }));
     expect(created.result.statusCode).toBe(201);
-    expect(created.count).toBe(7);
+    expect(created.count).toBe(6);
     const published = await t.countQueries(() => api('POST', `${BASE}/${created.result.json().data.id}/publish`));
     expect(published.result.statusCode).toBe(200);
-    expect(published.statements[2]).toMatch(/ for update$/);
-    expect(published.count).toBe(6);
+    expect(published.statements[1]).toMatch(/ for update$/);
+    expect(published.count).toBe(5);
   });
 
   it('lists 25 posts (filtered, searched) in 3', async () => {

@@ -300,8 +300,7 @@ describe('settings', () => {
     const read = () => off.countQueries(() => off.request({ method: 'GET', url: `/api/v1/catalog/products/${p.id}`, headers: offShop.headers(offShop.storefrontToken) }));
     await read();
     const second = await read();
-    expect(second.count).toBeGreaterThan(0);
-    expect(second.count).toBeLessThanOrEqual(3);
+    expect(second.count).toBe(1);
     expect(off.app.container.resolve(ReadCache).size).toBe(0);
     const etag = second.result.headers.etag as string;
     const notModified = await off.request({ method: 'GET', url: `/api/v1/catalog/products/${p.id}`, headers: { ...offShop.headers(offShop.storefrontToken), 'if-none-match': etag } });

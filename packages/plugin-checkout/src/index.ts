@@ -8,6 +8,7 @@ import { checkoutMachine } from './machines/checkout.js';
 import { checkoutMigration } from './migrations/0001_checkout.js';
 import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
 import { checkoutTaxesMigration } from './migrations/0003_taxes.js';
+import { checkoutOffersMigration } from './migrations/0004_offers.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
@@ -37,7 +38,7 @@ export default definePlugin({
   name: 'checkout',
   dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration],
   machines: [checkoutMachine],
   events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {

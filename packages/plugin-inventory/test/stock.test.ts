@@ -157,10 +157,10 @@ describe('POST /inventory/warehouses/:id/stock/adjust', () => {
     await stock(t, shop, main.id, v, 3);
     const { result, count, statements } = await t.countQueries(() => adjust(t, shop, main.id, v, 1));
     expect(result.statusCode).toBe(200);
-    // BEGIN, tenant, warehouse, variant, stock, inactive warehouses, the product and its variants
+    // BEGIN with the tenant context, warehouse, variant, stock, inactive warehouses, the product and its variants
     // (for products.product.updated), update stock, insert adjustment, update variant, insert
     // events, COMMIT.
-    expect(count, statements.join('\n')).toBeLessThanOrEqual(13);
+    expect(count, statements.join('\n')).toBeLessThanOrEqual(12);
     expect(statements.some((s) => /for share/i.test(s))).toBe(true);
     expect(statements.filter((s) => /for update/i.test(s))).toHaveLength(2);
   });

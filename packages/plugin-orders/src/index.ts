@@ -17,7 +17,9 @@ import { CatalogPrices, OrderPrices } from './services/prices.js';
 import { Shipping } from './services/shipping.js';
 import { OrderTaxes, taxCalculatorOf } from './services/taxes.js';
 import { orderTaxesMigration } from './migrations/0004_taxes.js';
-import { ordersSearchMigration } from './migrations/0005_search.js';
+import { orderOffersMigration } from './migrations/0005_offers.js';
+import { ordersSearchMigration } from './migrations/0006_search.js';
+import { LineOffers, NoLineOffers } from './services/offers.js';
 import { instanceCachingFactory } from 'tsyringe';
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
@@ -30,6 +32,7 @@ export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } 
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
+export { LineOffers, NoLineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './services/offers.js';
 export {
   TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
@@ -46,7 +49,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, ordersSearchMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [
@@ -56,6 +59,8 @@ export default definePlugin({
   ],
   register(container) {
     if (!container.isRegistered(OrderPrices)) container.register(OrderPrices, { useValue: new CatalogPrices() });
+    // A marketplace registered after the orders replaces it: the last registration is the one resolved.
+    container.register(LineOffers, { useValue: new NoLineOffers() });
     // Resolved once every plugin registered: the taxes plugin (or a provider replacing it) may load after orders.
     container.register(OrderTaxes, { useFactory: instanceCachingFactory((c) => taxCalculatorOf(c)) });
     container.registerSingleton(Shipping);

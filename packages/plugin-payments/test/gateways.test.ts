@@ -146,13 +146,13 @@ describe('a gateway from another package (the plugin API)', () => {
     await api('GET', `${PAYMENTS}/gateways`); // the caller's key is looked up once, then cached
     const paid = await t.countQueries(() => api('POST', PAYMENTS, { order_id: order.id, gateway: 'acme', amount: order.total, currency: 'PEN', acme_token: 'tok_ok', installments: 1 }));
     expect(paid.result.json().data.status).toBe('paid');
-    // BEGIN, tenant, settings, order (locked), its other payments (the balance), insert, COMMIT;
-    // BEGIN, tenant, lock, outbox, update, COMMIT.
-    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(13);
+    // BEGIN with the tenant context, settings, order (locked), its other payments (the balance),
+    // insert, COMMIT; BEGIN with the tenant context, lock, outbox, update, COMMIT.
+    expect(paid.count, paid.statements.join('\n')).toBeLessThanOrEqual(11);
     const read = await t.countQueries(() => api('GET', `${PAYMENTS}/${paid.result.json().data.id}`));
     expect(read.result.json().data.status).toBe('paid');
-    // BEGIN, tenant, payment, refunds, COMMIT: a settled payment asks the provider nothing.
-    expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(5);
+    // BEGIN with the tenant context, payment, refunds, COMMIT: a settled payment asks the provider nothing.
+    expect(read.count, read.statements.join('\n')).toBeLessThanOrEqual(4);
   });
 
   it('indexes provider payments per store for the bare notification path; a store sees and writes only its own entries', async () => {

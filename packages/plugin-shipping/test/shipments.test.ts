@@ -135,14 +135,14 @@ describe('reading and listing', () => {
     expect((await track(MISSING, 'in_transit', '2026-11-20T10:00:00Z')).statusCode).toBe(404);
   });
 
-  it('reading a shipment or a page of them is one transaction of four statements', async () => {
+  it('reading a shipment or a page of them is one transaction of three statements', async () => {
     const made = await createShipment(t, shop, orderId);
     const one = await t.countQueries(() => admin()('GET', `${SHIPMENTS}/${made.id}`));
     expect(one.result.statusCode).toBe(200);
-    expect(one.count).toBeLessThanOrEqual(4);
+    expect(one.count).toBeLessThanOrEqual(3);
     const page = await t.countQueries(() => admin()('GET', `${SHIPMENTS}?limit=100&filter[order_id]=${orderId}`));
     expect(page.result.statusCode).toBe(200);
-    expect(page.count).toBeLessThanOrEqual(4);
+    expect(page.count).toBeLessThanOrEqual(3);
   });
 
   it('is for admins: a storefront key gets 403', async () => {

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { inject, injectable } from 'tsyringe';
 import { TenantContext } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
@@ -11,6 +13,47 @@ import { APP_ROLE } from './migrations.js';
 
 // One statement switches to the RLS role and sets the tenant, both local to the transaction.
 const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', ?, true)`;
+
+/** ENTER_TENANT_SQL for a checked UUID, written into the statement so that it can ride on BEGIN. */
+function enterTenantSql(tenantId: string): string {
+  if (!UUID.test(tenantId)) throw new Error('A tenant id must be a UUID');
+  return ENTER_TENANT_SQL.replace('?', `'${tenantId.toLowerCase()}'`);
+}
+
+/** The tenant a transaction about to begin enters; its BEGIN carries the setup (one round trip, not two). */
+interface PendingEntry {
+  sql: string;
+  sent: boolean;
+}
+const beginning = new AsyncLocalStorage<PendingEntry>();
+
+interface KnexClient {
+  _query(connection: unknown, obj: { sql: string; bindings?: unknown[] }): Promise<unknown>;
+}
+const riding = new WeakSet<object>();
+
+/**
+ * Lets the BEGIN of a tenant transaction carry the tenant setup: the statement knex sends as
+ * `BEGIN;` goes out as `BEGIN; select set_config(...)`, a simple query of two statements in one
+ * round trip. Only the BEGIN of the transaction `tenant()` is opening is changed (an async-local
+ * marks it, and the mark is spent by it); `tenant()` checks that it was and enters the tenant
+ * itself otherwise, so a knex that spells BEGIN differently costs a round trip, never the isolation.
+ */
+function rideOnBegin(client: KnexClient): void {
+  // A transaction's client is a fresh object of the same class (knex's makeTxClient): the class's method is the one to wrap.
+  const proto = Object.getPrototypeOf(client) as KnexClient;
+  if (riding.has(proto)) return;
+  riding.add(proto);
+  const query = proto._query;
+  proto._query = function (this: KnexClient, connection, obj) {
+    const pending = beginning.getStore();
+    if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
+      pending.sent = true;
+      return query.call(this, connection, { ...obj, sql: `BEGIN; ${pending.sql}` });
+    }
+    return query.call(this, connection, obj);
+  };
+}
 
 /** A unit of work inside one tenant: the entity manager and the events to publish on commit. */
 export class Tx {
@@ -83,7 +126,28 @@ function numbered(sql: string): string {
 }
 
 interface PgClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] } | Array<{ rows: unknown[] }>>;
+}
+
+/**
+ * `?` → each parameter written in as an SQL literal (pg's `escapeLiteral` for text), for a statement
+ * sent in the simple protocol, which takes no parameters. Text, whole and finite numbers, booleans
+ * and null only: anything else is refused rather than guessed at.
+ */
+function inlined(sql: string, params: unknown[]): string {
+  let n = 0;
+  const text = sql.replace(/\?/g, () => {
+    if (n >= params.length) throw new Error('More placeholders than parameters');
+    const value = params[n++];
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'string') return pg.escapeLiteral(value);
+    // In parentheses, a negative number cannot turn `- ?` into a comment.
+    if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
+    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
+  });
+  if (n !== params.length) throw new Error('More parameters than placeholders');
+  return text;
 }
 
 interface ActiveTx {
@@ -98,7 +162,9 @@ export class Database {
     @inject(EventBus) private readonly bus: EventBus,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    rideOnBegin(orm.em.getConnection().getKnex().client as KnexClient);
+  }
 
   private readonly logFailure = (err: unknown) => this.logger.error({ err }, 'after-commit step failed');
 
@@ -113,14 +179,21 @@ export class Database {
 
     const pending: DomainEvent[] = [];
     let opened: Tx | undefined;
-    const result = await this.orm.em.fork({ clear: true }).transactional(async (em) => {
-      await em.execute(ENTER_TENANT_SQL, [tenantId]);
-      em.setFilterParams('tenant', { tenantId });
-      const tx = (opened = new Tx(em, tenantId, this.clock, pending));
-      const inner = { ...(scope ?? {}), tenantId };
-      active.set(inner, { tx });
-      return TenantContext.run(inner, () => work(tx));
-    });
+    // A tenant id that is not a UUID enters as a parameter (it finds no rows).
+    const entry: PendingEntry = { sql: UUID.test(tenantId) ? enterTenantSql(tenantId) : '', sent: !UUID.test(tenantId) };
+    const result = await beginning.run(entry, () =>
+      this.orm.em.fork({ clear: true }).transactional(async (em) => {
+        // BEGIN carried the tenant setup unless a knex spelling it otherwise kept it from doing so.
+        if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
+        entry.sent = true;
+        em.setFilterParams('tenant', { tenantId });
+        const tx = (opened = new Tx(em, tenantId, this.clock, pending));
+        const inner = { ...(scope ?? {}), tenantId };
+        active.set(inner, { tx });
+        // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
+        return beginning.exit(() => TenantContext.run(inner, () => work(tx)));
+      }),
+    );
     await this.bus.committed(pending);
     await opened?.runAfterCommit(this.logFailure);
     return result;
@@ -152,16 +225,16 @@ export class Database {
     if (open && open.tx.tenantId === tenantId) {
       return work({ tenantId, query: (sql, params = []) => open.tx.em.execute(sql, params) });
     }
-    if (!UUID.test(tenantId)) throw new Error('A tenant id must be a UUID');
+    const enter = enterTenantSql(tenantId);
     const client = this.orm.em.getConnection().getKnex().client;
     const connection = (await client.acquireConnection()) as PgClient;
     const run = async (sql: string, params?: unknown[]) => {
       this.statements.emit('statement', sql, params);
-      return (await connection.query(sql, params)).rows;
+      return ((await connection.query(sql, params)) as { rows: unknown[] }).rows;
     };
     try {
       // The tenant id is a checked UUID: safe to write into the statement, which lets BEGIN carry it.
-      await run(`BEGIN READ ONLY; ${ENTER_TENANT_SQL.replace('?', `'${tenantId.toLowerCase()}'`)}`);
+      await run(`BEGIN READ ONLY; ${enter}`);
       const result = await work({ tenantId, query: (sql, params = []) => run(numbered(sql), params) as never });
       await run('COMMIT');
       return result;
@@ -170,6 +243,43 @@ export class Database {
       throw error;
     } finally {
       await client.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * `read` for work that runs exactly one query (a product by id, say): BEGIN READ ONLY, the tenant
+   * context, the query with its parameters written in as literals, and COMMIT go out as one simple
+   * query, one round trip in all; row-level security and the read-only transaction hold as in
+   * `read`. A second query in `work` is refused. Inside an open `tenant()` transaction it reads on
+   * that transaction.
+   */
+  async readOne<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
+    const enter = enterTenantSql(tenantId);
+    const client = this.orm.em.getConnection().getKnex().client;
+    let connection: PgClient | undefined;
+    let sent = false;
+    try {
+      return await work({
+        tenantId,
+        query: async <R>(sql: string, params: unknown[] = []) => {
+          if (sent) throw new Error('readOne runs one query; use read for more');
+          sent = true;
+          const text = `BEGIN READ ONLY; ${enter}; ${inlined(sql, params)}; COMMIT`;
+          connection = (await client.acquireConnection()) as PgClient;
+          this.statements.emit('statement', text);
+          const results = await connection.query(text);
+          return (Array.isArray(results) ? results[2].rows : []) as R[];
+        },
+      });
+    } catch (error) {
+      // A failed statement leaves its transaction open and aborted on the connection.
+      if (connection) await connection.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      if (connection) await client.releaseConnection(connection);
     }
   }
 

@@ -92,7 +92,8 @@ export class Products implements MediaUser {
   }
 
   async get(id: string, filter: Pick<ProductFilter, 'activeOnly'> = {}): Promise<ProductView> {
-    return this.db.read((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
+    // One query: BEGIN, the tenant, the product with its variants and COMMIT in one round trip.
+    return this.db.readOne((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {

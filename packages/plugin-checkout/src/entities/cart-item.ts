@@ -21,6 +21,8 @@ export const CartItem = defineEntity({
     imageUrl: p.string().nullable(),
     weightGrams: p.integer().nullable(),
     taxable: p.boolean(),
+    /** The seller's offer the line is bought on (a marketplace); null: the store's own stock. */
+    offerId: p.uuid().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

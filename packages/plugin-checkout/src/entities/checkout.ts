@@ -44,6 +44,8 @@ export interface CheckoutLine {
   tax_rate?: number;
   /** The tax of the line after its discounts, rounded to the minor unit. */
   tax_amount?: number;
+  /** The seller's offer the line is bought on (a marketplace). */
+  offer_id: string | null;
 }
 
 export const Checkout = defineEntity({

@@ -26,8 +26,12 @@ export async function cartRoutes(app: FastifyInstance, container: DependencyCont
 
   r.post('/checkout/carts/:id/items', {
     config,
-    schema: { tags, summary: 'Add a variant at its catalog price', params: CartParams, body: CartItemCreate, response: answer(201, 404, 409, 410, 422, 503) },
-  }, async (req, reply) => reply.code(201).send({ data: cartOut(await carts.addItem(req.params.id, req.body, shopper())) }));
+    schema: { tags, summary: "Add a variant at its catalog price, or on a seller's offer (offer_id) at the offer's price", params: CartParams, body: CartItemCreate, response: answer(201, 404, 409, 410, 422, 503) },
+  }, async (req, reply) => {
+    const { offer_id } = req.body;
+    const view = offer_id ? await carts.addOffer(req.params.id, { ...req.body, offer_id }, shopper()) : await carts.addItem(req.params.id, req.body, shopper());
+    return reply.code(201).send({ data: cartOut(view) });
+  });
 
   r.put('/checkout/carts/:id/items/:variant_id', {
     config,

@@ -27,6 +27,7 @@ export const CartItemCreate = z
     variant_id: Uuid,
     quantity: Quantity,
     product_id: Uuid.optional().meta({ description: "Checked: must be the variant's product" }),
+    offer_id: Uuid.optional().meta({ description: "A seller's offer of the variant's product (marketplace): the line is priced at the offer's price and limited by its stock" }),
     title: z.string().max(500).optional().meta({ description: "Ignored: the catalog's title is used" }),
     variant_title: z.string().max(500).nullable().optional().meta({ description: 'Ignored' }),
     sku: z.string().max(255).nullable().optional().meta({ description: 'Ignored' }),
@@ -61,6 +62,7 @@ export const CartLineOut = z
     image_url: z.string().nullable(),
     weight_grams: z.number().int().nullable(),
     taxable: z.boolean(),
+    offer_id: z.uuid().nullable().meta({ description: "The seller's offer the line is bought on (marketplace); null for the store's own stock" }),
   })
   .meta({ id: 'CheckoutLine' });
 

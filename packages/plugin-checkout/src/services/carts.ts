@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, Tenant, type Tx } from '@qhatu/core';
+import { AppError, Database, joinedColumns, joinedEntity, Tenant, type Tx } from '@qhatu/core';
 import { Customer } from '@qhatu/plugin-customers';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
@@ -31,6 +31,8 @@ export interface CartItemInput {
   quantity: number;
   /** Checked against the variant when sent; everything else a client may send is the catalog's to say. */
   product_id?: string;
+  /** A seller's offer of the variant's product (see `addOffer`). */
+  offer_id?: string;
 }
 
 /** A line named by its variant (REST) or by its own id (GraphQL). */
@@ -120,6 +122,7 @@ export class Carts {
         imageUrl: item.imageUrl,
         weightGrams: item.weightGrams,
         taxable: item.taxable,
+        offerId: item.offerId,
         // The lines keep their order.
         createdAt: item.createdAt,
         updatedAt: at,
@@ -177,6 +180,48 @@ export class Carts {
     });
   }
 
+  /**
+   * Adds a variant bought on a seller's offer (a marketplace), at the offer's price. The offer must
+   * be for sale and of the variant's product (422 OFFER_NOT_AVAILABLE) and have the units left (409
+   * OFFER_OUT_OF_STOCK; the units are held when the order is placed). A variant is in a cart once,
+   * on the store's stock or on one offer (409 OFFER_MISMATCH).
+   */
+  async addOffer(id: string, input: CartItemInput & { offer_id: string }, shopper: Shopper): Promise<CartView> {
+    return this.change(id, shopper, async (tx, cart, items) => {
+      const existing = items.find((i) => i.variantId === input.variant_id);
+      if (existing && existing.offerId !== input.offer_id) {
+        throw AppError.conflict('This variant is already in the cart from another seller (or the store); remove that line first', 'OFFER_MISMATCH', [
+          { path: 'body.offer_id', message: 'the line of this variant has another offer', offer_id: existing.offerId ?? null },
+        ]);
+      }
+      const catalog = await this.pricing.catalogOf(tx, [...items.map((i) => i.variantId), input.variant_id]);
+      const sellable = catalog.get(input.variant_id);
+      const offer = (await this.pricing.offersOf(tx, [{ offerId: input.offer_id }])).get(input.offer_id);
+      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== cart.currency || (input.product_id && input.product_id !== sellable.product.id)) {
+        throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not for sale in this cart', [{ path: 'body.variant_id', message: 'no such variant for sale in this currency' }]);
+      }
+      if (!offer || offer.productId !== sellable.product.id) {
+        throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale, or is not of this variant', [{ path: 'body.offer_id', message: 'no such offer for sale' }]);
+      }
+      const quantity = (existing?.quantity ?? 0) + input.quantity;
+      if (quantity > offer.available) {
+        throw AppError.conflict(`The seller has ${offer.available} left of this offer`, 'OFFER_OUT_OF_STOCK', [{ path: 'body.quantity', message: `at most ${offer.available} in all`, available: offer.available }]);
+      }
+      if (existing) {
+        existing.quantity = quantity;
+        existing.updatedAt = tx.now();
+        return { items, catalog };
+      }
+      const at = tx.now();
+      const item = tx.em.create(CartItem, {
+        id: randomUUID(), tenantId: tx.tenantId, cartId: cart.id, variantId: input.variant_id, productId: sellable.product.id,
+        title: sellable.product.title, variantTitle: null, sku: null, quantity, unitPrice: sellable.variant.price, volumeDiscount: 0,
+        requiresShipping: true, imageUrl: null, weightGrams: null, taxable: true, offerId: input.offer_id, createdAt: at, updatedAt: at,
+      });
+      return { items: [...items, item], catalog };
+    });
+  }
+
   async setQuantity(id: string, ref: LineRef, quantity: number, shopper: Shopper): Promise<CartView> {
     return this.change(id, shopper, async (tx, _cart, items) => {
       const item = lineOf(items, ref);
@@ -222,11 +267,10 @@ export class Carts {
     work: (tx: Tx, cart: Cart, items: CartItem[]) => Promise<{ items: CartItem[]; catalog?: Awaited<ReturnType<CartPricing['catalogOf']>>; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     return this.db.tenant(async (tx) => {
-      const cart = await this.find(tx, id, shopper, true);
+      const { cart, items: loaded } = await this.lockWithLines(tx, id, shopper);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
-      const loaded = await tx.em.find(CartItem, { cartId: cart.id });
       const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
       const kept = await this.pricing.reprice(tx, cart, items, catalog);
       if (requireCoupon && cart.couponRefusal) {
@@ -245,13 +289,33 @@ export class Carts {
   /** The cart, if the caller may see it, and still alive; locked for the rest of the transaction when asked. */
   async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Cart> {
     const cart = await tx.em.findOne(Cart, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
-    // Another customer's cart is answered like a missing one: cart ids are not to be probed.
-    if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
-    if (cart.expiresAt.getTime() <= tx.now().getTime()) {
-      throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
-    }
-    return cart;
+    return alive(tx, cart, shopper);
   }
+
+  /** `find` with the lock, and the cart's lines, in one statement (a change's first read). */
+  private async lockWithLines(tx: Tx, id: string, shopper: Shopper): Promise<{ cart: Cart; items: CartItem[] }> {
+    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
+      `select ${joinedColumns(tx.em, Cart, 'c', 'cart')}, ${joinedColumns(tx.em, CartItem, 'i', 'item')}
+         from checkout_cart c left join checkout_cart_item i on i.tenant_id = c.tenant_id and i.cart_id = c.id
+        where c.tenant_id = ? and c.id = ?
+        order by i.created_at, i.id
+          for update of c`,
+      [tx.tenantId, id],
+    );
+    const cart = rows.length ? joinedEntity(tx.em, Cart, rows[0], 'cart') : null;
+    const items = rows.flatMap((row) => joinedEntity(tx.em, CartItem, row, 'item') ?? []);
+    return { cart: alive(tx, cart, shopper), items };
+  }
+}
+
+/** The cart when the shopper may see it and it has not expired: 404 CART_NOT_FOUND, 410 CART_EXPIRED. */
+function alive(tx: Tx, cart: Cart | null, shopper: Shopper): Cart {
+  // Another customer's cart is answered like a missing one: cart ids are not to be probed.
+  if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
+  if (cart.expiresAt.getTime() <= tx.now().getTime()) {
+    throw new AppError(410, 'CART_EXPIRED', 'This cart has expired', [{ message: 'expired', expires_at: cart.expiresAt.toISOString() }]);
+  }
+  return cart;
 }
 
 /** A new, empty cart of the tenant, living `ttlMs` from `at`. */

@@ -138,7 +138,7 @@ export class Checkouts {
    * where it ships (the store's own country before an address is given), shipping included.
    */
   private async priceNow(tx: Tx, checkout: Checkout) {
-    const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n) }));
+    const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n), offerId: l.offer_id ?? null }));
     const quote = await this.pricing.quote(tx, { ...checkout, customerEmail: checkout.email }, lines, undefined, {
       address: checkout.shippingAddress ?? null,
       shipping: checkout.shippingTotal,
@@ -217,7 +217,7 @@ export class Checkouts {
     const order = await this.orders.placeOrder(tx, {
       customerEmail: checkout.email,
       customerId: checkout.customerId,
-      lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price, discount: l.discount_amount ?? l.volume_discount })),
+      lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price, discount: l.discount_amount ?? l.volume_discount, offerId: l.offer_id ?? null })),
       shippingAddress: checkout.shippingAddress,
       shippingTotal: checkout.shippingTotal,
       discountTotal: checkout.discountTotal,

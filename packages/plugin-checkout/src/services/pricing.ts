@@ -1,7 +1,7 @@
 import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
-import { allocate, OrderTaxes, taxesFor, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import type { Tx } from '@qhatu/core';
+import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
+import { joinedColumns, joinedEntity, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
@@ -14,7 +14,7 @@ export interface Sellable {
 }
 
 /** A line to price: which variant, how many, and the identity it keeps. */
-export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'>;
+export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'> & { offerId?: string | null };
 
 /** Who and what a price is for: the coupon and its customer, the currency lines must be in. */
 export type PricedFor = Pick<Cart, 'currency' | 'couponCode' | 'customerId'> & { customerEmail?: string | null };
@@ -54,19 +54,30 @@ export class CartPricing {
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
-  /** The variants (with their products) among `variantIds` that exist in the store; two statements. */
+  /** The sellers' offers the lines name, as they sell now (none without a marketplace, or when no line names one). */
+  async offersOf(tx: Tx, items: Array<{ offerId?: string | null }>): Promise<Map<string, OfferTerms>> {
+    const ids = [...new Set(items.flatMap((i) => (i.offerId ? [i.offerId] : [])))];
+    return ids.length ? this.offers.terms(tx, ids) : new Map();
+  }
+
+  /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
   async catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
     const found = new Map<string, Sellable>();
-    if (variantIds.length === 0) return found;
-    const variants = await tx.em.find(Variant, { id: { $in: [...new Set(variantIds)] } });
-    if (variants.length === 0) return found;
-    const products = await tx.em.find(Product, { id: { $in: [...new Set(variants.map((v) => v.productId))] } });
-    const byId = new Map(products.map((p) => [p.id, p]));
-    for (const variant of variants) {
-      const product = byId.get(variant.productId);
-      if (product) found.set(variant.id, { variant, product });
+    const ids = [...new Set(variantIds)];
+    if (ids.length === 0) return found;
+    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
+      `select ${joinedColumns(tx.em, Variant, 'v', 'variant')}, ${joinedColumns(tx.em, Product, 'p', 'product')}
+         from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
+        where v.tenant_id = ? and v.id in (${ids.map(() => '?').join(', ')})`,
+      [tx.tenantId, ...ids],
+    );
+    for (const row of rows) {
+      const variant = joinedEntity(tx.em, Variant, row, 'variant');
+      const product = joinedEntity(tx.em, Product, row, 'product');
+      if (variant && product) found.set(variant.id, { variant, product });
     }
     return found;
   }
@@ -82,12 +93,15 @@ export class CartPricing {
     const kept: T[] = [];
     const dropped: T[] = [];
     const lines: LineState[] = [];
+    // A line on a seller's offer sells while the offer does, at its price (a marketplace).
+    const offers = await this.offersOf(tx, items);
     const sellable = (item: T) => {
       const found = sellables.get(item.variantId);
+      if (item.offerId && offers.get(item.offerId)?.productId !== found?.product.id) return undefined;
       return found && found.product.status === 'active' && found.variant.currency === target.currency ? found : undefined;
     };
     // What this buyer pays for each variant: the catalog price, or a price list's (B2B) when one applies.
-    const variants = items.flatMap((item) => sellable(item)?.variant ?? []);
+    const variants = items.flatMap((item) => (item.offerId ? [] : (sellable(item)?.variant ?? [])));
     const resolved = variants.length ? await this.prices.resolve(tx, variants, { customerId: target.customerId ?? null }) : new Map();
     for (const item of items) {
       const found = sellable(item);
@@ -97,8 +111,9 @@ export class CartPricing {
       }
       kept.push(item);
       const facts = catalogFacts(found);
-      facts.unitPrice = resolved.get(found.variant.id)?.price ?? facts.unitPrice;
-      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, ...facts, volumeDiscount: 0 });
+      const offer = item.offerId ? offers.get(item.offerId) : undefined;
+      facts.unitPrice = offer ? offerUnitPrice(offer, found.variant) : (resolved.get(found.variant.id)?.price ?? facts.unitPrice);
+      lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, offerId: item.offerId ?? null, ...facts, volumeDiscount: 0 });
     }
     const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })));
     lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));

@@ -10,7 +10,7 @@ export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTo
 /** A line as answered: the stored line, or the same line priced now without being written. */
 export type LineState = Pick<
   CartItem,
-  'id' | 'variantId' | 'productId' | 'title' | 'variantTitle' | 'sku' | 'quantity' | 'unitPrice' | 'volumeDiscount' | 'requiresShipping' | 'imageUrl' | 'weightGrams' | 'taxable' | 'createdAt'
+  'id' | 'variantId' | 'productId' | 'title' | 'variantTitle' | 'sku' | 'quantity' | 'unitPrice' | 'volumeDiscount' | 'requiresShipping' | 'imageUrl' | 'weightGrams' | 'taxable' | 'createdAt' | 'offerId'
 >;
 
 /** A cart as answered. */
@@ -63,6 +63,7 @@ export function lineOut(item: LineState, taxed?: LineTaxOut): CheckoutLine {
     image_url: item.imageUrl ?? null,
     weight_grams: item.weightGrams ?? null,
     taxable: item.taxable,
+    offer_id: item.offerId ?? null,
     ...(taxed && {
       discount_amount: item.volumeDiscount + taxed.couponShare,
       tax_class: taxed.tax.taxClass,
@@ -112,7 +113,7 @@ export function checkoutOut(c: CheckoutState) {
     status: c.status,
     currency: c.currency,
     // Lines kept before taxes were computed read as untaxed.
-    line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, ...l })),
+    line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, ...l, offer_id: l.offer_id ?? null })),
     coupon_code: c.couponCode,
     subtotal: c.subtotal,
     shipping_total: c.shippingTotal,

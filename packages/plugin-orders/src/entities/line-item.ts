@@ -28,6 +28,8 @@ export const LineItem = defineEntity({
     taxRate: p.integer(),
     /** Rounded per line to the minor unit; the lines and the shipping's tax add up to the order's `taxTotal`. */
     taxAmount: p.bigint('number'),
+    /** The seller's offer the line was bought on (a marketplace); null: the store's own stock. */
+    offerId: p.uuid().nullable(),
   },
 });
 export type LineItem = InferEntity<typeof LineItem>;

@@ -22,6 +22,7 @@ export function lineItemOut(l: LineItem) {
     tax_class: l.taxClass,
     tax_rate: l.taxRate,
     tax_amount: l.taxAmount,
+    offer_id: l.offerId ?? null,
   };
 }
 

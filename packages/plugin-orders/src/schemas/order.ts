@@ -59,6 +59,7 @@ export const OrderLineItemOut = z
     tax_class: z.string().meta({ description: 'The tax class the line was taxed at (`standard`, `exempt`, or a class the store named)' }),
     tax_rate: z.number().int().meta({ description: 'Basis points (1800 = 18 %), as applied when the order was placed' }),
     tax_amount: z.number().int().meta({ description: "Tax of the line after its discounts, rounded to the minor unit; the lines' and the shipping's add up to tax_total" }),
+    offer_id: z.uuid().nullable().meta({ description: "The seller's offer the line was bought on (marketplace); null for the store's own stock" }),
   })
   .meta({ id: 'OrderLineItem' });
 

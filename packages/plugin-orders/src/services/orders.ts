@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
+import { AppError, Database, joinedColumns, joinedEntity, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
 import { Product, Variant } from '@qhatu/plugin-catalog';
 import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { publishCreated, publishFulfillment } from './events.js';
 import { orderMachine } from '../machines/order.js';
 import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
+import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { Shipping } from './shipping.js';
 import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
@@ -31,6 +32,8 @@ export interface PlaceOrderInput {
     price?: number;
     /** This line's share of `discountTotal`; when the lines' shares do not add up to it, it is spread in proportion to the lines. */
     discount?: number;
+    /** A seller's offer of the variant's product (marketplace): priced and stocked by the offer. */
+    offerId?: string | null;
   }>;
   shippingAddress?: ShippingAddress | null;
   /** Worked out by the checkout (minor units, the order's currency); 0 when absent. */
@@ -83,6 +86,7 @@ export class Orders {
     @inject(OrderPrices) private readonly prices: LinePrices,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
   async create(input: PlaceOrderInput): Promise<Order> {
@@ -98,7 +102,15 @@ export class Orders {
     for (const l of input.lines) merged.set(l.variantId, (merged.get(l.variantId) ?? 0) + l.quantity);
     if (merged.size === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
     const variantIds = [...merged.keys()];
-    const variants = await tx.em.find(Variant, { id: { $in: variantIds } });
+    // The variants with their products, in one statement.
+    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
+      `select ${joinedColumns(tx.em, Variant, 'v', 'variant')}, ${joinedColumns(tx.em, Product, 'p', 'product')}
+         from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
+        where v.tenant_id = ? and v.id in (${variantIds.map(() => '?').join(', ')})`,
+      [tx.tenantId, ...variantIds],
+    );
+    const variants = rows.map((row) => joinedEntity(tx.em, Variant, row, 'variant')!);
+    const products = new Map(rows.map((row) => joinedEntity(tx.em, Product, row, 'product')!).map((p) => [p.id, p]));
     const byId = new Map(variants.map((v) => [v.id, v]));
     const missing: ErrorDetail[] = variantIds.filter((id) => !byId.has(id)).map((id) => ({ path: 'line_items', message: 'is not a variant of this store', variant_id: id }));
     if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', `Unknown variants: ${missing.map((m) => m.variant_id).join(', ')}`, missing);
@@ -114,18 +126,19 @@ export class Orders {
     if (!input.shippingAddress && ordered.some((v) => v.requiresShipping)) {
       throw AppError.unprocessable('SHIPPING_ADDRESS_REQUIRED', 'A line requires shipping: give a shipping_address', [{ path: 'body.shipping_address', message: 'is required' }]);
     }
-    const products = new Map((await tx.em.find(Product, { id: { $in: [...new Set(ordered.map((v) => v.productId))] } })).map((p) => [p.id, p]));
 
     const email = input.customerEmail.trim().toLowerCase();
     const customer = input.customerId ? null : await this.customers.findByEmail(email);
     const customerId = input.customerId ?? customer?.id ?? null;
-    const unit = await this.prices.unitPrices(tx, ordered, customerId);
+    const offered = await this.offeredLines(tx, input.lines, byId);
+    const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id)), customerId);
 
     const id = randomUUID();
     const at = tx.now();
     const lines = ordered.map((v, position) => {
       const quantity = merged.get(v.id)!;
-      const price = Math.min(unit.get(v.id) ?? v.price, v.price);
+      const offer = offered.get(v.id);
+      const price = offer ? offerUnitPrice(offer, v) : Math.min(unit.get(v.id) ?? v.price, v.price);
       return tx.em.create(LineItem, {
         id: randomUUID(),
         tenantId: tx.tenantId,
@@ -145,6 +158,7 @@ export class Orders {
         taxClass: 'standard',
         taxRate: 0,
         taxAmount: 0,
+        offerId: offer?.offerId ?? null,
       });
     });
     const subtotal = lines.reduce((sum, l) => sum + l.totalAmount, 0);
@@ -193,7 +207,35 @@ export class Orders {
       updatedAt: at,
     });
     publishCreated(tx, order, lines);
+    if (offered.size > 0) await this.offers.orderPlaced(tx, order, lines);
     return order;
+  }
+
+  /**
+   * The offers the lines name, by variant: each must be for sale now and of the variant's product
+   * (422 OFFER_NOT_AVAILABLE), and a variant is bought on one offer or on none (422 OFFER_MISMATCH).
+   */
+  private async offeredLines(tx: Tx, lines: PlaceOrderInput['lines'], variants: Map<string, Variant>): Promise<Map<string, OfferTerms>> {
+    const named = new Map<string, string | null>();
+    for (const l of lines) {
+      const offerId = l.offerId ?? null;
+      if (named.has(l.variantId) && named.get(l.variantId) !== offerId) {
+        throw AppError.unprocessable('OFFER_MISMATCH', 'A variant is bought on one offer in an order', [{ path: 'line_items', message: 'names two offers (or an offer and none)', variant_id: l.variantId }]);
+      }
+      named.set(l.variantId, offerId);
+    }
+    const wanted = [...named].filter((e): e is [string, string] => e[1] !== null);
+    if (wanted.length === 0) return new Map();
+    const terms = await this.offers.terms(tx, [...new Set(wanted.map(([, offerId]) => offerId))]);
+    const out = new Map<string, OfferTerms>();
+    for (const [variantId, offerId] of wanted) {
+      const offer = terms.get(offerId);
+      if (!offer || offer.productId !== variants.get(variantId)!.productId) {
+        throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale (or not of this variant)', [{ path: 'line_items', message: 'no such offer for sale', offer_id: offerId, variant_id: variantId }]);
+      }
+      out.set(variantId, offer);
+    }
+    return out;
   }
 
   /** The store's next number: one upsert on its counter row, which stays locked until this transaction ends. */
@@ -214,7 +256,9 @@ export class Orders {
       assertCan(order, 'cancel');
       await this.shipping.releaseAll(tx, order.id);
       order.awaitingStockPaymentId = null;
-      return move(tx, order, 'cancel', reason ?? null);
+      await move(tx, order, 'cancel', reason ?? null);
+      await this.offers.orderChanged(tx, order);
+      return order;
     });
   }
 
@@ -258,7 +302,9 @@ export class Orders {
     const order = await lockOrder(tx, orderId);
     assertCan(order, 'refund');
     await this.shipping.releaseAll(tx, order.id);
-    return move(tx, order, 'refund', note);
+    await move(tx, order, 'refund', note);
+    await this.offers.orderChanged(tx, order);
+    return order;
   }
 
   /**
@@ -275,6 +321,7 @@ export class Orders {
       order.awaitingStockPaymentId = null;
       await move(tx, order, 'refund', note);
     }
+    await this.offers.orderChanged(tx, order);
     return order;
   }
 
@@ -332,7 +379,9 @@ export class Orders {
       return order;
     }
     order.awaitingStockPaymentId = null;
-    return move(tx, order, 'pay', note);
+    await move(tx, order, 'pay', note);
+    await this.offers.orderChanged(tx, order);
+    return order;
   }
 
   /**
@@ -362,6 +411,7 @@ export class Orders {
         const note = `payment ${order.awaitingStockPaymentId}; stock arrived`;
         order.awaitingStockPaymentId = null;
         await move(tx, order, 'pay', note);
+        await this.offers.orderChanged(tx, order);
         return true;
       }).catch((error: unknown) => {
         if (!(error instanceof AppError) || error.status === 400) this.logger.warn({ err: error, orderId: id }, 'restocked order not moved to paid');

@@ -41,7 +41,8 @@ export class Shipping {
     const held = await this.held(tx, order.id);
     const need = new Map<string, number>();
     for (const line of lines) {
-      if (!line.requiresShipping) continue;
+      // A seller's offer ships from the seller's stock, held by the marketplace.
+      if (!line.requiresShipping || line.offerId) continue;
       need.set(line.variantId, (need.get(line.variantId) ?? 0) + line.quantity - line.fulfilledQuantity);
     }
     const deficit = [...need].map(([variantId, n]) => ({ variantId, quantity: n - (held.get(variantId) ?? 0) })).filter((l) => l.quantity > 0);
@@ -60,7 +61,10 @@ export class Shipping {
    */
   async ship(tx: Tx, order: Order, lines: LineItem[], wanted: Wanted, details: ShipmentDetails, titles = new Map<string, string>()): Promise<Fulfillment> {
     const items = this.plan(lines, wanted, titles);
-    const stocked = items.filter((i) => lines.find((l) => l.id === i.line_item_id)!.requiresShipping);
+    const stocked = items.filter((i) => {
+      const line = lines.find((l) => l.id === i.line_item_id)!;
+      return line.requiresShipping && !line.offerId;
+    });
     if (stocked.length > 0) {
       const held = await this.held(tx, order.id);
       const deficit = stocked

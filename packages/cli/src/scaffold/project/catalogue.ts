@@ -44,6 +44,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('reviews', 'plugin-reviews', 'reviews', ['catalog', 'customers', 'orders']),
   plugin('crm', 'plugin-crm', 'crm'),
   plugin('b2b', 'plugin-b2b', 'b2b', ['catalog', 'customers', 'orders']),
+  plugin('marketplace', 'plugin-marketplace', 'marketplace', ['catalog', 'orders']),
 ];
 
 /** The plugins asked for plus everything they depend on, in catalogue order; `added` names what came as a dependency. */

@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
+
+/**
+ * Two entities read in one statement (a join) and handed back as managed entities, as `em.find`
+ * would give them: `select ${joinedColumns(em, Cart, "c", "cart")}, ${joinedColumns(em, CartItem, "i", "item")}
+ * from ... join ...`, then `joinedEntity(em, Cart, row, 'cart')` for each side of each row. The columns
+ * keep PostgreSQL's own types (no JSON round trip), so dates, bigints and json map as the ORM maps them.
+ */
+export function joinedColumns<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, prefix: string): string {
+  return fieldsOf(em, entity)
+    .map((field) => `"${alias}"."${field}" as "${prefix}.${field}"`)
+    .join(', ');
+}
+
+/** The entity whose columns `joinedColumns(.., prefix)` put in `row`; null when its primary key is null (the empty side of an outer join). */
+export function joinedEntity<T extends object>(em: EntityManager, entity: EntityName<T>, row: Record<string, unknown>, prefix: string): T | null {
+  const meta = em.getMetadata().get(entity);
+  const own: Record<string, unknown> = {};
+  for (const field of fieldsOf(em, entity)) own[field] = row[`${prefix}.${field}`];
+  if (meta.primaryKeys.some((key) => own[meta.properties[key].fieldNames[0]] == null)) return null;
+  return em.map(entity, own as never) as T;
+}
+
+function fieldsOf<T extends object>(em: EntityManager, entity: EntityName<T>): string[] {
+  return em
+    .getMetadata()
+    .get(entity)
+    .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length)
+    .flatMap((prop) => prop.fieldNames);
+}

@@ -1,0 +1,68 @@
+import { TenantContext } from '@qhatu/core';
+import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutCompletion } from '../src/index.js';
+import { ADDRESS, caller, CARTS, CHECKOUTS, checkoutApp, createCoupon, createProduct, createVolumeTier, RATE, type Caller } from './helpers.js';
+
+// The SQL statements (round trips to PostgreSQL) of each step of the way from an empty cart to a
+// completed order, with a volume tier and a coupon in play: the budget the README states. A
+// tenant transaction's BEGIN carries the tenant setup (one round trip), COMMIT is one.
+let t: TestApp;
+let shop: TestTenant;
+let admin: Caller;
+let store: Caller;
+beforeAll(async () => {
+  t = await checkoutApp();
+  shop = await t.createTenant({ currency: 'PEN' });
+  admin = caller(t, shop);
+  store = caller(t, shop, shop.storefrontToken);
+});
+afterAll(async () => t?.close());
+
+/** Runs one step, checks its status and that it stayed within `budget` statements; answers its body. */
+async function step(budget: number, status: number, work: () => ReturnType<Caller>) {
+  const { result, count, statements } = await t.countQueries(work);
+  expect(result.statusCode, result.body).toBe(status);
+  expect(count, statements.join('\n')).toBeLessThanOrEqual(budget);
+  return { body: result.json().data, count };
+}
+
+describe('the cart → checkout → order path, statement by statement', () => {
+  it('stays within the stated budget at every step, 82 statements in all', async () => {
+    const scarf = await createProduct(admin, { title: 'Scarf', variants: [{ title: 'Grey', price: 1000 }] });
+    const hat = await createProduct(admin, { title: 'Hat', variants: [{ title: 'Red', price: 2500 }] });
+    await createVolumeTier(admin, scarf.id, 2, 1000);
+    const coupon = await createCoupon(admin, { type: 'percentage', value: 500 });
+
+    // The storefront key is known already (its lookup is cached per process; not part of the path).
+    expect((await store('GET', `${CARTS}/00000000-0000-4000-8000-000000000001`)).statusCode).toBe(404);
+    const counts: number[] = [];
+    const take = async (budget: number, status: number, work: () => ReturnType<Caller>) => {
+      const done = await step(budget, status, work);
+      counts.push(done.count);
+      return done.body;
+    };
+    const cart = await take(5, 201, () => store('POST', CARTS, {}));
+    await take(8, 201, () => store('POST', `${CARTS}/${cart.id}/items`, { variant_id: scarf.variants[0].id, quantity: 1 }));
+    await take(8, 201, () => store('POST', `${CARTS}/${cart.id}/items`, { variant_id: hat.variants[0].id, quantity: 1 }));
+    await take(8, 200, () => store('PUT', `${CARTS}/${cart.id}/items/${scarf.variants[0].id}`, { quantity: 2 }));
+    await take(9, 200, () => store('POST', `${CARTS}/${cart.id}/coupon`, { code: coupon.code }));
+    await take(7, 200, () => store('GET', `${CARTS}/${cart.id}`));
+    const checkout = await take(10, 201, () => store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' }));
+    const placed = await take(19, 200, () => store('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE }));
+    expect(placed.status).toBe('payment_pending');
+    await take(3, 200, () => store('GET', `${CHECKOUTS}/${checkout.id}`));
+
+    // The payment's confirmation completes the checkout (the job's work, without HTTP).
+    const completion = await t.countQueries(() =>
+      TenantContext.run({ tenantId: shop.id }, () =>
+        t.app.container.resolve(CheckoutCompletion).complete({ payment_id: 'pay_1', order_id: placed.order_id, amount: placed.total, currency: 'PEN' }),
+      ),
+    );
+    expect(completion.count, completion.statements.join('\n')).toBeLessThanOrEqual(5);
+    counts.push(completion.count);
+    const done = (await store('GET', `${CHECKOUTS}/${checkout.id}`)).json().data;
+    expect(done.status).toBe('completed');
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(82);
+  });
+});

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, Database, type Tx } from '@qhatu/core';
+import { allocate, LineItem, Order } from '@qhatu/plugin-orders';
+import { inject, injectable } from 'tsyringe';
+import { LedgerEntry } from '../entities/ledger-entry.js';
+import type { OfferHold } from '../entities/offer-hold.js';
+import { publish } from './events.js';
+import { commissionOf } from './money.js';
+import { Payouts } from './payouts.js';
+
+/** The three parts an entry splits money into. */
+const PARTS = ['storeAmount', 'commission', 'payout'] as const;
+
+/** An order's money as the marketplace split it. */
+export interface Settlement {
+  order: Order;
+  entries: LedgerEntry[];
+}
+
+/**
+ * The marketplace's ledger. When an order with vendors' lines is paid, its total is split: each
+ * vendor line's amount (what the customer paid for it after its discounts, tax included) gives the
+ * commission at the rate agreed when the order was placed (rounded half up to the minor unit) and
+ * the vendor's payout (the rest); the store keeps the remainder of the total (its own lines and
+ * the shipping). Money given back is taken off every part in proportion to what is left of it
+ * (`allocate`: largest remainders), so the parts always add up to what the customer paid, net of
+ * refunds, to the cent. Runs inside the orders' transactions, the order locked.
+ */
+@injectable()
+export class Ledger {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(Payouts) private readonly payouts: Payouts,
+  ) {}
+
+  /** Brings the order's entries in line with its money: the sale once paid, then any refund since. Safe to repeat. */
+  async follow(tx: Tx, order: Order, holds: OfferHold[]): Promise<void> {
+    const entries = await tx.em.find(LedgerEntry, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    if (!entries.some((e) => e.kind === 'sale')) entries.push(...(await this.recordSale(tx, order, holds)));
+    const net = entries.reduce((sum, e) => sum + e.storeAmount + e.commission + e.payout, 0);
+    // What the order's total is no longer covered by: refunds (a payment above the total is not the marketplace's).
+    const target = order.total - Math.min(order.total, Math.max(0, order.amountPaid - order.amountRefunded));
+    const given = order.total - net;
+    if (target !== given) await this.recordRefund(tx, order, entries, target - given);
+  }
+
+  private async recordSale(tx: Tx, order: Order, holds: OfferHold[]): Promise<LedgerEntry[]> {
+    const lines = await tx.em.find(LineItem, { orderId: order.id }, { orderBy: { position: 'asc' } });
+    const byLine = new Map(holds.map((h) => [h.lineItemId, h]));
+    const at = tx.now();
+    const entries: LedgerEntry[] = [];
+    let vendors = 0;
+    for (const line of lines) {
+      const hold = byLine.get(line.id);
+      if (!hold) continue;
+      const amount = line.totalAmount - line.discountAmount + (order.pricesIncludeTax ? 0 : line.taxAmount);
+      const commission = commissionOf(amount, hold.commissionBps);
+      vendors += amount;
+      entries.push(this.entry(tx, order, 'sale', { lineItemId: line.id, vendorId: hold.vendorId, offerId: hold.offerId, commissionBps: hold.commissionBps, commission, payout: amount - commission }, at));
+    }
+    entries.unshift(this.entry(tx, order, 'sale', { storeAmount: order.total - vendors }, at));
+    for (const e of entries) if (e.vendorId) e.payoutId = await this.payouts.gather(tx, e.vendorId, order.currency, e.payout);
+    publish(tx, 'marketplace.commission.recorded', moneyData(order, entries));
+    return entries;
+  }
+
+  /** `amount` more given back (negative: taken again), spread over what is left of each part. */
+  private async recordRefund(tx: Tx, order: Order, entries: LedgerEntry[], amount: number): Promise<void> {
+    const groups = new Map<string, LedgerEntry[]>();
+    for (const e of entries) groups.set(e.lineItemId ?? '', [...(groups.get(e.lineItemId ?? '') ?? []), e]);
+    const keys = [...groups.keys()];
+    const parts = keys.flatMap((key) => {
+      const group = groups.get(key)!;
+      return PARTS.map((part) => {
+        const left = group.reduce((sum, e) => sum + e[part], 0);
+        const sold = group.filter((e) => e.kind === 'sale').reduce((sum, e) => sum + e[part], 0);
+        return amount > 0 ? left : sold - left;
+      });
+    });
+    const shares = allocate(Math.abs(amount), parts);
+    const sign = amount > 0 ? -1 : 1;
+    const at = tx.now();
+    const added: LedgerEntry[] = [];
+    keys.forEach((key, g) => {
+      const [storeAmount, commission, payout] = shares.slice(g * 3, g * 3 + 3).map((s) => sign * s);
+      if (storeAmount === 0 && commission === 0 && payout === 0) return;
+      const sale = groups.get(key)!.find((e) => e.kind === 'sale')!;
+      added.push(this.entry(tx, order, 'refund', { lineItemId: sale.lineItemId, vendorId: sale.vendorId, offerId: sale.offerId, commissionBps: sale.commissionBps, storeAmount, commission, payout }, at));
+    });
+    for (const e of added) if (e.vendorId) e.payoutId = await this.payouts.gather(tx, e.vendorId, order.currency, e.payout);
+    publish(tx, 'marketplace.commission.reversed', { ...moneyData(order, added), amount: -sign * Math.abs(amount) });
+  }
+
+  private entry(tx: Tx, order: Order, kind: LedgerEntry['kind'], parts: Partial<LedgerEntry>, at: Date): LedgerEntry {
+    return tx.em.create(LedgerEntry, {
+      id: randomUUID(),
+      tenantId: tx.tenantId,
+      orderId: order.id,
+      lineItemId: null,
+      vendorId: null,
+      offerId: null,
+      payoutId: null,
+      commissionBps: null,
+      storeAmount: 0,
+      commission: 0,
+      payout: 0,
+      ...parts,
+      kind,
+      currency: order.currency,
+      createdAt: at,
+    });
+  }
+
+  /** The order's split (404 SETTLEMENT_NOT_FOUND while it has none: not paid, or no vendor's line). */
+  async settlement(orderId: string): Promise<Settlement> {
+    return this.db.tenant(async ({ em }) => {
+      const entries = await em.find(LedgerEntry, { orderId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      const order = entries.length ? await em.findOne(Order, { id: orderId }) : null;
+      if (!order) throw AppError.notFound('Settlement', 'SETTLEMENT_NOT_FOUND');
+      return { order, entries };
+    });
+  }
+}
+
+/** Sums of entries: the store's, each vendor's. */
+export function sums(entries: LedgerEntry[]) {
+  const vendors = new Map<string, { commission: number; payout: number }>();
+  let store = 0;
+  for (const e of entries) {
+    store += e.storeAmount;
+    if (!e.vendorId) continue;
+    const v = vendors.get(e.vendorId) ?? { commission: 0, payout: 0 };
+    v.commission += e.commission;
+    v.payout += e.payout;
+    vendors.set(e.vendorId, v);
+  }
+  return { store, vendors };
+}
+
+function moneyData(order: Order, entries: LedgerEntry[]): Record<string, unknown> {
+  const { store, vendors } = sums(entries);
+  return {
+    order_id: order.id,
+    currency: order.currency,
+    store_amount: store,
+    vendors: [...vendors].map(([vendor_id, v]) => ({ vendor_id, commission: v.commission, payout: v.payout })),
+  };
+}

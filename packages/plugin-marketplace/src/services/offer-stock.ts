@@ -1,0 +1,91 @@
+import { AppError, type Tx } from '@qhatu/core';
+import { LineItem, type LineOffersStrategy, type OfferTerms, type Order } from '@qhatu/plugin-orders';
+import { inject, injectable } from 'tsyringe';
+import { OfferHold } from '../entities/offer-hold.js';
+import { Ledger } from './ledger.js';
+
+const outOfStock = (offerId: string, quantity: number) =>
+  AppError.conflict(`This offer has fewer than ${quantity} units left, or is no longer for sale`, 'OFFER_OUT_OF_STOCK', [
+    { path: 'line_items', message: 'not enough units of the offer', offer_id: offerId, quantity },
+  ]);
+
+/**
+ * The orders' `LineOffers`: how a shopper buys a vendor's offer. An offer sells while it is linked
+ * and its vendor active, at its price. Placing the order holds the units with one conditional
+ * UPDATE per offer (`stock - reserved >= n`): of concurrent orders for the last unit exactly one
+ * gets it, the others are 409 OFFER_OUT_OF_STOCK. Paid: the units are sold (taken off the stock)
+ * and the ledger splits the money; cancelled unpaid: given back; a paid order cancelled or
+ * refunded gives back what had not shipped.
+ */
+@injectable()
+export class MarketplaceOffers implements LineOffersStrategy {
+  constructor(@inject(Ledger) private readonly ledger: Ledger) {}
+
+  async terms(tx: Tx, offerIds: string[]): Promise<Map<string, OfferTerms>> {
+    const rows = await tx.em.execute<Array<{ id: string; product_id: string; price_override: string | null; available: number }>>(
+      `select o.id, o.product_id, o.price_override, o.stock - o.reserved as available
+         from marketplace_offer o
+         join marketplace_vendor v on v.tenant_id = o.tenant_id and v.id = o.vendor_id
+        where o.tenant_id = ? and o.id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+          and o.unlinked_at is null and v.status = 'active'`,
+      [tx.tenantId, JSON.stringify(offerIds)],
+    );
+    return new Map(
+      rows.map((r) => [r.id, { offerId: r.id, productId: r.product_id, unitPrice: r.price_override == null ? null : Number(r.price_override), available: Number(r.available) }]),
+    );
+  }
+
+  async orderPlaced(tx: Tx, order: Order, lines: LineItem[]): Promise<void> {
+    const wanted = new Map<string, number>();
+    for (const l of lines) if (l.offerId) wanted.set(l.offerId, (wanted.get(l.offerId) ?? 0) + l.quantity);
+    const agreed = new Map<string, { vendorId: string; bps: number }>();
+    // In id order, so that two orders holding the same offers never wait on each other in a circle.
+    for (const [offerId, quantity] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
+      const [row] = await tx.em.execute<Array<{ vendor_id: string; bps: number }>>(
+        `update marketplace_offer o set reserved = o.reserved + ?, updated_at = ?
+           from marketplace_vendor v
+          where o.tenant_id = ? and o.id = ? and o.unlinked_at is null and o.stock - o.reserved >= ?
+            and v.tenant_id = o.tenant_id and v.id = o.vendor_id and v.status = 'active'
+          returning o.vendor_id, coalesce(o.commission_bps, v.commission_bps) as bps`,
+        [quantity, tx.now(), tx.tenantId, offerId, quantity],
+      );
+      if (!row) throw outOfStock(offerId, quantity);
+      agreed.set(offerId, { vendorId: row.vendor_id, bps: Number(row.bps) });
+    }
+    for (const l of lines) {
+      if (!l.offerId) continue;
+      const { vendorId, bps } = agreed.get(l.offerId)!;
+      tx.em.create(OfferHold, {
+        tenantId: tx.tenantId, orderId: order.id, lineItemId: l.id, offerId: l.offerId, vendorId, quantity: l.quantity,
+        commissionBps: bps, status: 'held', createdAt: tx.now(), updatedAt: tx.now(),
+      });
+    }
+  }
+
+  async orderChanged(tx: Tx, order: Order): Promise<void> {
+    const holds = await tx.em.find(OfferHold, { orderId: order.id });
+    if (holds.length === 0) return;
+    const paid = order.paidAt != null;
+    const closed = order.status === 'cancelled' || order.status === 'refunded';
+    for (const hold of holds) {
+      if (hold.status === 'held' && paid) await this.move(tx, hold, 'sold', -hold.quantity, -hold.quantity);
+      else if (hold.status === 'held' && closed) await this.move(tx, hold, 'released', 0, -hold.quantity);
+    }
+    if (closed && holds.some((h) => h.status === 'sold')) {
+      const shipped = new Map((await tx.em.find(LineItem, { orderId: order.id })).map((l) => [l.id, l.fulfilledQuantity]));
+      for (const hold of holds) {
+        const back = hold.quantity - (shipped.get(hold.lineItemId) ?? 0);
+        if (hold.status === 'sold' && back > 0) await this.move(tx, hold, 'restocked', back, 0);
+      }
+    }
+    if (paid) await this.ledger.follow(tx, order, holds);
+  }
+
+  private async move(tx: Tx, hold: OfferHold, status: OfferHold['status'], stock: number, reserved: number): Promise<void> {
+    await tx.em.execute(`update marketplace_offer set stock = stock + ?, reserved = reserved + ?, updated_at = ? where tenant_id = ? and id = ?`, [
+      stock, reserved, tx.now(), tx.tenantId, hold.offerId,
+    ]);
+    hold.status = status;
+    hold.updatedAt = tx.now();
+  }
+}
