@@ -77,6 +77,40 @@ export function formatResults(results: ScenarioResult[], fallback: ScenarioResul
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Several rounds of the same scenarios (`BENCH_RUNS`): each scenario's req/s in every round, their
+ * median, and the median of its per-round ratio to the baseline of that same round.
+ */
+export function formatMedians(rounds: ScenarioResult[][]): string {
+  const header = ['scenario', ...rounds.map((_, i) => `run ${i + 1} req/s`), 'median req/s', 'median p99 ms', 'median vs baseline'];
+  const rows = rounds[0].map((first, n) => {
+    const each = rounds.map((round) => round[n]);
+    const ratios = rounds.map((round) => {
+      const r = round[n];
+      const baseline = round.find((b) => b.name === r.compareWith) ?? round[0];
+      return baseline.requestsPerSecond > 0 ? r.requestsPerSecond / baseline.requestsPerSecond : 0;
+    });
+    return [
+      first.name,
+      ...each.map((r) => r.requestsPerSecond.toFixed(0)),
+      median(each.map((r) => r.requestsPerSecond)).toFixed(0),
+      median(each.map((r) => r.p99Ms)).toFixed(0),
+      `${median(ratios).toFixed(2)}×`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
 /** Why a scenario failed: status codes, socket errors and the first answers that were not 2xx. */
 /** Chained flows: what one iteration made per second, from the same run (req/s divided by its steps). */
 export function formatFlows(results: ScenarioResult[], load: LoadSettings): string {

@@ -4,7 +4,10 @@
  *
  * Environment: BENCH_DURATION (seconds per scenario, default 10), BENCH_DATABASE_URL or
  * TEST_DATABASE_URL (PostgreSQL admin URL), LOG_LEVEL (the app's, default silent), BENCH_PROFILE
- * (a folder: write a CPU profile of the server per scenario there; slows the servers down).
+ * (a folder: write a CPU profile of the server per scenario there; slows the servers down),
+ * BENCH_RUNS (rounds of all scenarios on the same servers, default 1: with more, each round's table
+ * and then the medians), BENCH_ONLY (a regular expression: only the scenarios whose name matches,
+ * and the baselines).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -12,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
-import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatProfile, formatResults } from './report.js';
+import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatMedians, formatProfile, formatResults } from './report.js';
 import { runScenario, scenarios, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
 import { seedStore } from './seed.js';
 import { BENCH_PLUGINS, freePort, spawnServer, type RunningServer, type ServerKind, type ServerOptions } from './servers.js';
@@ -31,11 +34,15 @@ const SETTLE_MS = 1_000;
 
 const log = (line: string) => console.error(`[bench] ${line}`);
 
-function loadSettings(): LoadSettings {
+function loadSettings(): LoadSettings & { runs: number; only: RegExp | null } {
   const raw = process.env.BENCH_DURATION;
   const duration = raw === undefined || raw === '' ? DEFAULT_DURATION_SECONDS : Number(raw);
   if (!Number.isFinite(duration) || duration <= 0) throw new Error(`BENCH_DURATION must be a positive number of seconds, not "${raw}"`);
-  return { connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: WARMUP_SECONDS };
+  const rawRuns = process.env.BENCH_RUNS;
+  const runs = rawRuns === undefined || rawRuns === '' ? 1 : Number(rawRuns);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`BENCH_RUNS must be a whole number of rounds, not "${rawRuns}"`);
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
+  return { connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: WARMUP_SECONDS, runs, only };
 }
 
 /** Cleanup steps, run newest first, once, whether the run succeeded, failed or was interrupted. */
@@ -75,7 +82,7 @@ async function measure(server: RunningServer, scenario: Scenario, load: LoadSett
   return result;
 }
 
-async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean> {
+async function benchmark(load: ReturnType<typeof loadSettings>, cleanup: Cleanup): Promise<boolean> {
   // createTestDatabase reads its admin URL from TEST_DATABASE_URL.
   if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
   warnIfBusy();
@@ -106,21 +113,32 @@ async function benchmark(load: LoadSettings, cleanup: Cleanup): Promise<boolean>
 
   const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
-  const results: ScenarioResult[] = [];
-  for (const [i, scenario] of scenarios(store).entries()) {
-    log(`${scenario.name}: ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s`);
-    const profileFile = profileDir ? path.join(profileDir, `${i + 1}-${slug(scenario.name)}.cpuprofile`) : undefined;
-    results.push(await measure(servers[scenario.target], scenario, load, profileFile));
-    await sleep(SETTLE_MS);
+  // The baselines always run: every other row is a ratio to one of them.
+  const chosen = scenarios(store).filter((s) => !load.only || s.target === 'baseline' || load.only.test(s.name));
+  const rounds: ScenarioResult[][] = [];
+  for (let round = 1; round <= load.runs; round++) {
+    const results: ScenarioResult[] = [];
+    for (const [i, scenario] of chosen.entries()) {
+      log(`${load.runs > 1 ? `round ${round}/${load.runs}, ` : ''}${scenario.name}: ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s`);
+      const profileFile = profileDir ? path.join(profileDir, `${round}-${i + 1}-${slug(scenario.name)}.cpuprofile`) : undefined;
+      results.push(await measure(servers[scenario.target], scenario, load, profileFile));
+      await sleep(SETTLE_MS);
+    }
+    rounds.push(results);
   }
 
   console.log(`\n${formatMachine(machine, load)}\n`);
-  console.log(formatResults(results, results[0])); // scenarios() lists the baseline first
-  const flows = formatFlows(results, load);
-  if (flows) console.log(`\n${flows}`);
-  const failures = formatFailures(results);
+  for (const [n, results] of rounds.entries()) {
+    if (rounds.length > 1) console.log(`\nRound ${n + 1} of ${rounds.length}\n`);
+    console.log(formatResults(results, results[0])); // scenarios() lists the baseline first
+    const flows = formatFlows(results, load);
+    if (flows) console.log(`\n${flows}`);
+  }
+  if (rounds.length > 1) console.log(`\nMedians of ${rounds.length} rounds\n\n${formatMedians(rounds)}`);
+  const all = rounds.flat();
+  const failures = formatFailures(all);
   if (failures) console.log(`\nFAILURES\n${failures}`);
-  return !results.some(failed);
+  return !all.some(failed);
 }
 
 async function main(): Promise<void> {

@@ -25,6 +25,10 @@ import { EventBus } from './events/bus.js';
 import { OutboxRelay } from './events/outbox.js';
 import { Housekeeping } from './housekeeping.js';
 import { BULLMQ_SCHEMA, Jobs } from './jobs/jobs.js';
+import { Metrics } from './observability/metrics.js';
+import { MetricsListener } from './observability/metrics-http.js';
+import { readObservability } from './observability/settings.js';
+import { flushTracing, startTracing, traceFields } from './observability/tracing.js';
 import { orderPlugins, type QhatuPlugin } from './plugin.js';
 import { StaffAccounts } from './staff/accounts.js';
 import { StaffDirectory } from './staff/directory.js';
@@ -51,11 +55,16 @@ export interface QhatuApp {
   config: QhatuConfig;
   orm: MikroORM;
   jobs: Jobs;
+  /** This app's Prometheus metrics (served at `/metrics`). */
+  metrics: Metrics;
   databaseUrl: string;
   plugins: QhatuPlugin[];
   /** Every REST route: its plugin, method, URL, auth rule and permission. */
   routes: readonly RouteInfo[];
+  /** Serves HTTP (and, when `QHATU_METRICS_PORT` is set, the metrics listener); the API's address. */
   listen(): Promise<string>;
+  /** Opens the metrics listener alone (done by `listen` and by workers); its address, or undefined when no port is set. */
+  listenMetrics(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -91,9 +100,13 @@ export async function migrateAll(databaseUrl: string, plugins: QhatuPlugin[], lo
 
 export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   let config = options.config ?? loadConfig();
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  // With tracing on, each log line names its trace and span, to go from a line to its trace.
+  const logger = options.logger ?? pino({ level: config.logLevel, mixin: traceFields });
   const plugins = orderPlugins([corePlugin, ...options.plugins.filter((p) => p.name !== 'core')]);
   const permissions = new PermissionRegistry(plugins);
+  const observability = readObservability(config);
+  // Before the database driver is first used, so that its queries are traced.
+  if (observability.tracing) startTracing({ url: observability.tracing.url });
 
   let embedded: EmbeddedDatabase | undefined;
   const closers: Array<() => Promise<void> | void> = [];
@@ -129,6 +142,9 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.register(PLUGINS, { useValue: plugins });
     container.register(EventBus, { useValue: bus });
     container.register(Jobs, { useValue: jobs });
+    const metrics = new Metrics(logger);
+    container.register(Metrics, { useValue: metrics });
+    jobs.onRun((name, outcome, seconds) => metrics.observeJob(name, outcome, seconds));
     jobs.attach(container);
     container.registerSingleton(Database);
     container.registerSingleton(AccessTokens);
@@ -163,6 +179,23 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });
     closers.unshift(() => relay.stop());
+    metrics.watch({
+      pool: () => {
+        const pool = orm.em.getConnection().getKnex().client.pool;
+        return pool && { used: pool.numUsed(), idle: pool.numFree(), pendingAcquires: pool.numPendingAcquires(), max: pool.max };
+      },
+      queueCounts: () => jobs.counts(),
+      // The platform's view (every tenant), as the relay reads it; the partial index of pending rows serves it.
+      outbox: async () => {
+        const [row] = await db.query<{ pending: number; lag: number }>(
+          `select count(*)::int as pending, coalesce(extract(epoch from now() - min(occurred_at)), 0)::float8 as lag
+             from core_outbox where published_at is null`,
+        );
+        return { pending: row.pending, lagSeconds: Math.max(0, row.lag) };
+      },
+    });
+    const metricsListener = new MetricsListener(metrics, observability.metrics, logger);
+    closers.unshift(() => metricsListener.close());
     const housekeeping = new Housekeeping(container.resolve(Database), logger);
     container.register(Housekeeping, { useValue: housekeeping });
     closers.unshift(() => housekeeping.stop());
@@ -178,6 +211,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
 
     for (const plugin of plugins) await plugin.onReady?.({ container });
     if (options.workers) {
+      // A worker process serves no API: its metrics (job runs, deliveries) are read on the metrics port.
+      await metricsListener.listen();
       await jobs.startWorkers();
       relay.startSweeping();
       housekeeping.start();
@@ -194,16 +229,20 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       config,
       orm,
       jobs,
+      metrics,
       databaseUrl,
       plugins,
       routes,
+      listenMetrics: () => metricsListener.listen(),
       async listen() {
+        await metricsListener.listen();
         return http.listen({ port: config.port, host: config.host });
       },
       async close() {
         if (closed) return;
         closed = true;
         for (const close of closers) await close();
+        await flushTracing();
       },
     };
   } catch (error) {

@@ -22,6 +22,7 @@ import { PAYMENT_EVENTS } from './services/events.js';
 import { GatewaySettings } from './services/gateway-settings.js';
 import { Gateways } from './services/gateways.js';
 import { Notifications } from './services/notifications.js';
+import { PaymentMetrics } from './services/payment-metrics.js';
 import { Payments } from './services/payments.js';
 import { Refunds } from './services/refunds.js';
 import { Sessions } from './services/sessions.js';
@@ -63,6 +64,7 @@ export default definePlugin({
         new Gateways(c.isRegistered(PAYMENT_GATEWAY) ? c.resolveAll<PaymentGateway>(PAYMENT_GATEWAY) : [], c.resolve<QhatuConfig>(CONFIG)),
       ),
     });
+    container.registerSingleton(PaymentMetrics);
     container.registerSingleton(GatewaySettings);
     container.registerSingleton(Sessions);
     container.registerSingleton(Payments);

@@ -208,6 +208,28 @@ describe('a gateway from another package (the plugin API)', () => {
     expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: 'insufficient funds' });
   });
 
+  it('counts payments by gateway and status in /metrics, each status once it commits', async () => {
+    const counts = async () => {
+      const text = (await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${t.platformToken}` } })).body;
+      const of = (status: string) => Number(text.match(new RegExp(`^qhatu_payments_total\\{gateway="acme",status="${status}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+      return { pending: of('pending'), processing: of('processing'), paid: of('paid'), failed: of('failed'), refunded: of('refunded') };
+    };
+    const api = caller(t, shop);
+    const before = await counts();
+    const paid = await api('POST', PAYMENTS, { order_id: (await createOrder(api)).id, gateway: 'acme', amount: 3000, currency: 'PEN', acme_token: 'tok_ok', installments: 1 });
+    expect(paid.json().data.status).toBe('paid');
+    expect((await api('POST', PAYMENTS, { order_id: (await createOrder(api)).id, gateway: 'acme', amount: 3000, currency: 'PEN', acme_token: 'tok_no', installments: 1 })).json().data.status).toBe('failed');
+    expect((await api('POST', `${PAYMENTS}/${paid.json().data.id}/refund`, { amount: 3000, reason: 'duplicate' })).statusCode).toBe(201);
+    // Refused before anything is written (more than the order's total): nothing is counted.
+    expect((await api('POST', PAYMENTS, { order_id: (await createOrder(api)).id, gateway: 'acme', amount: 9000, currency: 'PEN', acme_token: 'tok_ok', installments: 1 })).statusCode).toBe(422);
+    const after = await counts();
+    expect({
+      pending: after.pending - before.pending, processing: after.processing - before.processing, paid: after.paid - before.paid,
+      failed: after.failed - before.failed, refunded: after.refunded - before.refunded,
+    }).toEqual({ pending: 2, processing: 1, paid: 1, failed: 1, refunded: 1 });
+    expect(after.pending).toBeGreaterThanOrEqual(2);
+  });
+
   it("lists the store's payments for its admin, with refunds, filtered and paged", async () => {
     const api = caller(t, shop);
     const order = await createOrder(api);

@@ -36,6 +36,13 @@ const announce = async (headline: string, type = 'announcer.news.published') =>
 const deliveries = async (subscriptionId: string) =>
   (await t.request({ method: 'GET', url: `/api/v1/webhooks/${subscriptionId}/deliveries`, headers: shop.headers() })).json().data;
 
+/** `qhatu_webhook_deliveries_total` by outcome, from /metrics. */
+async function outcomes() {
+  const text = (await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${t.platformToken}` } })).body;
+  const of = (outcome: string) => Number(new RegExp(`^qhatu_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { delivered: of('delivered'), failed: of('failed'), dead: of('dead') };
+}
+
 function verify(message: Received) {
   const headers = message.headers as Record<string, string>;
   new Webhook(SECRET).verify(message.body, headers); // throws when the signature is wrong
@@ -66,6 +73,7 @@ describe('deliveries', () => {
   });
 
   it('retry a failing receiver with growing delays, then mark the delivery dead; a manual retry resends it unchanged', async () => {
+    const before = await outcomes();
     let healthy = false;
     const r = await receiver(() => (healthy ? 200 : 503));
     const sub = await subscribe(r.url);
@@ -93,6 +101,10 @@ describe('deliveries', () => {
 
     const again = await t.request({ method: 'POST', url: `/api/v1/webhooks/${sub.id}/deliveries/${dead.id}/retry`, headers: shop.headers() });
     expect(again.statusCode).toBe(409);
+    // Every attempt counted by its outcome: three failures, the fourth gave up, the manual retry
+    // delivered (and so did the first test's subscription, which gets this event too).
+    const after = await outcomes();
+    expect({ delivered: after.delivered - before.delivered, failed: after.failed - before.failed, dead: after.dead - before.dead }).toEqual({ delivered: 2, failed: 3, dead: 1 });
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
   });
 

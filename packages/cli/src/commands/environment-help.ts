@@ -10,4 +10,6 @@ Environment:
   REDIS_URL             job queue on Redis instead of PostgreSQL
   SMTP_URL              outgoing mail
   LOG_LEVEL             fatal | error | warn | info | debug | trace | silent (default info)
+  QHATU_METRICS_TOKEN   bearer token for GET /metrics (else the platform token); QHATU_METRICS_PORT: a port of its own
+  OTEL_EXPORTER_OTLP_ENDPOINT  send OpenTelemetry traces there (OTLP/HTTP)
 `;

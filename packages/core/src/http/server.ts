@@ -24,6 +24,10 @@ import { AppError } from '../errors.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { installRateLimits } from './rate-limits.js';
+import { Metrics } from '../observability/metrics.js';
+import { installRequestMetrics, metricsRoute } from '../observability/metrics-http.js';
+import { readObservability } from '../observability/settings.js';
+import { traceServer } from '../observability/tracing.js';
 import { refuseNulCharacters } from './text.js';
 import type { AuthRule } from './route-config.js';
 import './route-config.js';
@@ -143,6 +147,8 @@ export async function buildHttp(
     },
   });
   acceptEmptyJsonBodies(http);
+  // First, so that every route and hook below is traced (when tracing is on).
+  await traceServer(http);
   const tokens = container.resolve(AccessTokens);
   const db = container.resolve(Database);
   const jobs = container.resolve(Jobs);
@@ -154,6 +160,8 @@ export async function buildHttp(
     TenantContext.run({ requestId: request.id }, done);
   });
   installErrorHandling(http);
+  const metrics = container.resolve(Metrics);
+  installRequestMetrics(http, metrics);
 
   await http.register(fastifySwagger, {
     openapi: {
@@ -190,6 +198,7 @@ export async function buildHttp(
   await http.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
   http.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
 
+  metricsRoute(http, metrics, readObservability(config).metrics, tokens);
   http.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/health/ready', { schema: { hide: true } }, async (_req, reply) => {
     const checks: Record<string, string> = {};

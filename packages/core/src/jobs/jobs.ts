@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantContext } from '../context.js';
+import { jobTraceContext, traceJob } from '../observability/tracing.js';
 
 export interface JobContext {
   /** The tenant the job was queued for, if any; the handler runs inside its context. */
@@ -29,12 +30,17 @@ export interface QueueOptions {
   logger: Logger;
 }
 
+/** Told of each job run that ends in this process's workers (metrics). */
+export type JobRunListener = (name: string, outcome: 'completed' | 'failed', seconds?: number) => void;
+
 export const QUEUE_NAME = 'qhatu';
 export const BULLMQ_SCHEMA = 'bullmq';
 
 interface Envelope {
   tenantId?: string;
   data: unknown;
+  /** The trace that queued the job (W3C trace context), when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 /** Background jobs on BullMQ: PostgreSQL (the same database) by default, Redis when REDIS_URL is set. */
@@ -47,6 +53,7 @@ export class Jobs {
   private readonly connection: unknown;
 
   private container?: DependencyContainer;
+  private readonly runListeners: JobRunListener[] = [];
 
   constructor(private readonly options: QueueOptions) {
     if (options.redisUrl) {
@@ -69,6 +76,17 @@ export class Jobs {
     this.container = container;
   }
 
+  /** Calls `listener` as each job run ends in this process. */
+  onRun(listener: JobRunListener): void {
+    this.runListeners.push(listener);
+  }
+
+  private ran(job: Job | undefined, outcome: 'completed' | 'failed'): void {
+    if (!job) return;
+    const seconds = job.processedOn && job.finishedOn ? (job.finishedOn - job.processedOn) / 1000 : undefined;
+    for (const listener of this.runListeners) listener(job.name, outcome, seconds);
+  }
+
   define(name: string, definition: JobDefinition): void {
     if (this.handlers.has(name)) throw new Error(`Job "${name}" is defined twice`);
     const d = typeof definition === 'function' ? { handler: definition } : definition;
@@ -86,7 +104,7 @@ export class Jobs {
     if (!def) throw new Error(`Job "${name}" is not defined`);
     // BullMQ keeps ':' for its own keys: a custom id with one is refused by the queue.
     if (opts.jobId?.includes(':')) throw new Error(`Job id "${opts.jobId}" must not contain ':'`);
-    const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data };
+    const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data, trace: jobTraceContext() };
     const job = await this.getQueue().add(name, envelope, {
       attempts: def.attempts,
       backoff: { type: 'exponential', delay: def.backoffMs },
@@ -107,9 +125,11 @@ export class Jobs {
       concurrency,
       ...(this.options.embedded ? { drainDelay: 1 } : {}),
     });
-    this.worker.on('failed', (job, err) =>
-      this.options.logger.warn({ job: job?.name, id: job?.id, attempt: job?.attemptsMade, err }, 'job failed'),
-    );
+    this.worker.on('failed', (job, err) => {
+      this.options.logger.warn({ job: job?.name, id: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
+      this.ran(job, 'failed');
+    });
+    this.worker.on('completed', (job) => this.ran(job, 'completed'));
     this.worker.on('error', (err) => this.options.logger.error({ err }, 'job worker error'));
   }
 
@@ -120,7 +140,7 @@ export class Jobs {
   private async process(job: Job): Promise<unknown> {
     const def = this.handlers.get(job.name);
     if (!def) throw new Error(`No handler for job "${job.name}"`);
-    const { tenantId, data } = job.data as Envelope;
+    const { tenantId, data, trace } = job.data as Envelope;
     if (!this.container) throw new Error('Jobs run only once the app is built');
     const ctx: JobContext = {
       tenantId,
@@ -128,7 +148,14 @@ export class Jobs {
       attempt: job.attemptsMade + 1,
       log: this.options.logger.child({ job: job.name }),
     };
-    return TenantContext.run({ tenantId }, () => def.handler(data, ctx));
+    return traceJob({ name: job.name, id: job.id, attempt: ctx.attempt, tenantId, queuedBy: trace }, async () =>
+      TenantContext.run({ tenantId }, () => def.handler(data, ctx)),
+    );
+  }
+
+  /** How many jobs wait, run, wait for their time, or ran out of attempts (every process's). */
+  async counts(): Promise<Record<string, number>> {
+    return this.getQueue().getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
   }
 
   /** For readiness: the queue's store answers. */

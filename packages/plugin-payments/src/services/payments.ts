@@ -7,6 +7,7 @@ import { Payment } from '../entities/payment.js';
 import { Refund } from '../entities/refund.js';
 import type { ChargeRequest, ChargeResult, StoredSession } from '../gateway.js';
 import { paymentMachine } from '../machines/payment.js';
+import { PaymentMetrics } from './payment-metrics.js';
 import { publishFailed, publishPaid } from './events.js';
 import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
 import { GatewaySettings } from './gateway-settings.js';
@@ -49,6 +50,7 @@ export class Payments {
     @inject(Refunds) private readonly refunds: Refunds,
     @inject(Secrets) private readonly secrets: Secrets,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(PaymentMetrics) private readonly metrics: PaymentMetrics,
   ) {}
 
   /** Always records the payment once the gateway is configured: `failed` with the reason when the provider refuses or is unreachable. */
@@ -71,6 +73,7 @@ export class Payments {
       });
       const session = await this.sessions.claim(tx, gateway, payment, fields);
       payment.sessionId = session?.id ?? null;
+      this.metrics.reached(tx, payment);
       // After the session's own checks: a session already used says so (a replayed form post).
       if (input.amount > due) throw exceedsBalance(due, order);
       return { payment, ctx, session };
@@ -292,14 +295,19 @@ export class Payments {
     if (result.status === 'failed') {
       payment.failureReason = result.failureReason ?? 'The payment provider refused the payment';
       await paymentMachine.apply(tx, payment, 'fail');
+      this.metrics.reached(tx, payment);
       publishFailed(tx, payment);
       return payment;
     }
     if (result.status === 'pending') return payment;
-    if (payment.status === 'pending') await paymentMachine.apply(tx, payment, 'process');
+    if (payment.status === 'pending') {
+      await paymentMachine.apply(tx, payment, 'process');
+      this.metrics.reached(tx, payment);
+    }
     if (result.status === 'paid') {
       payment.capturedAt = tx.now();
       await paymentMachine.apply(tx, payment, 'capture');
+      this.metrics.reached(tx, payment);
       publishPaid(tx, payment);
     }
     return payment;

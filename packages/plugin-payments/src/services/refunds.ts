@@ -12,6 +12,7 @@ import { publishRefund } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
+import { PaymentMetrics } from './payment-metrics.js';
 
 export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
@@ -42,6 +43,7 @@ export class Refunds {
     @inject(GatewaySettings) private readonly settings: GatewaySettings,
     @inject(Orders) private readonly orders: Orders,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(PaymentMetrics) private readonly metrics: PaymentMetrics,
   ) {}
 
   async create(paymentId: string, input: RefundInput): Promise<Refund> {
@@ -171,6 +173,7 @@ export class Refunds {
     payment.updatedAt = tx.now();
     const full = payment.refundedAmount >= payment.amount;
     await paymentMachine.apply(tx, payment, full ? 'refund_fully' : 'refund_partially');
+    this.metrics.reached(tx, payment);
     await this.recordOnOrder(tx, payment, refund);
     publishRefund(tx, payment, refund);
     return refund;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, Jobs, LOGGER, paginate, type DomainEvent, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, Jobs, LOGGER, Metrics, paginate, type DomainEvent, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Attempt, Delivery, type DeliveryStatus } from '../entities/delivery.js';
@@ -29,7 +29,16 @@ export class Deliveries {
     @inject(Subscriptions) private readonly subscriptions: Subscriptions,
     @inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
     @inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @inject(Metrics) metrics: Metrics,
+  ) {
+    this.outcomes = metrics.counter(
+      'qhatu_webhook_deliveries_total',
+      'Webhook delivery attempts by outcome: delivered, failed (to be retried, or a manual retry that failed), dead (given up)',
+      ['outcome'],
+    );
+  }
+
+  private readonly outcomes: ReturnType<Metrics['counter']>;
 
   /**
    * Outbox subscriber: one delivery per interested subscription, written in the relay's
@@ -171,13 +180,16 @@ export class Deliveries {
         responseStatus: result.status,
         error: delivery.lastError,
       });
+      let outcome: 'delivered' | 'failed' | 'dead' = 'failed';
       if (result.ok) {
+        outcome = 'delivered';
         delivery.status = 'delivered';
         delivery.deliveredAt = now;
         delivery.nextAttemptAt = null;
       } else if (trigger === 'manual') {
         if (delivery.status === 'pending') delivery.status = 'failed';
       } else if (giveUp || delivery.attempts >= this.settings.maxAttempts) {
+        outcome = 'dead';
         delivery.status = 'dead';
         delivery.nextAttemptAt = null;
         this.logger.warn({ deliveryId, tenantId, attempts: delivery.attempts }, 'webhook delivery is dead');
@@ -187,6 +199,7 @@ export class Deliveries {
         delivery.nextAttemptAt = new Date(now.getTime() + delayMs);
         tx.afterCommit(() => this.jobs.add(DELIVER_JOB, { tenantId, deliveryId } satisfies DeliverJob, { delayMs }).then(() => undefined));
       }
+      tx.afterCommit(() => this.outcomes.inc({ outcome }));
       return delivery;
     }, tenantId);
   }

@@ -136,6 +136,13 @@ HOST=127.0.0.1
 # SMTP_URL=smtp://user:pass@smtp.example.com:587
 # QHATU_MAIL_FROM=Andean Crafts <shop@example.com>
 
+# Optional: Prometheus scrapes /metrics with this token (24+ characters), or on a port of its own
+# (set it on workers); traces go to an OpenTelemetry collector.
+# QHATU_METRICS_TOKEN=
+# QHATU_METRICS_PORT=9464
+# OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318
+# OTEL_SERVICE_NAME=my-store
+
 # The tests' PostgreSQL (each test file gets a database of its own).
 # TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres
 
