@@ -4316,7 +4316,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
-                    /** @description Words of the title (accents ignored; the last word may be a beginning) */
+                    /** @description Words of the title, each found whatever its accents and case (3 characters or more anywhere in a word, 1–2 at its beginning) */
                     q?: string;
                     /** @description published_at orders drafts by their creation time */
                     sort?: "published_at" | "-published_at" | "created_at" | "-created_at" | "title" | "-title";
@@ -4840,6 +4840,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "name" | "-name" | "created_at" | "-created_at";
                 };
@@ -5858,6 +5859,7 @@ export interface paths {
                     "filter[tag]"?: string;
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "title" | "-title";
                 };
@@ -12320,6 +12322,7 @@ export interface paths {
                     "filter[status]"?: "active" | "disabled";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "email" | "-email" | "first_name" | "-first_name";
                 };
@@ -12928,6 +12931,7 @@ export interface paths {
                     "filter[status]"?: "pending" | "confirmed" | "paid" | "ready_to_ship" | "in_transit" | "partially_fulfilled" | "fulfilled" | "cancelled" | "refunded";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "number" | "-number" | "total" | "-total";
                 };
@@ -13262,6 +13266,7 @@ export interface paths {
                     "filter[type]"?: "percentage" | "fixed_amount";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "code" | "-code";
                 };
@@ -14360,6 +14365,7 @@ export interface paths {
                     "filter[location_type]"?: "warehouse" | "store" | "popup" | "pickup_point" | "dropship";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "name" | "-name" | "code" | "-code";
                 };
@@ -16745,6 +16751,7 @@ export interface paths {
                     "filter[status]"?: "pending" | "confirmed" | "paid" | "ready_to_ship" | "in_transit" | "partially_fulfilled" | "fulfilled" | "cancelled" | "refunded";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "number" | "-number" | "total" | "-total";
                 };
@@ -19173,6 +19180,7 @@ export interface paths {
                     "filter[status]"?: "active" | "disabled";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "email" | "-email";
                 };
@@ -20671,6 +20679,7 @@ export interface paths {
                     "filter[status]"?: "active" | "suspended" | "trial" | "expired";
                     /** @description Page size; default 25, values above 100 are clamped to 100 */
                     limit?: number;
+                    /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                     q?: string;
                     sort?: "created_at" | "-created_at" | "name" | "-name" | "slug" | "-slug";
                 };

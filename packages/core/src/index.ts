@@ -32,6 +32,7 @@ export {
   type TenantStatus,
 } from './db/entities.js';
 export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
+export { dropSearchIndex, searchCondition, searchIndex, searchWhere, type SearchIndexSpec } from './db/search.js';
 export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
 export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';

@@ -2,6 +2,7 @@ import { definePlugin } from '@qhatu/core';
 import { BlogPost } from './entities/post.js';
 import { postMachine } from './machines/post.js';
 import { postsMigration } from './migrations/0001_posts.js';
+import { postSearchMigration } from './migrations/0002_search.js';
 import { postRoutes } from './routes/posts.js';
 import { POST_EVENTS } from './services/events.js';
 import { PostReads } from './services/post-reads.js';
@@ -19,7 +20,7 @@ export { postOut } from './routes/posts.js';
 export default definePlugin({
   name: 'blog',
   entities: [BlogPost],
-  migrations: [postsMigration],
+  migrations: [postsMigration, postSearchMigration],
   machines: [postMachine],
   events: [...POST_EVENTS],
   permissions: [

@@ -13,6 +13,7 @@ import { brandsSuppliersMigration } from './migrations/0002_brands_suppliers.js'
 import { collectionsMigration } from './migrations/0003_collections.js';
 import { downloadsMetafieldsMigration } from './migrations/0004_downloads_metafields.js';
 import { cacheVersionMigration } from './migrations/0005_cache_version.js';
+import { catalogSearchMigration } from './migrations/0006_search.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
@@ -56,7 +57,7 @@ export default definePlugin({
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration],
   events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
   register(container) {
     // The catalog keeps stock itself until a plugin that keeps it (inventory) registers after it.

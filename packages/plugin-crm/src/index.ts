@@ -11,6 +11,7 @@ import { dealMachine } from './machines/deal.js';
 import { leadMachine } from './machines/lead.js';
 import { taskMachine } from './machines/task.js';
 import { crmMigration } from './migrations/0001_crm.js';
+import { crmSearchMigration } from './migrations/0002_search.js';
 import { contactRoutes } from './routes/contacts.js';
 import { dealRoutes } from './routes/deals.js';
 import { leadRoutes } from './routes/leads.js';
@@ -59,7 +60,7 @@ export default definePlugin({
     { name: 'crm.settings.write', description: 'Change the CRM settings (the score that makes a lead sql)' },
   ],
   entities: [Lead, Contact, Account, Pipeline, Stage, Deal, Task, Activity, CrmSettings],
-  migrations: [crmMigration],
+  migrations: [crmMigration, crmSearchMigration],
   machines: [leadMachine, dealMachine, taskMachine],
   events: [...CRM_EVENTS],
   register(container) {

@@ -8,6 +8,7 @@ import { profileGraphQL } from './graphql/profile.js';
 import { customerMachine } from './machines/customer.js';
 import { customersMigration } from './migrations/0001_customers.js';
 import { accountLinksMigration } from './migrations/0002_account_links.js';
+import { customersSearchMigration } from './migrations/0003_search.js';
 import { addressRoutes } from './routes/addresses.js';
 import { customerAuthRoutes } from './routes/auth.js';
 import { customerRoutes } from './routes/customers.js';
@@ -33,7 +34,7 @@ export { customerOut, addressOut } from './routes/serialize.js';
 export default definePlugin({
   name: 'customers',
   entities: [Customer, CustomerCredential, CustomerAddress, AccountLink, CustomerStoreSettings],
-  migrations: [customersMigration, accountLinksMigration],
+  migrations: [customersMigration, accountLinksMigration, customersSearchMigration],
   machines: [customerMachine],
   events: [...CUSTOMER_EVENTS],
   permissions: [

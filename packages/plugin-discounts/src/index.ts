@@ -4,6 +4,7 @@ import { Redemption } from './entities/redemption.js';
 import { VolumeDiscount } from './entities/volume-discount.js';
 import { discountsMigration } from './migrations/0001_discounts.js';
 import { releasedRedemptionsMigration } from './migrations/0002_released_redemptions.js';
+import { couponSearchMigration } from './migrations/0003_search.js';
 import { couponRoutes } from './routes/coupons.js';
 import { volumeDiscountRoutes } from './routes/volume-discounts.js';
 import { COUPON_EVENTS, Coupons } from './services/coupons.js';
@@ -37,7 +38,7 @@ export default definePlugin({
   ],
   dependsOn: ['catalog'],
   entities: [Coupon, Redemption, VolumeDiscount],
-  migrations: [discountsMigration, releasedRedemptionsMigration],
+  migrations: [discountsMigration, releasedRedemptionsMigration, couponSearchMigration],
   events: [...COUPON_EVENTS, ...VOLUME_DISCOUNT_EVENTS],
   register(container) {
     container.registerSingleton(Discounts);

@@ -5,6 +5,7 @@ import { StockLevel } from './entities/stock-level.js';
 import { StockReservation } from './entities/stock-reservation.js';
 import { Warehouse } from './entities/warehouse.js';
 import { inventoryMigration } from './migrations/0001_inventory.js';
+import { warehouseSearchMigration } from './migrations/0002_search.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { stockRoutes } from './routes/stock.js';
 import { warehouseRoutes } from './routes/warehouses.js';
@@ -30,7 +31,7 @@ export default definePlugin({
   ],
   dependsOn: ['catalog'],
   entities: [Warehouse, StockLevel, StockAdjustment, StockReservation],
-  migrations: [inventoryMigration],
+  migrations: [inventoryMigration, warehouseSearchMigration],
   events: [...STOCK_EVENTS, ...WAREHOUSE_EVENTS],
   register(container) {
     // Stock is the warehouses' from now on: the catalog refuses inventory_quantity writes.

@@ -18,6 +18,7 @@ import { Shipping } from './services/shipping.js';
 import { OrderTaxes, taxCalculatorOf } from './services/taxes.js';
 import { orderTaxesMigration } from './migrations/0004_taxes.js';
 import { orderOffersMigration } from './migrations/0005_offers.js';
+import { ordersSearchMigration } from './migrations/0006_search.js';
 import { LineOffers, NoLineOffers } from './services/offers.js';
 import { instanceCachingFactory } from 'tsyringe';
 
@@ -48,7 +49,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [

@@ -1,4 +1,5 @@
 import { APP_ROLE, tenantTable, type Migration } from './migrations.js';
+import { searchFunctions, searchIndex } from './search.js';
 
 export const coreMigrations: Migration[] = [
   {
@@ -133,6 +134,15 @@ export const coreMigrations: Migration[] = [
       `CREATE UNIQUE INDEX core_staff_ticket_hash ON core_staff_ticket (tenant_id, token_hash)`,
       `CREATE INDEX core_staff_ticket_staff ON core_staff_ticket (tenant_id, staff_id, purpose)`,
       tenantTable('core_staff_ticket'),
+    ],
+  },
+  {
+    // Indexed search (decision 0046): the shared functions, then the stores and the staff lists.
+    id: '0003_search',
+    up: [
+      ...searchFunctions,
+      ...searchIndex({ table: 'core_tenant', columns: ['name', 'slug'], platform: true }),
+      ...searchIndex({ table: 'core_staff', columns: ['email', 'first_name', 'last_name'] }),
     ],
   },
 ];

@@ -229,7 +229,7 @@ export class Database {
     const client = this.orm.em.getConnection().getKnex().client;
     const connection = (await client.acquireConnection()) as PgClient;
     const run = async (sql: string, params?: unknown[]) => {
-      this.statements.emit('statement', sql);
+      this.statements.emit('statement', sql, params);
       return ((await connection.query(sql, params)) as { rows: unknown[] }).rows;
     };
     try {

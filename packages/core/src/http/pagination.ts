@@ -44,7 +44,10 @@ export function listQuery<F extends Record<string, ZodType> = {}>(options: ListQ
     limit: limitSchema(max),
     sort: z.enum(sortValues).default(options.defaultSort),
   };
-  if (options.search) shape.q = z.string().trim().min(1).max(200).optional();
+  if (options.search) {
+    shape.q = z.string().trim().min(1).max(200).optional()
+      .meta({ description: 'Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word' });
+  }
   for (const [name, schema] of Object.entries(options.filters ?? {})) shape[`filter[${name}]`] = schema.optional();
   return z.strictObject(shape) as unknown as z.ZodType<
     { cursor?: string; limit: number; sort: string; q?: string } & FilterKeys<F>

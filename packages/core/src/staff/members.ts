@@ -8,7 +8,7 @@ import { AccessToken, Role, StaffCredential, StaffMember, type StaffStatus } fro
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
 import { Mailer } from '../mail/mailer.js';
-import { escapeLike } from '../tenancy/tenants.js';
+import { searchWhere } from '../db/search.js';
 import { assertGrantable, callerGrant, type Grant } from './grants.js';
 import type { StaffCreate, StaffPatch } from './schemas.js';
 import { STAFF_SETTINGS, type StaffSettings } from './settings.js';
@@ -41,12 +41,7 @@ export class StaffMembers {
       const where: Record<string, unknown> = {};
       if (filter.status) where.status = filter.status;
       if (filter.roleId) where.roleId = filter.roleId;
-      if (filter.q) {
-        where.$and = filter.q.split(/\s+/).filter(Boolean).map((word) => {
-          const like = `%${escapeLike(word)}%`;
-          return { $or: [{ email: { $ilike: like } }, { firstName: { $ilike: like } }, { lastName: { $ilike: like } }] };
-        });
-      }
+      if (filter.q) Object.assign(where, searchWhere('core_staff', filter.q));
       return paginate(em, StaffMember, where, page);
     });
   }

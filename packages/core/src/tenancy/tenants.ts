@@ -6,6 +6,7 @@ import { Database } from '../db/database.js';
 import { AccessToken, BUILT_IN_ROLES, Role, Tenant, type TenantStatus } from '../db/entities.js';
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { searchWhere } from '../db/search.js';
 import { tenantMachine } from './tenant-machine.js';
 
 export interface TenantInput {
@@ -83,7 +84,7 @@ export class Tenants {
     return this.db.platform(async ({ em }) => {
       const where: Record<string, unknown> = {};
       if (filter.status) where.status = filter.status;
-      if (filter.q) where.$or = [{ name: { $ilike: `%${escapeLike(filter.q)}%` } }, { slug: { $ilike: `%${escapeLike(filter.q)}%` } }];
+      if (filter.q) Object.assign(where, searchWhere('core_tenant', filter.q));
       return paginate(em, Tenant, where, page);
     });
   }

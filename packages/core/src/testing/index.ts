@@ -12,6 +12,7 @@ import { createTestDatabase } from './databases.js';
 
 export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './databases.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
+export { indexesOf, searchPlan, seqScans, type PlanNode, type SearchPlan } from './search-plans.js';
 
 export interface TestApp {
   app: QhatuApp;

@@ -21,7 +21,7 @@ export const BlogPost = defineEntity({
     status: p.string().$type<PostStatus>(),
     publishedAt: p.datetime().nullable(),
     archivedAt: p.datetime().nullable(),
-    /** The title's words folded to ASCII lower case: what `q` searches (full-text, GIN-indexed). */
+    /** The title's words folded to ASCII lower case: what `q` searches (trigram-indexed, decision 0046). */
     searchWords: p.text(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -56,7 +56,7 @@ const sortValues = POST_SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string
 export const PostListQuery = pageQuery()
   .extend({
     status: z.enum(POST_STATUSES).optional().meta({ description: 'Storefront callers only ever see published posts' }),
-    q: z.string().trim().min(1).max(200).optional().meta({ description: 'Words of the title (accents ignored; the last word may be a beginning)' }),
+    q: z.string().trim().min(1).max(200).optional().meta({ description: 'Words of the title, each found whatever its accents and case (3 characters or more anywhere in a word, 1–2 at its beginning)' }),
     sort: z.enum(sortValues).default('-published_at').meta({ description: 'published_at orders drafts by their creation time' }),
   });
 export type PostListQuery = z.output<typeof PostListQuery>;

@@ -1,4 +1,4 @@
-import { Database, keyset, pgDate, type KeysetColumn, type Page, type SqlReader } from '@qhatu/core';
+import { Database, keyset, pgDate, searchCondition, type KeysetColumn, type Page, type SqlReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { BlogPost, PostStatus } from '../entities/post.js';
 import type { PostListQuery } from '../schemas/post.js';
@@ -69,10 +69,10 @@ export class PostReads {
       if (reader.publishedOnly && query.status && query.status !== 'published') where('false');
       if (status) where('status = ?', status);
       if (query.q) {
+        // The title's words as they were folded for search_words; none left (only punctuation) finds nothing.
         const words = foldWords(query.q);
-        // Folded words are [a-z0-9]+ only, so the tsquery cannot be malformed; the last one matches as a prefix.
         if (words.length === 0) where('false');
-        else where(`to_tsvector('simple', search_words) @@ to_tsquery('simple', ?)`, words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & '));
+        else where(...searchCondition('blog_post', words.join(' ')));
       }
       const resume = keyset(query, SORTS);
       if (resume.where) where(resume.where, ...resume.params);

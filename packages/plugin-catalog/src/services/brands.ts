@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, escapeLike, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Brand } from '../entities/brand.js';
 import type { BrandCreate } from '../schemas/brand.js';
@@ -60,7 +60,7 @@ export class Brands implements MediaUser {
 
   async list(page: PageRequest, filter: { q?: string }): Promise<{ items: BrandView[]; page: Page<Brand> }> {
     return this.db.tenant(async ({ em, tenantId }) => {
-      const where = filter.q ? { name: { $ilike: `%${escapeLike(filter.q)}%` } } : {};
+      const where = filter.q ? searchWhere('catalog_brand', filter.q) : {};
       const result = await paginate(em, Brand, where, page);
       const counts = await productCounts(em, tenantId, result.items.map((b) => b.id));
       return { items: result.items.map((brand) => ({ brand, productCount: counts.get(brand.id) ?? 0 })), page: result };

@@ -1,4 +1,4 @@
-import { AppError, escapeLike, keyset, pgDate, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import { AppError, keyset, pgDate, searchCondition, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
 
@@ -96,10 +96,7 @@ export async function readProductPage(
   if (filter.brand_id) where('brand_id = ?', filter.brand_id);
   if (filter.supplier_id) where('supplier_id = ?', filter.supplier_id);
   if (filter.tag) where('tags @> ?::jsonb', JSON.stringify([filter.tag]));
-  if (filter.q) {
-    const like = `%${escapeLike(filter.q)}%`;
-    where('(title ilike ? or handle ilike ?)', like, like);
-  }
+  if (filter.q) where(...searchCondition('catalog_product', filter.q));
   const resume = keyset(page, SORTS);
   if (resume.where) where(resume.where, ...resume.params);
   const rows = await sql.query<Row>(`select ${PRODUCT_COLUMNS} from catalog_product where ${conditions.join(' and ')} ${resume.tail}`, params);

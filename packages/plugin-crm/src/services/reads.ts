@@ -1,4 +1,4 @@
-import { AppError, decodeCursor, keyset, pgDate, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import { AppError, decodeCursor, keyset, pgDate, searchCondition, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
 import type { Deal } from '../entities/deal.js';
 import type { Lead } from '../entities/lead.js';
 import type { Task } from '../entities/task.js';
@@ -6,7 +6,7 @@ import type { Task } from '../entities/task.js';
 /**
  * The three big lists (leads, deals, tasks) in plain SQL: one statement per page, on an index
  * whatever the filter and sort (every filter and sort has one, `tenant_id` first; see the
- * migration), and search on the trigram index of the accent-folded `search_text`.
+ * migration), and search through core's indexed search (`searchCondition`).
  */
 
 type Row = Record<string, unknown>;
@@ -102,22 +102,12 @@ export interface LeadFilter {
   search?: string;
 }
 
-/**
- * Words found in `search_text` (accent- and case-folded alike; LIKE's wildcards taken literally).
- * Three characters or more: the store's matches from the trigram index (`crm_lead_matches`, see
- * the migration), then the page of them. Shorter words make no trigram: the sort's index is walked.
- */
-function searchCondition(words: string): Condition {
-  if (words.length >= 3) return ['id in (select crm_lead_matches(?))', words];
-  return [`search_text like '%' || crm_fold(?) || '%' escape '\\'`, words.replace(/[\\%_]/g, (c) => `\\${c}`)];
-}
-
 export function readLeadPage(sql: SqlReader, request: PageRequest, filter: LeadFilter): Promise<Page<Lead>> {
   const conditions: Condition[] = [];
   if (filter.status) conditions.push(['status = ?', filter.status]);
   if (filter.source) conditions.push(['source = ?', filter.source]);
   if (filter.owner_id) conditions.push(['owner_id = ?', filter.owner_id]);
-  if (filter.search) conditions.push(searchCondition(filter.search));
+  if (filter.search) conditions.push(searchCondition('crm_lead', filter.search));
   return page<Lead>(sql, 'crm_lead', LEAD_COLUMNS, LEAD_SORTS, request, conditions);
 }
 

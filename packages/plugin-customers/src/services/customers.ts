@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AccessTokens, AppError, Database, escapeLike, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AccessTokens, AppError, Database, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Customer, type CustomerStatus } from '../entities/customer.js';
 import { customerMachine } from '../machines/customer.js';
@@ -59,7 +59,7 @@ export class Customers {
     return this.db.tenant(({ em }) => {
       const where: Record<string, unknown> = {};
       if (filter.status) where.status = filter.status;
-      if (filter.q) where.$and = searchTerms(filter.q);
+      if (filter.q) Object.assign(where, searchWhere('customers_customer', searchWords(filter.q)));
       return paginate(em, Customer, where, page);
     });
   }
@@ -153,19 +153,12 @@ function assignProfile(customer: Customer, patch: CustomerProfilePatch): void {
   if (patch.accepts_marketing !== undefined) customer.acceptsMarketing = patch.accepts_marketing;
 }
 
-/** "ana +51 987" → every word in the e-mail, a name or (digits only) the phone. */
-function searchTerms(q: string): Record<string, unknown>[] {
+/** "ana +1-415" → "ana 1415": a word written like a phone number is searched by its digits, as phones are stored. */
+function searchWords(q: string): string {
   return q
     .split(/\s+/)
-    .filter(Boolean)
-    .slice(0, 8)
-    .map((term) => {
-      const like = `%${escapeLike(term)}%`;
-      const anyOf: Record<string, unknown>[] = [{ email: { $ilike: like } }, { firstName: { $ilike: like } }, { lastName: { $ilike: like } }];
-      const digits = term.replace(/\D/g, '');
-      if (digits && /^[+\d().-]+$/.test(term)) anyOf.push({ phone: { $like: `%${digits}%` } });
-      return { $or: anyOf };
-    });
+    .map((word) => (/\d/.test(word) && /^[+\d().-]+$/.test(word) ? word.replace(/\D/g, '') : word))
+    .join(' ');
 }
 
 export function customerEvent(c: Customer) {

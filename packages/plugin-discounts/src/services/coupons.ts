@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, escapeLike, paginate, Tenant, type Page, type PageRequest } from '@qhatu/core';
+import { AppError, Database, paginate, searchWhere, Tenant, type Page, type PageRequest } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Coupon, type CouponStatus, type CouponTarget, type CouponType } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
@@ -185,7 +185,7 @@ function listWhere(filter: CouponFilter, now: Date): Record<string, unknown> {
   if (filter.is_active !== undefined) where.isActive = filter.is_active;
   if (filter.type) where.type = filter.type;
   if (filter.applicable_to) where.applicableTo = filter.applicable_to;
-  if (filter.q) where.code = { $ilike: `%${escapeLike(filter.q)}%` };
+  if (filter.q) Object.assign(where, searchWhere('discounts_coupon', filter.q));
   const started = { $or: [{ startsAt: null }, { startsAt: { $lte: now } }] };
   const running = { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
   const exhausted = { [raw((alias) => `${alias}.uses_count >= ${alias}.max_uses`)]: [] };

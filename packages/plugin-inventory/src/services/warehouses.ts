@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, escapeLike, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { Variant } from '@qhatu/plugin-catalog';
 import { inject, injectable } from 'tsyringe';
 import { StockLevel } from '../entities/stock-level.js';
@@ -84,10 +84,7 @@ export class Warehouses {
       if (filter.allows_pickup !== undefined) where.allowsPickup = filter.allows_pickup;
       if (filter.fulfills_online_orders !== undefined) where.fulfillsOnlineOrders = filter.fulfills_online_orders;
       if (filter.location_type) where.locationType = filter.location_type;
-      if (filter.q) {
-        const like = `%${escapeLike(filter.q)}%`;
-        where.$or = [{ name: { $ilike: like } }, { code: { $ilike: like } }];
-      }
+      if (filter.q) Object.assign(where, searchWhere('inventory_warehouse', filter.q));
       return paginate(em, Warehouse, where, page);
     });
   }

@@ -10,7 +10,7 @@ export const ${n.camel}Migrations: Migration[] = [items];
 }
 
 export function itemsMigration(n: PluginNames): string {
-  return `import { tenantTable, type Migration } from '@qhatu/core';
+  return `import { searchIndex, tenantTable, type Migration } from '@qhatu/core';
 
 export const items: Migration = {
   id: '0001_items',
@@ -28,6 +28,8 @@ export const items: Migration = {
     \`CREATE INDEX ${n.table}_title ON ${n.table} (tenant_id, title, id)\`,
     // Row-level security: the database itself keeps each store's rows apart.
     tenantTable('${n.table}'),
+    // \`q\` searches the title on a trigram index, case and accents folded (core's searchIndex).
+    ...searchIndex({ table: '${n.table}', columns: ['title'] }),
   ],
 };
 `;

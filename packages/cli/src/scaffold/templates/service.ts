@@ -2,7 +2,7 @@ import type { PluginNames } from '../names.js';
 
 export function service(n: PluginNames): string {
   return `import { randomUUID } from 'node:crypto';
-import { AppError, Database, escapeLike, paginate, type Page, type PageRequest } from '@qhatu/core';
+import { AppError, Database, paginate, searchWhere, type Page, type PageRequest } from '@qhatu/core';
 import { ${n.entity} } from '../entities/${n.file}.js';
 import type { ${n.entity}Input } from '../schemas/${n.file}.js';
 
@@ -30,7 +30,7 @@ export class ${n.service} {
   }
 
   async list(page: PageRequest, search?: string): Promise<Page<${n.entity}>> {
-    const where = search ? { title: { $ilike: \`%\${escapeLike(search)}%\` } } : {};
+    const where = search ? searchWhere('${n.table}', search) : {};
     return this.db.tenant(({ em }) => paginate(em, ${n.entity}, where, page));
   }
 

@@ -1,0 +1,257 @@
+/**
+ * `pnpm bench:scale`: does a store's latency depend on its size, or on the number of stores? Lists
+ * and searches of products, orders and customers with 1,000 and with 1,000,000 rows in the store
+ * being read, and a product read with 10 and with 10,000 stores in the database, side by side.
+ * See docs/benchmarks.md.
+ *
+ * Requests are sent one at a time (latency, not throughput): a warm-up, then BENCH_SCALE_REQUESTS
+ * of each. Environment: BENCH_SCALE_ROWS (the big store's rows of each kind, default 1,000,000),
+ * BENCH_SCALE_STORES (default 10,000), BENCH_SCALE_REQUESTS (default 200), BENCH_DATABASE_URL or
+ * TEST_DATABASE_URL (PostgreSQL admin URL), LOG_LEVEL.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { createTestDatabase } from '../packages/core/src/testing/index.js';
+import { describeMachine, formatMachine } from './report.js';
+import { seedCustomers, seedingClient, seedOrders, seedProducts, seedStores, settle } from './scale-seed.js';
+import { BENCH_PLUGINS, freePort, spawnServer } from './servers.js';
+
+const SMALL = 1_000;
+const FEW_STORES = 10;
+const PRODUCTS_PER_STORE = 50;
+const WARMUP = 20;
+const TABLES = ['core_tenant', 'catalog_product', 'catalog_variant', 'customers_customer', 'orders_order', 'orders_line_item'];
+/** The bars of the issue this benchmark answers. */
+const LIST_RATIO = 1.2;
+const EMPTY_SEARCH_MS = 20;
+const READ_RATIO = 1.2;
+
+const log = (line: string) => console.error(`[bench:scale] ${line}`);
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
+  return value;
+}
+
+interface Store {
+  id: string;
+  headers: Record<string, string>;
+}
+
+interface Timing {
+  p50: number;
+  p95: number;
+  mean: number;
+}
+
+async function call(url: string, headers: Record<string, string>): Promise<any> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${new URL(url).pathname}${new URL(url).search} answered ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/**
+ * Latency of one request at a time, for two requests taken in turns (a, b, a, b, ...), so that
+ * whatever else loads the machine weighs on both alike: `WARMUP` rounds, then `count` measured.
+ */
+async function timePair(a: Target, b: Target, count: number): Promise<[Timing, Timing]> {
+  for (let i = 0; i < WARMUP; i++) for (const t of [a, b]) await call(t.url, t.headers);
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < count; i++) {
+    for (const [k, t] of [a, b].entries()) {
+      const started = process.hrtime.bigint();
+      await call(t.url, t.headers);
+      samples[k].push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  }
+  return [summary(samples[0]), summary(samples[1])];
+}
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+}
+
+function summary(samples: number[]): Timing {
+  samples.sort((x, y) => x - y);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p95: at(0.95), mean: samples.reduce((x, y) => x + y, 0) / samples.length };
+}
+
+interface Case {
+  name: string;
+  path: string;
+}
+
+/** The list and search requests, the next page's cursor taken from the first page of this store. */
+async function cases(base: string, store: Store): Promise<Case[]> {
+  const out: Case[] = [];
+  for (const [label, path] of [['products', '/api/v1/catalog/products'], ['orders', '/api/v1/orders'], ['customers', '/api/v1/customers']] as const) {
+    const first = `${path}?limit=25`;
+    const cursor = (await call(`${base}${first}`, store.headers)).meta.pagination.cursor as string;
+    out.push(
+      { name: `${label}: first page`, path: first },
+      { name: `${label}: next page (cursor)`, path: `${first}&cursor=${encodeURIComponent(cursor)}` },
+      { name: `${label}: search matching nothing`, path: `${first}&q=zqxjv` },
+    );
+  }
+  out.push({ name: 'products: search "4242"', path: '/api/v1/catalog/products?limit=25&q=4242' });
+  out.push({ name: 'orders: search by number', path: `/api/v1/orders?limit=25&q=%23${1000 + Math.min(SMALL, 777)}` });
+  return out;
+}
+
+/** Each case in the small and in the big store, in turns. */
+async function measureAll(base: string, small: Store, big: Store, count: number): Promise<Array<{ name: string; small: Timing; big: Timing }>> {
+  const [smallCases, bigCases] = [await cases(base, small), await cases(base, big)];
+  const out = [];
+  for (const [i, c] of smallCases.entries()) {
+    const [s, b] = await timePair({ url: `${base}${c.path}`, headers: small.headers }, { url: `${base}${bigCases[i].path}`, headers: big.headers }, count);
+    log(`  ${c.name}: p50 ${s.p50.toFixed(2)} ms small, ${b.p50.toFixed(2)} ms big`);
+    out.push({ name: c.name, small: s, big: b });
+  }
+  return out;
+}
+
+/**
+ * The searches as they were before decision 0046, `ILIKE '%…%'` with no index behind it, sent as
+ * raw SQL in a tenant transaction (the app role, the store entered): the reference the indexed
+ * search is compared with. Small and big store in turns, as the API rows.
+ */
+const OLD_SEARCHES: Array<[string, string]> = [
+  ['products', `select id, title, handle from catalog_product where tenant_id = $1 and (title ilike $2 or handle ilike $2) order by created_at desc, id desc limit 26`],
+  ['orders', `select id, number from orders_order where tenant_id = $1 and (customer_email ilike $2 or customer_name ilike $2) order by created_at desc, id desc limit 26`],
+  ['customers', `select id, email from customers_customer where tenant_id = $1 and (email ilike $2 or first_name ilike $2 or last_name ilike $2) order by created_at desc, id desc limit 26`],
+];
+
+async function timeOldSearches(client: pg.Client, small: Store, big: Store, count: number): Promise<Array<{ name: string; small: Timing; big: Timing }>> {
+  const once = async (sql: string, store: Store) => {
+    const started = process.hrtime.bigint();
+    await client.query('begin read only');
+    await client.query(`select set_config('role', 'qhatu_app', true), set_config('app.tenant_id', $1, true)`, [store.id]);
+    await client.query(sql, [store.id, '%zqxjv%']);
+    await client.query('commit');
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const out = [];
+  for (const [label, sql] of OLD_SEARCHES) {
+    for (let i = 0; i < 3; i++) for (const store of [small, big]) await once(sql, store);
+    const samples: [number[], number[]] = [[], []];
+    for (let i = 0; i < count; i++) for (const [k, store] of [small, big].entries()) samples[k].push(await once(sql, store));
+    out.push({ name: `before: ${label} ILIKE matching nothing (SQL only)`, small: summary(samples[0]), big: summary(samples[1]) });
+    log(`  before, ${label}: p50 ${out[out.length - 1].small.p50.toFixed(2)} ms small, ${out[out.length - 1].big.p50.toFixed(2)} ms big`);
+  }
+  return out;
+}
+
+/** A store and its admin key, through the API (keys are hashed there). */
+async function makeStore(base: string, platformToken: string, name: string): Promise<Store> {
+  const headers = { authorization: `Bearer ${platformToken}`, 'content-type': 'application/json' };
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { data: any }).data;
+  };
+  const tenant = await post('/api/v1/tenants', { name, currency: 'USD' });
+  const key = await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'bench admin', scope: 'admin' });
+  return { id: tenant.id, headers: { authorization: `Bearer ${key.token}`, 'x-tenant-id': tenant.id } };
+}
+
+const ms = (n: number) => n.toFixed(2);
+const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+
+function table(header: string[], rows: string[][]): string {
+  return [row(header), row(header.map((h, i) => (i === 0 ? '---' : '---:'))), ...rows.map(row)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const rows = setting('BENCH_SCALE_ROWS', 1_000_000);
+  const stores = setting('BENCH_SCALE_STORES', 10_000);
+  const count = setting('BENCH_SCALE_REQUESTS', 200);
+  if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+
+  // Two databases, each with its app server: one with 10 stores (a small and a big one among
+  // them), one with 10,000; the product read is measured on both in turns.
+  log('creating the benchmark databases');
+  const few = await createTestDatabase(BENCH_PLUGINS);
+  const many = await createTestDatabase(BENCH_PLUGINS);
+  const platformToken = `qhp_${randomBytes(32).toString('base64url')}`;
+  const serve = async (databaseUrl: string) =>
+    spawnServer('app', { databaseUrl, port: await freePort(), poolMax: 10, platformToken, logLevel: process.env.LOG_LEVEL || 'silent' });
+  const servers = [await serve(few.url), await serve(many.url)];
+  const seeders = [await seedingClient(few.url), await seedingClient(many.url)];
+  try {
+    const machine = await describeMachine(few.url);
+    const [base, manyBase] = servers.map((s) => s.url);
+    const small = await makeStore(base, platformToken, 'Small store');
+    const big = await makeStore(base, platformToken, 'Big store');
+    const reader = await makeStore(manyBase, platformToken, 'Store among many');
+    const [seeder, manySeeder] = seeders;
+
+    log(`${FEW_STORES} stores: the small one (${SMALL.toLocaleString('en')} of each), the big one (${rows.toLocaleString('en')} of each) and ${FEW_STORES - 2} of ${PRODUCTS_PER_STORE} products`);
+    for (const seed of [seedProducts, seedCustomers, seedOrders]) await seed(seeder, { tenantId: small.id, from: 1, to: SMALL }, log);
+    for (const seed of [seedProducts, seedCustomers, seedOrders]) await seed(seeder, { tenantId: big.id, from: 1, to: rows }, log);
+    await seedStores(seeder, FEW_STORES - 2, PRODUCTS_PER_STORE, log);
+    await settle(seeder, TABLES, log);
+
+    log(`${stores.toLocaleString('en')} stores: one of ${SMALL.toLocaleString('en')} products and ${(stores - 1).toLocaleString('en')} of ${PRODUCTS_PER_STORE}`);
+    await seedProducts(manySeeder, { tenantId: reader.id, from: 1, to: SMALL }, log);
+    await seedStores(manySeeder, stores - 1, PRODUCTS_PER_STORE, log);
+    await settle(manySeeder, TABLES, log);
+
+    // The read first, while both servers have served the same requests (their warm-up only).
+    log(`measuring a product read with ${FEW_STORES} and with ${stores.toLocaleString('en')} stores in turns`);
+    const productOf = async (client: pg.Client, store: Store) =>
+      (await client.query(`select id from catalog_product where tenant_id = $1 order by created_at limit 1 offset 500`, [store.id])).rows[0].id as string;
+    const [readFew, readMany] = await timePair(
+      { url: `${base}/api/v1/catalog/products/${await productOf(seeder, small)}`, headers: small.headers },
+      { url: `${manyBase}/api/v1/catalog/products/${await productOf(manySeeder, reader)}`, headers: reader.headers },
+      count,
+    );
+
+    log('measuring the small and the big store in turns');
+    const results = await measureAll(base, small, big, count);
+    log('the searches as they were before (ILIKE), in SQL');
+    const before = await timeOldSearches(seeder, small, big, Math.min(count, 30));
+    const big1 = rows.toLocaleString('en');
+    const small1 = SMALL.toLocaleString('en');
+    const storesLabel = stores.toLocaleString('en');
+    console.log(`\n${formatMachine(machine, { connections: 1, durationSeconds: 0, warmupSeconds: 0 }).split('\n').slice(0, -1).join('\n')}`);
+    console.log(`Requests    one at a time, the two columns in turns; ${WARMUP} warm-up rounds, then ${count} measured; admin key (no read cache)\n`);
+    console.log(
+      table(
+        ['request', `p50 ms, ${small1} rows`, `p95 ms, ${small1}`, `p50 ms, ${big1} rows`, `p95 ms, ${big1}`, 'p50 ratio'],
+        [...results, ...before].map((r) => [r.name, ms(r.small.p50), ms(r.small.p95), ms(r.big.p50), ms(r.big.p95), `${(r.big.p50 / r.small.p50).toFixed(2)}×`]),
+      ),
+    );
+    console.log('');
+    console.log(
+      table(
+        ['request', `p50 ms, ${FEW_STORES} stores`, `p95 ms, ${FEW_STORES}`, `p50 ms, ${storesLabel} stores`, `p95 ms, ${storesLabel}`, 'p50 ratio'],
+        [['GET /catalog/products/:id', ms(readFew.p50), ms(readFew.p95), ms(readMany.p50), ms(readMany.p95), `${(readMany.p50 / readFew.p50).toFixed(2)}×`]],
+      ),
+    );
+
+    // The bars: every list page within 1.2× (p50), the empty product search under 20 ms, the read within 1.2×.
+    const verdicts: string[] = [];
+    const mark = (ok: boolean) => (ok ? 'ok  ' : 'MISS');
+    for (const r of results) {
+      if (/page/.test(r.name)) verdicts.push(`${mark(r.big.p50 <= r.small.p50 * LIST_RATIO)} ${r.name}: ${(r.big.p50 / r.small.p50).toFixed(2)}× (bar ${LIST_RATIO}×)`);
+      if (r.name === 'products: search matching nothing') verdicts.push(`${mark(r.big.p50 < EMPTY_SEARCH_MS)} ${r.name} at ${big1} products: ${ms(r.big.p50)} ms (bar ${EMPTY_SEARCH_MS} ms)`);
+    }
+    verdicts.push(`${mark(readMany.p50 <= readFew.p50 * READ_RATIO)} product read: ${(readMany.p50 / readFew.p50).toFixed(2)}× (bar ${READ_RATIO}×)`);
+    console.log(`\n${verdicts.join('\n')}`);
+    process.exitCode = verdicts.some((v) => v.startsWith('MISS')) ? 1 : 0;
+  } finally {
+    for (const client of seeders) await client.end().catch(() => undefined);
+    for (const server of servers) await server.stop().catch(() => undefined);
+    for (const database of [few, many]) await database.drop().catch((error) => log(`could not drop ${database.name}: ${error instanceof Error ? error.message : error}`));
+  }
+}
+
+main().catch((error) => {
+  log(`failed: ${error instanceof Error ? error.stack ?? error.message : error}`);
+  process.exitCode = 1;
+});
