@@ -1,21 +1,15 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI and the project's qhatu.config.ts straight from source, without a build.
+// The qhatu command. Installed from the registry (or a packed tarball) it runs the compiled CLI in
+// dist/ with plain Node. In a clone of the Qhatu repository, where src/ is present, it runs the
+// TypeScript sources of every package through tsx, so that nothing needs building there.
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
 
-/**
- * The project's tsconfig when it has one; else ours, which turns on the decorators core is written
- * with, for every file (tsx applies a tsconfig only to the files it includes).
- */
-function tsconfigFor(cwd) {
-  if (process.env.TSX_TSCONFIG_PATH) return undefined;
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'tsconfig.json'))) return undefined;
-    if (path.dirname(dir) === dir) return fileURLToPath(new URL('../tsx.tsconfig.json', import.meta.url));
-  }
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(fileURLToPath(source))) {
+  const { registerTypeScript } = await import('./typescript.js');
+  await registerTypeScript(process.cwd());
+  await import(source.href);
+} else {
+  await import('../dist/main.js');
 }
-
-register({ tsconfig: tsconfigFor(process.cwd()) });
-await import('../src/main.ts');

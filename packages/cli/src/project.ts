@@ -6,17 +6,21 @@ import type { Command } from 'commander';
 import { CliError } from './errors.js';
 
 export const PROJECT_FILE = 'qhatu.config.ts';
+/** Looked for in this order when no path is given: a compiled project ships the JavaScript one. */
+const PROJECT_FILES = [PROJECT_FILE, 'qhatu.config.js', 'qhatu.config.mjs'];
+const TYPESCRIPT = /\.[cm]?ts$/;
 
 /** Every command that runs the store takes the project file the same way. */
 export function withProjectOption(command: Command): Command {
-  return command.option('-c, --config <path>', `the project file (default: $QHATU_CONFIG, else ./${PROJECT_FILE})`);
+  return command.option('-c, --config <path>', `the project file (default: $QHATU_CONFIG, else ./${PROJECT_FILE} or ./qhatu.config.js)`);
 }
 
 const USAGE = `it must read: export default defineProject({ plugins: [/* your plugins */] })`;
 
 /** Imports the project file and checks it names a list of plugins that can be loaded together. */
 export async function loadProject(configPath?: string, cwd = process.cwd()): Promise<QhatuProject & { file: string }> {
-  const file = path.resolve(cwd, configPath ?? (process.env.QHATU_CONFIG || PROJECT_FILE));
+  const given = configPath ?? (process.env.QHATU_CONFIG || undefined);
+  const file = given ? path.resolve(cwd, given) : (PROJECT_FILES.map((name) => path.resolve(cwd, name)).find((f) => existsSync(f)) ?? path.resolve(cwd, PROJECT_FILE));
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new CliError(`no project file at ${file}`, [
       configPath ? 'check the --config path' : `run qhatu in the folder that holds ${PROJECT_FILE}, or pass --config <path>`,
@@ -25,6 +29,9 @@ export async function loadProject(configPath?: string, cwd = process.cwd()): Pro
   }
   let loaded: { default?: unknown };
   try {
+    // A TypeScript project file (and the project's own plugins it imports) runs through tsx; the
+    // Qhatu packages themselves are JavaScript, and a qhatu.config.js needs no TypeScript at all.
+    if (TYPESCRIPT.test(file)) await (await import('../bin/typescript.js')).registerTypeScript(path.dirname(file));
     loaded = await import(pathToFileURL(file).href);
   } catch (error) {
     const message = (error as Error).message?.split('\n').slice(0, 6).join('\n  ') ?? String(error);

@@ -31,7 +31,7 @@ describe.concurrent('qhatu --help', { timeout: 60_000 }, () => {
     [['api-keys'], ['Usage: qhatu api-keys', 'create']],
     [['api-keys', 'create'], ['Usage: qhatu api-keys create', '--tenant <id>', '--name <name>', '--scope <scope>', '--expires-at <time>', '--json', 'shown only this once']],
     [['staff', 'create'], ['Usage: qhatu staff create', '--tenant <id>', '--email <email>', '--role <role>', '--first-name <name>', '--json', 'QHATU_STAFF_PASSWORD']],
-    [['new'], ['Usage: qhatu new [options] <dir>', '--plugins <names>', '--from <repository>', '--package-manager <name>', '--no-install', 'media,catalog,customers']],
+    [['new'], ['Usage: qhatu new [options] <dir>', '--plugins <names>', '--from <folder>', '--package-manager <name>', '--no-install', 'media,catalog,customers']],
     [['plugin'], ['Usage: qhatu plugin', 'new']],
     [['plugin', 'new'], ['Usage: qhatu plugin new [options] <name>', '--dir <folder>', 'plugin-<name>']],
   ])('qhatu %j --help explains the command', async (command, expected) => {

@@ -24,10 +24,10 @@ export function newCommand(): Command {
     )
     .argument('<dir>', 'the folder to create (it must not exist, or be empty)')
     .option('--plugins <names>', `comma-separated plugins (their dependencies come along); default: all of them, as the full-store starter: ${CATALOGUE.map((p) => p.name).join(',')}`)
-    .option('--from <repository>', 'take the Qhatu packages from a clone of the Qhatu repository (linked, run from source; needs pnpm) instead of the registry')
+    .option('--from <folder>', 'take the Qhatu packages from a folder of packed tarballs (pnpm pack), or link them from a clone of the Qhatu repository (run from source; needs pnpm), instead of the registry')
     .addOption(new Option('--package-manager <name>', 'the package manager that installs and runs it (default: the one running this, else pnpm)').choices(['pnpm', 'npm']))
     .option('--no-install', 'write the files only')
-    .addHelpText('after', '\nExamples:\n  qhatu new my-shop\n  qhatu new my-shop --plugins catalog,checkout,stripe --no-install\n  qhatu new my-shop --from ~/src/qhatu   # packages from a clone\n')
+    .addHelpText('after', '\nExamples:\n  qhatu new my-shop\n  qhatu new my-shop --plugins catalog,checkout,stripe --no-install\n  qhatu new my-shop --from ./tarballs    # packages packed with pnpm pack\n  qhatu new my-shop --from ~/src/qhatu   # packages linked from a clone\n')
     .action((dir: string, options: NewOptions) => newProject(dir, options));
 }
 

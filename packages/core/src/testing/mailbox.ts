@@ -1,6 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+
+/**
+ * smtp-server and mailparser are optional peer dependencies of @qhatu/core: only a test that starts
+ * a mailbox needs them, so they are loaded here rather than with `@qhatu/core/testing`.
+ */
+async function mailLibraries(): Promise<{ SMTPServer: typeof import('smtp-server').SMTPServer; simpleParser: typeof import('mailparser').simpleParser }> {
+  try {
+    const [{ SMTPServer }, { simpleParser }] = await Promise.all([import('smtp-server'), import('mailparser')]);
+    return { SMTPServer, simpleParser };
+  } catch (error) {
+    throw new Error(`startMailbox() needs the smtp-server and mailparser packages: add them to your devDependencies (${(error as Error).message})`, { cause: error });
+  }
+}
 
 /** A message as the SMTP server received it, parsed. */
 export interface ReceivedMail {
@@ -30,6 +41,7 @@ export interface Mailbox {
 
 /** A real SMTP server on 127.0.0.1 that keeps and parses what it receives: the e-mail side of a test. */
 export async function startMailbox(): Promise<Mailbox> {
+  const { SMTPServer, simpleParser } = await mailLibraries();
   const received: ReceivedMail[] = [];
   const waiting = new Set<() => void>();
   const server = new SMTPServer({

@@ -6,6 +6,8 @@ export interface ProjectSpec {
   plugins: CataloguePlugin[];
   /** `@qhatu/...` package → what package.json asks for (`^0.1.0`, `link:/path`). */
   sources: Record<string, string>;
+  /** Every `@qhatu/...` package pinned for the whole tree (packed tarballs: `file:/path/x.tgz`). */
+  overrides?: Record<string, string>;
   packageManager: 'pnpm' | 'npm';
   vitest: string;
 }
@@ -17,6 +19,7 @@ export function projectFiles(spec: ProjectSpec): Record<string, string> {
     'qhatu.config.ts': config(spec),
     'test/store.test.ts': storeTest(spec),
     'vitest.config.ts': vitestConfig(),
+    'tsconfig.json': tsconfig(),
     '.env.example': envExample(),
     '.gitignore': 'node_modules\n.qhatu\n.env\n',
     'README.md': readme(spec),
@@ -36,7 +39,8 @@ function packageJson(spec: ProjectSpec): string {
     devDependencies: { vitest: spec.vitest },
   };
   // pnpm 10 runs no dependency's install script unless it is listed (vitest's esbuild checks its binary).
-  if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'] };
+  if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'], ...(spec.overrides ? { overrides: spec.overrides } : {}) };
+  else if (spec.overrides) pkg.overrides = spec.overrides;
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
@@ -116,6 +120,23 @@ export default defineConfig({
 `;
 }
 
+/** For editors and for the tools that run the project's TypeScript (tsx, vitest): plugins are written with decorators. */
+function tsconfig(): string {
+  const config = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      experimentalDecorators: true,
+      skipLibCheck: true,
+      noEmit: true,
+    },
+    include: ['qhatu.config.ts', 'vitest.config.ts', 'src', 'test'],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
 function envExample(): string {
   return `# The store's settings; none is needed to try it (\`qhatu start\` runs on an embedded database in ./.qhatu).
 # qhatu reads the environment, not this file: export them (e.g. \`set -a; . ./.env; set +a\`) or set them in your host.
@@ -168,6 +189,10 @@ Without \`DATABASE_URL\` it runs on an embedded PostgreSQL (data in \`./.qhatu\`
 the job workers in the same process and prints the platform token and the \`curl\` that creates
 your first store (tenant). The API reference is at \`/docs\`, the OpenAPI document at
 \`/openapi.json\`.
+
+The Qhatu packages are compiled JavaScript; \`qhatu\` runs \`qhatu.config.ts\` and any plugin of
+your own it imports through tsx, which comes with \`@qhatu/cli\`. A \`qhatu.config.js\` (found when
+there is no \`qhatu.config.ts\`) runs without it.
 
 ## Test it
 

@@ -13,7 +13,10 @@ export type PackageManager = 'pnpm' | 'npm';
 export interface NewProjectOptions {
   /** Plugin names; absent: every plugin, as the full-store starter. */
   plugins?: string[];
-  /** A clone of the Qhatu repository whose packages the project links to, instead of the registry. */
+  /**
+   * Instead of the registry: a folder of packed Qhatu packages (`pnpm pack`'s `.tgz` files), or the
+   * root of a clone of the Qhatu repository whose packages the project links to.
+   */
   from?: string;
   packageManager: PackageManager;
   /** The version of the Qhatu packages asked of the registry (default: this CLI's). */
@@ -40,15 +43,52 @@ export async function scaffoldProject(dir: string, options: NewProjectOptions): 
   }
   const { plugins, added } = choosePlugins(options.plugins ?? CATALOGUE.map((p) => p.name));
   const packages = ['@qhatu/cli', '@qhatu/core', ...plugins.map((p) => p.package)];
-  const sources = options.from ? linkedSources(options.from, packages, options.packageManager) : Object.fromEntries(packages.map((p) => [p, `^${options.version}`]));
+  let sources: Record<string, string> = Object.fromEntries(packages.map((p) => [p, `^${options.version}`]));
+  let overrides: Record<string, string> | undefined;
+  if (options.from && isClone(options.from)) sources = linkedSources(options.from, packages, options.packageManager);
+  else if (options.from) ({ sources, overrides } = tarballSources(options.from, packages));
   const name = packageNameOf(dir);
-  const files = projectFiles({ name, plugins, sources, packageManager: options.packageManager, vitest: PROJECT_VITEST });
+  const files = projectFiles({ name, plugins, sources, overrides, packageManager: options.packageManager, vitest: PROJECT_VITEST });
   for (const [file, text] of Object.entries(files)) {
     const target = path.join(dir, file);
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, text, { flag: 'wx' });
   }
   return { dir, name, plugins, added, files: Object.keys(files) };
+}
+
+const isClone = (from: string) => existsSync(path.join(path.resolve(from), 'packages/core/package.json'));
+
+/** `pnpm pack`'s name for a package's tarball: `@qhatu/plugin-catalog` 0.1.0 → `qhatu-plugin-catalog-0.1.0.tgz`. */
+const TARBALL = /^qhatu-(.+?)-(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\.tgz$/;
+
+/**
+ * `--from <folder>` of tarballs: each package from its `file:` tarball, and every tarball of the folder
+ * also as an override, so that the packages' dependencies on one another (`@qhatu/core` 0.1.0) are
+ * met by the same tarballs rather than asked of the registry.
+ */
+function tarballSources(from: string, packages: string[]): { sources: Record<string, string>; overrides: Record<string, string> } {
+  const folder = path.resolve(from);
+  const entries = existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder).sort() : [];
+  const found = new Map<string, string>();
+  for (const entry of entries) {
+    const match = TARBALL.exec(entry);
+    if (!match) continue;
+    const pkg = `@qhatu/${match[1]}`;
+    if (found.has(pkg)) {
+      throw new CliError(`--from ${from}: two tarballs of ${pkg} (${path.basename(found.get(pkg)!)} and ${entry})`, ['keep one version of each package in the folder']);
+    }
+    found.set(pkg, path.join(folder, entry));
+  }
+  if (!found.has('@qhatu/core')) {
+    throw new CliError(`--from ${from}: no Qhatu packages there (no qhatu-core-<version>.tgz, and not a clone of the repository)`, [
+      '--from takes a folder of packed packages (pnpm pack, e.g. pnpm pack:all in the repository) or the root of a clone',
+    ]);
+  }
+  const missing = packages.filter((p) => !found.has(p));
+  if (missing.length) throw new CliError(`--from ${from}: it has no tarball of ${missing.join(', ')}`);
+  const overrides = Object.fromEntries([...found].map(([pkg, file]) => [pkg, `file:${file}`]));
+  return { sources: Object.fromEntries(packages.map((p) => [p, overrides[p]])), overrides };
 }
 
 /**
@@ -66,9 +106,6 @@ function linkedSources(from: string, packages: string[], packageManager: Package
   for (const entry of existsSync(packagesDir) ? readdirSync(packagesDir) : []) {
     const manifest = path.join(packagesDir, entry, 'package.json');
     if (existsSync(manifest)) folders.set(JSON.parse(readFileSync(manifest, 'utf8')).name, path.join(packagesDir, entry));
-  }
-  if (!folders.has('@qhatu/core')) {
-    throw new CliError(`--from ${from}: no Qhatu packages there (expected ${path.join(root, 'packages/core/package.json')})`, ['--from takes the root of a clone of the Qhatu repository']);
   }
   if (!existsSync(path.join(folders.get('@qhatu/core')!, 'node_modules'))) {
     throw new CliError(`--from ${from}: its packages are not installed`, [`run pnpm install in ${root} first`]);

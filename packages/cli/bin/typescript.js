@@ -1,0 +1,27 @@
+// Runs TypeScript (a project's qhatu.config.ts and its own plugins; in a clone, the sources of every
+// package) through tsx, registered once per process.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REGISTERED = Symbol.for('qhatu.typescript');
+
+/**
+ * The tsconfig.json above `dir` when there is one; else ours, which turns on the decorators plugins
+ * are written with, for every file (tsx applies a tsconfig only to the files it includes).
+ */
+function tsconfigFor(dir) {
+  if (process.env.TSX_TSCONFIG_PATH) return undefined;
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, 'tsconfig.json'))) return undefined;
+    if (path.dirname(at) === at) return fileURLToPath(new URL('../tsx.tsconfig.json', import.meta.url));
+  }
+}
+
+/** Lets `import` load .ts files from here on; `dir` is where the project's tsconfig.json is looked for. */
+export async function registerTypeScript(dir) {
+  if (globalThis[REGISTERED]) return;
+  globalThis[REGISTERED] = true;
+  const { register } = await import('tsx/esm/api');
+  register({ tsconfig: tsconfigFor(dir) });
+}
