@@ -22,10 +22,15 @@ export function joinedEntity<T extends object>(em: EntityManager, entity: Entity
   return em.map(entity, own as never) as T;
 }
 
+// The column names of each entity, worked out once per entity's metadata.
+const fields = new WeakMap<object, string[]>();
+
 function fieldsOf<T extends object>(em: EntityManager, entity: EntityName<T>): string[] {
-  return em
-    .getMetadata()
-    .get(entity)
-    .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length)
-    .flatMap((prop) => prop.fieldNames);
+  const meta = em.getMetadata().get(entity);
+  let known = fields.get(meta);
+  if (!known) {
+    known = meta.props.filter((prop) => prop.persist !== false && prop.fieldNames?.length).flatMap((prop) => prop.fieldNames);
+    fields.set(meta, known);
+  }
+  return known;
 }
