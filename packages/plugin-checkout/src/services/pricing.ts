@@ -1,17 +1,14 @@
-import { PriceResolver, Product, Variant, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
+import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import { joinedColumns, joinedEntity, type Tx } from '@qhatu/core';
+import type { Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
 import type { CartTotals, LineState } from './views.js';
 
 /** What the catalog says about the variants of a cart: the variant and its product, when it may be sold. */
-export interface Sellable {
-  variant: Variant;
-  product: Product;
-}
+export type { Sellable };
 
 /** A line to price: which variant, how many, and the identity it keeps. */
 export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'> & { offerId?: string | null };
@@ -64,22 +61,8 @@ export class CartPricing {
   }
 
   /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
-  async catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
-    const found = new Map<string, Sellable>();
-    const ids = [...new Set(variantIds)];
-    if (ids.length === 0) return found;
-    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
-      `select ${joinedColumns(tx.em, Variant, 'v', 'variant')}, ${joinedColumns(tx.em, Product, 'p', 'product')}
-         from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
-        where v.tenant_id = ? and v.id in (${ids.map(() => '?').join(', ')})`,
-      [tx.tenantId, ...ids],
-    );
-    for (const row of rows) {
-      const variant = joinedEntity(tx.em, Variant, row, 'variant');
-      const product = joinedEntity(tx.em, Product, row, 'product');
-      if (variant && product) found.set(variant.id, { variant, product });
-    }
-    return found;
+  catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
+    return variantsWithProducts(tx, variantIds);
   }
 
   /**

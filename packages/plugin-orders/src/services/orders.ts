@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, joinedColumns, joinedEntity, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
-import { Product, Variant } from '@qhatu/plugin-catalog';
+import { AppError, Database, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
+import { variantsWithProducts, type Variant } from '@qhatu/plugin-catalog';
 import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -103,14 +103,9 @@ export class Orders {
     if (merged.size === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
     const variantIds = [...merged.keys()];
     // The variants with their products, in one statement.
-    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
-      `select ${joinedColumns(tx.em, Variant, 'v', 'variant')}, ${joinedColumns(tx.em, Product, 'p', 'product')}
-         from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
-        where v.tenant_id = ? and v.id in (${variantIds.map(() => '?').join(', ')})`,
-      [tx.tenantId, ...variantIds],
-    );
-    const variants = rows.map((row) => joinedEntity(tx.em, Variant, row, 'variant')!);
-    const products = new Map(rows.map((row) => joinedEntity(tx.em, Product, row, 'product')!).map((p) => [p.id, p]));
+    const sellables = await variantsWithProducts(tx, variantIds);
+    const variants = [...sellables.values()].map((s) => s.variant);
+    const products = new Map([...sellables.values()].map((s) => [s.product.id, s.product]));
     const byId = new Map(variants.map((v) => [v.id, v]));
     const missing: ErrorDetail[] = variantIds.filter((id) => !byId.has(id)).map((id) => ({ path: 'line_items', message: 'is not a variant of this store', variant_id: id }));
     if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', `Unknown variants: ${missing.map((m) => m.variant_id).join(', ')}`, missing);
