@@ -16,7 +16,7 @@ export { staffOut } from './staff/routes.js';
 export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
-export { Database, Tx, type SqlReader } from './db/database.js';
+export { Database, Tx, type SqlReader, type SqlTx, type TxReader } from './db/database.js';
 export { joinedColumns, joinedEntity } from './db/joined.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
 export {
@@ -37,7 +37,7 @@ export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
 export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';
 export { EventBus, type DomainEvent } from './events/bus.js';
-export { OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
+export { OUTBOX_DISPATCH_JOB, OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
 export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
 export { requirePermission, type GraphQLContribution, type QhatuGraphQLContext } from './graphql/types.js';
 export { admits, authorize, bearerToken, tenantHeader } from './http/auth.js';

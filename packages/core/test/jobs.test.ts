@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboxRelay, type DomainEvent } from '../src/index.js';
+import { EventBus, Jobs, OUTBOX_DISPATCH_JOB, OutboxRelay, type DomainEvent } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { jobLog, notesPlugin } from './fixtures/notes-plugin.js';
 
@@ -51,5 +51,33 @@ describe('jobs and the outbox relay', () => {
     expect(count).toBeGreaterThanOrEqual(1);
     expect(delivered.find((e) => e.id === id)?.data).toEqual({ id: 'swept' });
     expect(await t.app.container.resolve(OutboxRelay).dispatch()).toBe(0);
+  });
+
+  it('queues one dispatch job for events committed close together', async () => {
+    const ids = ['22222222-2222-4222-8222-222222222221', '22222222-2222-4222-8222-222222222222', '22222222-2222-4222-8222-222222222223'];
+    const events: DomainEvent[] = [];
+    for (const id of ids) {
+      await t.app.orm.em.getConnection().execute(
+        `insert into core_outbox (tenant_id, id, type, source, data, occurred_at) values (?, ?, 'notes.note.created', '/qhatu/notes', ?, now())`,
+        [a.id, id, JSON.stringify({ id: `close-${id}` })],
+      );
+      events.push({ id, type: 'notes.note.created', source: '/qhatu/notes', tenantId: a.id, time: new Date(), data: { id: `close-${id}` } });
+    }
+    const jobs = t.app.container.resolve(Jobs);
+    const queued: unknown[] = [];
+    const add = jobs.add.bind(jobs);
+    jobs.add = (name, data, opts) => {
+      if (name === OUTBOX_DISPATCH_JOB) queued.push(data);
+      return add(name, data, opts);
+    };
+    try {
+      // Three commits in a row, as three requests finishing at once.
+      const bus = t.app.container.resolve(EventBus);
+      await Promise.all(events.map((event) => bus.committed([event])));
+      for (const id of ids) await eventually(() => delivered.find((e) => e.id === id));
+      expect(queued).toEqual([{ ids }]);
+    } finally {
+      jobs.add = add;
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 import { notesPlugin } from './fixtures/notes-plugin.js';
 
@@ -230,7 +230,8 @@ describe('the read path (Database.read)', () => {
     expect(injected).toEqual([]);
     await expect(db.readOne((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
     await expect(db.readOne(async (sql) => { await sql.query('select 1'); return sql.query('select 2'); }, a.id)).rejects.toThrow(/one query/);
-    await expect(db.readOne((sql) => sql.query('select ?', [new Date()]), a.id)).rejects.toThrow(/cannot be written/);
+    await expect(db.readOne((sql) => sql.query('select ?', [{ a: 1 }]), a.id)).rejects.toThrow(/cannot be written/);
+    await expect(db.readOne((sql) => sql.query('select ?', [new Date(Number.NaN)]), a.id)).rejects.toThrow(/cannot be written/);
     // The failures above gave their connections back clean: every pooled connection still reads.
     const again = await Promise.all(Array.from({ length: 12 }, () => db.readOne((sql) => sql.query<{ n: number }>('select count(*)::int as n from test_note'), a.id)));
     expect(again.every(([row]) => row.n === again[0][0].n)).toBe(true);
@@ -245,5 +246,104 @@ describe('the read path (Database.read)', () => {
       return db.read((sql) => sql.query<{ body: string }>(`select body from test_note where body = 'uncommitted'`));
     }, a.id);
     expect(seen).toEqual([{ body: 'uncommitted' }]);
+  });
+});
+
+describe('the ORM-free write path (Database.write)', () => {
+  const insertNote = `insert into test_note (tenant_id, id, body, status, created_at) values (?, ?, ?, 'open', ?)`;
+  const outboxOf = (id: string) => t.app.container.resolve(Database).query<{ type: string; data: { id: string } }>(`select type, data from core_outbox where data->>'id' = ?`, [id]);
+  let Database: typeof import('../src/index.js').Database;
+  let EventBus: typeof import('../src/index.js').EventBus;
+  beforeAll(async () => ({ Database, EventBus } = await import('../src/index.js')));
+
+  it('reads on the round trip of BEGIN, then sends the queued writes, the outbox rows and COMMIT in one, and emits after commit', async () => {
+    const db = t.app.container.resolve(Database);
+    await note(a, 'sqltx-a');
+    await note(b, 'sqltx-b');
+    const id = crypto.randomUUID();
+    const seen: string[] = [];
+    const off = t.app.container.resolve(EventBus).on('notes.note.created', (event) => void seen.push(String(event.data.id)));
+    const after: string[] = [];
+    const { result, statements } = await t.countQueries(() =>
+      db.write(async (sql) => {
+        // No tenant condition: row-level security alone keeps B's rows out.
+        const before = await sql.query<{ body: string }>(`select body from test_note where body like ? order by body`, ['sqltx-%']);
+        const [{ n }] = await sql.query<{ n: number }>('select count(*)::int as n from test_note where body = ?', ["it's \\ here"]);
+        sql.later(insertNote, [sql.tenantId, id, "it's \\ here", sql.now()]);
+        sql.publish('notes.note.created', { id });
+        sql.afterCommit(() => void after.push(id));
+        return { before: before.map((r) => r.body), n };
+      }, a.id),
+    );
+    off();
+    expect(result).toEqual({ before: ['sqltx-a'], n: 0 });
+    expect(statements).toHaveLength(3);
+    expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; select body from test_note where body like 'sqltx-%' order by body$/s);
+    expect(statements[1]).toMatch(/^select count\(\*\)::int as n from test_note where body = \$1$/);
+    expect(statements[2]).toMatch(/^insert into test_note .*; insert into core_outbox .*; COMMIT$/s);
+    const [row] = await db.read((sql) => sql.query<{ body: string }>('select body from test_note where id = ?', [id]), a.id);
+    expect(row.body).toBe("it's \\ here");
+    expect(await outboxOf(id)).toEqual([{ type: 'notes.note.created', data: { id } }]);
+    await vi.waitFor(() => expect(seen).toContain(id));
+    expect(after).toEqual([id]);
+  });
+
+  it('with writes only, is one round trip from BEGIN to COMMIT', async () => {
+    const db = t.app.container.resolve(Database);
+    const id = crypto.randomUUID();
+    const { statements } = await t.countQueries(() => db.write(async (sql) => sql.later(insertNote, [sql.tenantId, id, 'only-writes', new Date()]), a.id));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; insert into test_note .*; COMMIT$/s);
+    expect(await db.read((sql) => sql.query('select 1 from test_note where id = ?', [id]), a.id)).toHaveLength(1);
+  });
+
+  it('rolls everything back when a queued write or the work fails: no row, no outbox row, no event, no after-commit step', async () => {
+    const db = t.app.container.resolve(Database);
+    const id = crypto.randomUUID();
+    const seen: string[] = [];
+    const off = t.app.container.resolve(EventBus).on('notes.note.created', (event) => void seen.push(String(event.data.id)));
+    const after: string[] = [];
+    // The second insert repeats the primary key: the whole batch, COMMIT included, stops there.
+    await expect(
+      db.write(async (sql) => {
+        await sql.query('select 1');
+        sql.later(insertNote, [sql.tenantId, id, 'first', new Date()]);
+        sql.publish('notes.note.created', { id });
+        sql.later(insertNote, [sql.tenantId, id, 'again', new Date()]);
+        sql.afterCommit(() => void after.push(id));
+      }, a.id),
+    ).rejects.toMatchObject({ code: '23505' });
+    // RLS WITH CHECK refuses a row of another tenant.
+    await expect(db.write(async (sql) => sql.later(insertNote, [b.id, id, 'elsewhere', new Date()]), a.id)).rejects.toThrow(/row-level security/);
+    await expect(
+      db.write(async (sql) => {
+        await sql.query('select 1');
+        sql.later(insertNote, [sql.tenantId, id, 'thrown', new Date()]);
+        throw new Error('changed my mind');
+      }, a.id),
+    ).rejects.toThrow('changed my mind');
+    off();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await db.query('select 1 from test_note where id = ?', [id])).toEqual([]);
+    expect(await outboxOf(id)).toEqual([]);
+    expect(seen).toEqual([]);
+    expect(after).toEqual([]);
+    // Every pooled connection came back clean (no transaction left open or aborted).
+    const again = await Promise.all(Array.from({ length: 12 }, () => db.write((sql) => sql.query<{ n: number }>('select count(*)::int as n from test_note'), a.id)));
+    expect(again.every(([r]) => r.n === again[0][0].n)).toBe(true);
+  });
+
+  it('joins an open tenant transaction, and rolls back with it', async () => {
+    const db = t.app.container.resolve(Database);
+    const id = crypto.randomUUID();
+    await expect(
+      db.tenant(async () => {
+        await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, id, 'joined', sql.now()]), a.id);
+        const [seen] = await db.read((sql) => sql.query<{ body: string }>('select body from test_note where id = ?', [id]), a.id);
+        expect(seen.body).toBe('joined');
+        throw new Error('roll back');
+      }, a.id),
+    ).rejects.toThrow('roll back');
+    expect(await db.query('select 1 from test_note where id = ?', [id])).toEqual([]);
   });
 });

@@ -55,8 +55,19 @@ function rideOnBegin(client: KnexClient): void {
   };
 }
 
+/**
+ * The reads of a transaction as strategies and pricing take them: its tenant, its clock and SQL
+ * (`?` placeholders, as `em.execute` takes them). A `Tx` is one, and so is the ORM-free `SqlTx`
+ * of `Database.write`; code that takes a `TxReader` runs in either.
+ */
+export interface TxReader {
+  readonly tenantId: string;
+  now(): Date;
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+}
+
 /** A unit of work inside one tenant: the entity manager and the events to publish on commit. */
-export class Tx {
+export class Tx implements TxReader {
   constructor(
     readonly em: EntityManager,
     readonly tenantId: string,
@@ -87,14 +98,7 @@ export class Tx {
   /** Records an event in the outbox, in this transaction; it is emitted only after commit. */
   publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T> {
     if (!this.tenantId) throw new Error(`Event ${type} published outside a tenant`);
-    const event: DomainEvent<T> = {
-      id: randomUUID(),
-      type,
-      source: `/qhatu/${type.split('.')[0]}`,
-      tenantId: this.tenantId,
-      time: this.clock.now(),
-      data,
-    };
+    const event = domainEvent(type, this.tenantId, this.clock.now(), data);
     this.em.create(OutboxEvent, {
       id: event.id,
       tenantId: event.tenantId,
@@ -109,6 +113,32 @@ export class Tx {
   }
 
   readonly now = (): Date => this.clock.now();
+
+  /** SQL on this transaction (`em.execute`). */
+  query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return this.em.execute<R[]>(sql, params);
+  }
+}
+
+/**
+ * A tenant write transaction without the ORM (`Database.write`). Reads go out as they are asked
+ * (the first one carries BEGIN and the tenant context); writes queued with `later` and the outbox
+ * rows of `publish` go out together with COMMIT, in the order they were queued, in one round trip.
+ */
+export interface SqlTx extends TxReader {
+  /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. */
+  later(sql: string, params?: unknown[]): void;
+  /** Records an event in the outbox with the queued writes; it is emitted only after commit. */
+  publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T>;
+  /** Runs `fn` once the transaction has committed (never if it rolls back). */
+  afterCommit(fn: () => Promise<void> | void): void;
+}
+
+const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
+
+/** An event of `tenantId` about to be recorded in the outbox. */
+function domainEvent<T extends Record<string, unknown>>(type: string, tenantId: string, time: Date, data: T): DomainEvent<T> {
+  return { id: randomUUID(), type, source: `/qhatu/${type.split('.')[0]}`, tenantId, time, data };
 }
 
 /** Read-only SQL inside a tenant transaction; `?` placeholders, as `em.execute` takes them. */
@@ -131,8 +161,8 @@ interface PgClient {
 
 /**
  * `?` → each parameter written in as an SQL literal (pg's `escapeLiteral` for text), for a statement
- * sent in the simple protocol, which takes no parameters. Text, whole and finite numbers, booleans
- * and null only: anything else is refused rather than guessed at.
+ * sent in the simple protocol, which takes no parameters. Text, finite numbers, booleans, valid
+ * dates (ISO 8601, UTC) and null only: anything else is refused rather than guessed at.
  */
 function inlined(sql: string, params: unknown[]): string {
   let n = 0;
@@ -144,6 +174,7 @@ function inlined(sql: string, params: unknown[]): string {
     // In parentheses, a negative number cannot turn `- ?` into a comment.
     if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
     if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    if (value instanceof Date && Number.isFinite(value.getTime())) return pg.escapeLiteral(value.toISOString());
     throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
   });
   if (n !== params.length) throw new Error('More parameters than placeholders');
@@ -281,6 +312,87 @@ export class Database {
     } finally {
       if (connection) await client.releaseConnection(connection);
     }
+  }
+
+  /**
+   * The hot write path: a tenant transaction on a pooled connection, without the ORM's unit of
+   * work. The first read carries BEGIN and the tenant context (one round trip, its parameters
+   * written in as in `readOne`); further reads are one round trip each; the queued writes, the
+   * outbox rows and COMMIT go out as one simple query at the end. A failure anywhere rolls the
+   * whole transaction back. Row-level security holds as in `tenant()`, and events are emitted
+   * after commit as there. Inside an open `tenant()` transaction of the same tenant it works on
+   * that transaction (the queued writes run when `work` ends).
+   */
+  async write<T>(work: (sql: SqlTx) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work);
+    const enter = enterTenantSql(tenantId);
+    const client = this.orm.em.getConnection().getKnex().client;
+    let connection: PgClient | undefined;
+    let begun = false;
+    const writes: string[] = [];
+    const pending: DomainEvent[] = [];
+    const committed: Array<() => Promise<void> | void> = [];
+    const send = async (text: string, params?: unknown[]) => {
+      connection ??= (await client.acquireConnection()) as PgClient;
+      this.statements.emit('statement', text, params);
+      return connection.query(text, params);
+    };
+    const sql: SqlTx = {
+      tenantId,
+      now: () => this.clock.now(),
+      query: async <R>(text: string, params: unknown[] = []) => {
+        if (begun) return ((await send(numbered(text), params)) as { rows: R[] }).rows;
+        begun = true;
+        const results = await send(`BEGIN; ${enter}; ${inlined(text, params)}`);
+        return (Array.isArray(results) ? results[2].rows : []) as R[];
+      },
+      later: (text, params = []) => void writes.push(inlined(text, params)),
+      publish: (type, data) => {
+        const event = domainEvent(type, tenantId, this.clock.now(), data);
+        writes.push(inlined(OUTBOX_INSERT_SQL, [event.id, tenantId, event.type, event.source, JSON.stringify(data), event.time]));
+        pending.push(event as DomainEvent);
+        return event;
+      },
+      afterCommit: (fn) => void committed.push(fn),
+    };
+    let result: T;
+    try {
+      result = await work(sql);
+      if (writes.length > 0) {
+        const text = `${writes.join('; ')}; COMMIT`;
+        const opening = !begun;
+        begun = true;
+        await send(opening ? `BEGIN; ${enter}; ${text}` : text);
+      } else if (begun) {
+        await send('COMMIT');
+      }
+    } catch (error) {
+      // A failed statement leaves its transaction open and aborted on the connection.
+      if (connection && begun) await connection.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      if (connection) await client.releaseConnection(connection);
+    }
+    await this.bus.committed(pending);
+    for (const fn of committed) await Promise.resolve().then(fn).catch(this.logFailure);
+    return result;
+  }
+
+  /** `write` joining an open `tenant()` transaction: reads and events on it, queued writes when `work` ends. */
+  private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>): Promise<T> {
+    const writes: Array<[string, unknown[]]> = [];
+    const result = await work({
+      tenantId: tx.tenantId,
+      now: tx.now,
+      query: (text, params) => tx.query(text, params),
+      later: (text, params = []) => void writes.push([text, params]),
+      publish: (type, data) => tx.publish(type, data),
+      afterCommit: (fn) => tx.afterCommit(fn),
+    });
+    for (const [text, params] of writes) await tx.em.execute(text, params);
+    return result;
   }
 
   /** Every statement `read` sends (the ORM's own are on knex's `query` event); tests count them. */

@@ -26,12 +26,22 @@ const uuidArray = (ids: string[]) => `{${ids.filter((id) => /^[0-9a-f-]{36}$/i.t
 export const OUTBOX_DISPATCH_JOB = 'core.outbox.dispatch';
 
 /**
+ * Events committed within this many milliseconds of each other share one dispatch job (at most
+ * `DISPATCH_BATCH` ids a job): under load one queue write carries many commits instead of one each.
+ */
+const DISPATCH_WINDOW_MS = 5;
+const DISPATCH_BATCH = 500;
+
+/**
  * Moves committed outbox rows to their out-of-process subscribers (webhooks, search indexers) by
  * jobs: at least once, retried with backoff; a periodic sweep picks up what a crash left behind.
  */
 export class OutboxRelay {
   private readonly subscribers: OutboxSubscriber[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  private waiting: string[] = [];
+  private flushTimer?: NodeJS.Timeout;
+  private readonly queueing = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -44,12 +54,27 @@ export class OutboxRelay {
       attempts: 8,
       backoffMs: 2000,
     });
-    // Queued without holding up the writer's answer; the sweep covers a queue that is down.
+    // Queued without holding up the writer's answer, a few commits to a job; the sweep covers a queue that is down.
     bus.onCommitted((events) => {
-      void this.jobs.add(OUTBOX_DISPATCH_JOB, { ids: events.map((e) => e.id) }).catch((err) =>
-        this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'),
-      );
+      this.waiting.push(...events.map((e) => e.id));
+      if (this.waiting.length >= DISPATCH_BATCH) this.flush();
+      else this.flushTimer ??= setTimeout(() => this.flush(), DISPATCH_WINDOW_MS);
     });
+  }
+
+  /** Queues one dispatch job for the ids committed since the last one. */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    while (this.waiting.length > 0) {
+      const ids = this.waiting.splice(0, DISPATCH_BATCH);
+      const queued = this.jobs
+        .add(OUTBOX_DISPATCH_JOB, { ids })
+        .then(() => undefined)
+        .catch((err) => this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'))
+        .finally(() => this.queueing.delete(queued));
+      this.queueing.add(queued);
+    }
   }
 
   subscribe(subscriber: OutboxSubscriber): void {
@@ -113,8 +138,11 @@ export class OutboxRelay {
     this.sweepTimer.unref();
   }
 
-  stop(): void {
+  /** Stops sweeping; the ids still waiting are queued (and the queue writes awaited) before the queue closes. */
+  async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    this.flush();
+    await Promise.all(this.queueing);
   }
 }
