@@ -279,13 +279,19 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(result).toEqual({ before: ['sqltx-a'], n: 0 });
     expect(statements).toHaveLength(3);
     expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; select body from test_note where body like 'sqltx-%' order by body$/s);
-    expect(statements[1]).toMatch(/^select count\(\*\)::int as n from test_note where body = \$1$/);
+    expect(statements[1]).toMatch(/^select count\(\*\)::int as n from test_note where body = +E?'it''s /);
     expect(statements[2]).toMatch(/^insert into test_note .*; insert into core_outbox .*; COMMIT$/s);
     const [row] = await db.read((sql) => sql.query<{ body: string }>('select body from test_note where id = ?', [id]), a.id);
     expect(row.body).toBe("it's \\ here");
     expect(await outboxOf(id)).toEqual([{ type: 'notes.note.created', data: { id } }]);
     await vi.waitFor(() => expect(seen).toContain(id));
     expect(after).toEqual([id]);
+  });
+
+  it('runs a query of several statements in order, each with its own snapshot, and answers the last one\'s rows', async () => {
+    const db = t.app.container.resolve(Database);
+    const [body] = await db.write((sql) => sql.query<{ body: string }>(`select 1 from test_note where body = ? for update; select body from test_note where body = ?`, ['sqltx-a', 'sqltx-a']), a.id);
+    expect(body).toEqual({ body: 'sqltx-a' });
   });
 
   it('with writes only, is one round trip from BEGIN to COMMIT', async () => {

@@ -46,8 +46,8 @@ export { Brands, type BrandView } from './services/brands.js';
 export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
-export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
-export { variantsWithProducts, type Sellable } from './services/sellables.js';
+export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
+export { sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
 
 /** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
 export default definePlugin({

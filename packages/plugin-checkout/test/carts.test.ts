@@ -138,6 +138,22 @@ describe('POST /carts/:id/items', () => {
     expect(after).toMatchObject({ item_count: 4, subtotal: 4 * 9900 });
   });
 
+  it('keeps every unit when many changes of one cart run at once: each sees the lines the one before it wrote', async () => {
+    const hat = await createProduct(admin, { title: 'Race hat', variants: [{ title: 'A', price: 1000 }, { title: 'B', price: 2000 }, { title: 'C', price: 3000 }] });
+    const cart = await createCart(store);
+    // Twelve adds of three variants at once: a change that waited for the cart's lock must see the
+    // lines the changes before it committed (no lost unit, no second line of one variant).
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => store('POST', `${CARTS}/${cart.id}/items`, { variant_id: hat.variants[n % 3].id, quantity: 1 })),
+    );
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(12).fill(201));
+    const final = (await store('GET', `${CARTS}/${cart.id}`)).json().data;
+    expect(final.line_items.map((l: { quantity: number }) => l.quantity)).toEqual([4, 4, 4]);
+    expect(final).toMatchObject({ item_count: 12, subtotal: 4 * (1000 + 2000 + 3000) });
+    // The last answer to leave is the cart as it ended.
+    expect(Math.max(...answers.map((r) => r.json().data.item_count))).toBe(12);
+  });
+
   it('a catalog price change is charged on the next change of the cart', async () => {
     const p = await createProduct(admin, { variants: [{ title: 'x', price: 500 }] });
     const cart = await createCart(store);

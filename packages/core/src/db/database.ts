@@ -121,9 +121,13 @@ export class Tx implements TxReader {
 }
 
 /**
- * A tenant write transaction without the ORM (`Database.write`). Reads go out as they are asked
- * (the first one carries BEGIN and the tenant context); writes queued with `later` and the outbox
- * rows of `publish` go out together with COMMIT, in the order they were queued, in one round trip.
+ * A tenant write transaction without the ORM (`Database.write`). Each `query` is one round trip
+ * (the first one carries BEGIN and the tenant context), in the simple protocol with its parameters
+ * written in as literals (text, numbers, booleans, dates, null; arrays as a PostgreSQL array
+ * literal in text); it may hold several statements separated by `;`, run in order, each with its
+ * own snapshot, answering the rows of the last (lock a row, then read what the lock guards).
+ * Writes queued with `later` and the outbox rows of `publish` go out together with COMMIT, in the
+ * order they were queued, in one round trip.
  */
 export interface SqlTx extends TxReader {
   /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. */
@@ -148,6 +152,15 @@ export interface SqlReader {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A PostgreSQL array literal of ids for `= any(?::uuid[])`: one text parameter however many ids,
+ * which every path takes alike (the ORM's, `read`'s and the literals of `readOne` and `write`).
+ * What is not a UUID is left out (it could match no row anyway).
+ */
+export function uuidArray(ids: Iterable<string>): string {
+  return `{${[...ids].filter((id) => UUID.test(id)).join(',')}}`;
+}
 
 /** `?` → `$1, $2, ...` for the driver (the SQL of readers uses no `?` operator). */
 function numbered(sql: string): string {
@@ -179,6 +192,11 @@ function inlined(sql: string, params: unknown[]): string {
   });
   if (n !== params.length) throw new Error('More parameters than placeholders');
   return text;
+}
+
+/** The rows of the last statement of a simple query (one result, or one per statement). */
+function rowsOfLast<R>(result: { rows: unknown[] } | Array<{ rows: unknown[] }>): R[] {
+  return (Array.isArray(result) ? result[result.length - 1].rows : result.rows) as R[];
 }
 
 interface ActiveTx {
@@ -343,10 +361,9 @@ export class Database {
       tenantId,
       now: () => this.clock.now(),
       query: async <R>(text: string, params: unknown[] = []) => {
-        if (begun) return ((await send(numbered(text), params)) as { rows: R[] }).rows;
+        const opening = !begun;
         begun = true;
-        const results = await send(`BEGIN; ${enter}; ${inlined(text, params)}`);
-        return (Array.isArray(results) ? results[2].rows : []) as R[];
+        return rowsOfLast<R>(await send(opening ? `BEGIN; ${enter}; ${inlined(text, params)}` : inlined(text, params)));
       },
       later: (text, params = []) => void writes.push(inlined(text, params)),
       publish: (type, data) => {
@@ -380,18 +397,25 @@ export class Database {
     return result;
   }
 
-  /** `write` joining an open `tenant()` transaction: reads and events on it, queued writes when `work` ends. */
+  /** `write` joining an open `tenant()` transaction: on its connection, events on it, queued writes when `work` ends. */
   private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>): Promise<T> {
-    const writes: Array<[string, unknown[]]> = [];
+    const trx = tx.em.getTransactionContext() as { client: { acquireConnection(): Promise<PgClient> } } | undefined;
+    if (!trx) throw new Error('An open tenant transaction has no connection');
+    const connection = await trx.client.acquireConnection();
+    const send = async (text: string) => {
+      this.statements.emit('statement', text);
+      return connection.query(text);
+    };
+    const writes: string[] = [];
     const result = await work({
       tenantId: tx.tenantId,
       now: tx.now,
-      query: (text, params) => tx.query(text, params),
-      later: (text, params = []) => void writes.push([text, params]),
+      query: async <R>(text: string, params: unknown[] = []) => rowsOfLast<R>(await send(inlined(text, params))),
+      later: (text, params = []) => void writes.push(inlined(text, params)),
       publish: (type, data) => tx.publish(type, data),
       afterCommit: (fn) => tx.afterCommit(fn),
     });
-    for (const [text, params] of writes) await tx.em.execute(text, params);
+    if (writes.length > 0) await send(writes.join('; '));
     return result;
   }
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { TenantContext } from '../context.js';
-import type { Database, Tx } from '../db/database.js';
+import { uuidArray, type Database, type Tx } from '../db/database.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { DomainEvent, EventBus } from './bus.js';
 
@@ -20,8 +20,6 @@ interface OutboxRow {
   occurred_at: Date;
 }
 
-/** A PostgreSQL array literal of ids (the driver would spread a JS array into a list). */
-const uuidArray = (ids: string[]) => `{${ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)).join(',')}}`;
 
 export const OUTBOX_DISPATCH_JOB = 'core.outbox.dispatch';
 

@@ -1,5 +1,5 @@
-import { TenantContext, type Tx } from '@qhatu/core';
-import { catalogPriceOf, CollectionProduct, type PriceBuyer, type PriceResolverStrategy, type ResolvedPrice, type Variant } from '@qhatu/plugin-catalog';
+import { TenantContext, uuidArray, type TxReader } from '@qhatu/core';
+import { catalogPriceOf, type PriceBuyer, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice } from '@qhatu/plugin-catalog';
 import { injectable } from 'tsyringe';
 import type { RuleScope, RuleType } from '../entities/price-list.js';
 
@@ -80,10 +80,10 @@ export function trustedBuyer(customerId: string | null): string | null {
  */
 @injectable()
 export class PriceListResolver implements PriceResolverStrategy {
-  async resolve(tx: Tx, variants: readonly Variant[], buyer: PriceBuyer): Promise<Map<string, ListPrice>> {
+  async resolve(tx: TxReader, variants: readonly PricedVariant[], buyer: PriceBuyer): Promise<Map<string, ListPrice>> {
     const customerId = trustedBuyer(buyer.customerId);
     if (!customerId || variants.length === 0) return this.priceAll(tx, variants, null);
-    const [row] = await tx.em.execute<ListRow[]>(
+    const [row] = await tx.query<ListRow>(
       `${LIST_SQL} join b2b_buyer b on b.tenant_id = c.tenant_id and b.b2b_customer_id = c.id
         where c.tenant_id = ? and b.customer_id = ? and c.status <> 'disabled'`,
       [tx.tenantId, customerId],
@@ -92,13 +92,13 @@ export class PriceListResolver implements PriceResolverStrategy {
   }
 
   /** The company's list (whatever its status: quotes check it themselves), or null. */
-  async listOf(tx: Tx, b2bCustomerId: string): Promise<ListOfCompany | null> {
-    const [row] = await tx.em.execute<ListRow[]>(`${LIST_SQL} where c.tenant_id = ? and c.id = ?`, [tx.tenantId, b2bCustomerId]);
+  async listOf(tx: TxReader, b2bCustomerId: string): Promise<ListOfCompany | null> {
+    const [row] = await tx.query<ListRow>(`${LIST_SQL} where c.tenant_id = ? and c.id = ?`, [tx.tenantId, b2bCustomerId]);
     return toList(row);
   }
 
-  async priceAll(tx: Tx, variants: readonly Variant[], list: ListOfCompany | null): Promise<Map<string, ListPrice>> {
-    const plain = (v: Variant): ListPrice => ({ ...catalogPriceOf(v), b2bCustomerId: null, rule: null });
+  async priceAll(tx: TxReader, variants: readonly PricedVariant[], list: ListOfCompany | null): Promise<Map<string, ListPrice>> {
+    const plain = (v: PricedVariant): ListPrice => ({ ...catalogPriceOf(v), b2bCustomerId: null, rule: null });
     if (!list) return new Map(variants.map((v) => [v.id, plain(v)]));
     const collections = await this.collectionsOf(tx, variants, list.rules);
     const out = new Map<string, ListPrice>();
@@ -114,16 +114,20 @@ export class PriceListResolver implements PriceResolverStrategy {
   }
 
   /** The collections named by the rules that each product is in; no statement when no rule names one. */
-  private async collectionsOf(tx: Tx, variants: readonly Variant[], rules: readonly RuleSnapshot[]): Promise<Map<string, Set<string>>> {
+  private async collectionsOf(tx: TxReader, variants: readonly PricedVariant[], rules: readonly RuleSnapshot[]): Promise<Map<string, Set<string>>> {
     const named = [...new Set(rules.flatMap((r) => (r.category_id ? [r.category_id] : [])))];
     const found = new Map<string, Set<string>>();
     if (named.length === 0) return found;
     const products = [...new Set(variants.map((v) => v.productId))];
-    const rows = await tx.em.find(CollectionProduct, { productId: { $in: products }, collectionId: { $in: named } }, { fields: ['productId', 'collectionId'] });
+    const rows = await tx.query<{ product_id: string; collection_id: string }>(
+      `select product_id, collection_id from catalog_collection_product
+        where tenant_id = ? and product_id = any(?::uuid[]) and collection_id = any(?::uuid[])`,
+      [tx.tenantId, uuidArray(products), uuidArray(named)],
+    );
     for (const row of rows) {
-      const set = found.get(row.productId) ?? new Set<string>();
-      set.add(row.collectionId);
-      found.set(row.productId, set);
+      const set = found.get(row.product_id) ?? new Set<string>();
+      set.add(row.collection_id);
+      found.set(row.product_id, set);
     }
     return found;
   }

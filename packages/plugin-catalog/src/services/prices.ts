@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import type { TxReader } from '@qhatu/core';
 import type { Variant } from '../entities/variant.js';
 
 /**
@@ -9,6 +9,9 @@ import type { Variant } from '../entities/variant.js';
 export interface PriceBuyer {
   customerId: string | null;
 }
+
+/** What pricing needs of a variant: a `Variant`, or the same facts read with SQL. */
+export type PricedVariant = Pick<Variant, 'id' | 'productId' | 'price' | 'currency'>;
 
 /** The price a buyer pays for one unit of a variant, and where it came from. */
 export interface ResolvedPrice {
@@ -28,22 +31,23 @@ export interface ResolvedPrice {
  * Price resolution: the strategy that says what a buyer pays for each variant. The catalog's
  * default answers the catalog price; a plugin with special prices (B2B price lists) registers
  * its own under `PriceResolver` after the catalog (`dependsOn: ['catalog']`), and the cart,
- * checkout and order lines that resolve `PriceResolver` follow it. Reads only, inside `tx`.
+ * checkout and order lines that resolve `PriceResolver` follow it. Reads only, inside `tx`, with
+ * SQL (`tx.query`): the cart's changes run without the ORM.
  */
 export interface PriceResolverStrategy {
-  resolve(tx: Tx, variants: readonly Variant[], buyer: PriceBuyer): Promise<Map<string, ResolvedPrice>>;
+  resolve(tx: TxReader, variants: readonly PricedVariant[], buyer: PriceBuyer): Promise<Map<string, ResolvedPrice>>;
 }
 
 export const PriceResolver = Symbol.for('qhatu.catalog.PriceResolver');
 
 /** The catalog's price of each variant, for every buyer; no statement. */
 export class CatalogPriceResolver implements PriceResolverStrategy {
-  async resolve(_tx: Tx, variants: readonly Variant[]): Promise<Map<string, ResolvedPrice>> {
+  async resolve(_tx: TxReader, variants: readonly PricedVariant[]): Promise<Map<string, ResolvedPrice>> {
     return new Map(variants.map((v) => [v.id, catalogPriceOf(v)]));
   }
 }
 
 /** A variant at its catalog price. */
-export function catalogPriceOf(v: Variant): ResolvedPrice {
+export function catalogPriceOf(v: PricedVariant): ResolvedPrice {
   return { variantId: v.id, catalogPrice: v.price, price: v.price, currency: v.currency, priceListId: null, ruleId: null };
 }

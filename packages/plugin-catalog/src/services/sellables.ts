@@ -8,6 +8,33 @@ export interface Sellable {
   product: Product;
 }
 
+/** What a cart prices and snapshots of a variant and its product: a `Sellable`, or the same facts read with SQL. */
+export interface SellableFacts {
+  variant: Pick<Variant, 'id' | 'productId' | 'title' | 'sku' | 'price' | 'currency' | 'weightGrams' | 'requiresShipping' | 'taxable'>;
+  product: Pick<Product, 'id' | 'title' | 'status' | 'images'>;
+}
+
+/**
+ * The sellable facts of the variants that `variantIdsSql` selects, as an SQL expression that
+ * answers one JSON array: put it in a select list to read them in the caller's own statement (a
+ * cart reads its lines and their variants together), then turn the column into a map with
+ * `sellablesFrom`. `tenantIdSql` names the tenant (a column or a placeholder of the caller's).
+ */
+export function sellablesSql(tenantIdSql: string, variantIdsSql: string): string {
+  return `(select coalesce(json_agg(json_build_object(
+             'variant', json_build_object('id', v.id, 'productId', v.product_id, 'title', v.title, 'sku', v.sku, 'price', v.price,
+                                          'currency', v.currency, 'weightGrams', v.weight_grams, 'requiresShipping', v.requires_shipping, 'taxable', v.taxable),
+             'product', json_build_object('id', p.id, 'title', p.title, 'status', p.status, 'images', p.images))), '[]'::json)
+      from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
+     where v.tenant_id = ${tenantIdSql} and v.id in (${variantIdsSql}))`;
+}
+
+/** The column of `sellablesSql`, by variant id. */
+export function sellablesFrom(column: unknown): Map<string, SellableFacts> {
+  const list = (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as SellableFacts[];
+  return new Map(list.map((s) => [s.variant.id, s]));
+}
+
 /**
  * The variants among `variantIds` that exist in the store, each with its product, by variant id:
  * one statement (a join), managed entities in the caller's transaction. For carts and orders,

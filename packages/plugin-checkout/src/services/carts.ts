@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, joinedColumns, joinedEntity, Tenant, type Tx } from '@qhatu/core';
+import { AppError, Database, Tenant, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout } from '../entities/checkout.js';
-import { CartPricing } from './pricing.js';
+import { CartPricing, refreshLine, type Sellable } from './pricing.js';
 import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
 import { cartEvent, pricedCart, type CartView } from './views.js';
 
@@ -135,8 +136,7 @@ export class Carts {
 
   /** Adds a variant at its catalog price; the same variant again raises the line's quantity. */
   async addItem(id: string, input: CartItemInput, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (tx, cart, items) => {
-      const catalog = await this.pricing.catalogOf(tx, [...items.map((i) => i.variantId), input.variant_id]);
+    return this.change(id, shopper, input.variant_id, async (sql, cart, items, catalog) => {
       const sellable = catalog.get(input.variant_id);
       if (!sellable || (input.product_id && input.product_id !== sellable.product.id)) {
         throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not in the store', [
@@ -154,29 +154,10 @@ export class Carts {
       const existing = items.find((i) => i.variantId === input.variant_id);
       if (existing) {
         existing.quantity += input.quantity;
-        existing.updatedAt = tx.now();
-        return { items, catalog };
+        existing.updatedAt = sql.now();
+        return { items };
       }
-      const item = tx.em.create(CartItem, {
-        id: randomUUID(),
-        tenantId: tx.tenantId,
-        cartId: cart.id,
-        variantId: input.variant_id,
-        productId: sellable.product.id,
-        title: sellable.product.title,
-        variantTitle: null,
-        sku: null,
-        quantity: input.quantity,
-        unitPrice: sellable.variant.price,
-        volumeDiscount: 0,
-        requiresShipping: true,
-        imageUrl: null,
-        weightGrams: null,
-        taxable: true,
-        createdAt: tx.now(),
-        updatedAt: tx.now(),
-      });
-      return { items: [...items, item], catalog };
+      return { items: [...items, newLine(sql, cart, sellable, input.quantity, null)] };
     });
   }
 
@@ -187,16 +168,15 @@ export class Carts {
    * on the store's stock or on one offer (409 OFFER_MISMATCH).
    */
   async addOffer(id: string, input: CartItemInput & { offer_id: string }, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (tx, cart, items) => {
+    return this.change(id, shopper, input.variant_id, async (sql, cart, items, catalog) => {
       const existing = items.find((i) => i.variantId === input.variant_id);
       if (existing && existing.offerId !== input.offer_id) {
         throw AppError.conflict('This variant is already in the cart from another seller (or the store); remove that line first', 'OFFER_MISMATCH', [
           { path: 'body.offer_id', message: 'the line of this variant has another offer', offer_id: existing.offerId ?? null },
         ]);
       }
-      const catalog = await this.pricing.catalogOf(tx, [...items.map((i) => i.variantId), input.variant_id]);
       const sellable = catalog.get(input.variant_id);
-      const offer = (await this.pricing.offersOf(tx, [{ offerId: input.offer_id }])).get(input.offer_id);
+      const offer = (await this.pricing.offersOf(sql, [{ offerId: input.offer_id }])).get(input.offer_id);
       if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== cart.currency || (input.product_id && input.product_id !== sellable.product.id)) {
         throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not for sale in this cart', [{ path: 'body.variant_id', message: 'no such variant for sale in this currency' }]);
       }
@@ -209,80 +189,87 @@ export class Carts {
       }
       if (existing) {
         existing.quantity = quantity;
-        existing.updatedAt = tx.now();
-        return { items, catalog };
+        existing.updatedAt = sql.now();
+        return { items };
       }
-      const at = tx.now();
-      const item = tx.em.create(CartItem, {
-        id: randomUUID(), tenantId: tx.tenantId, cartId: cart.id, variantId: input.variant_id, productId: sellable.product.id,
-        title: sellable.product.title, variantTitle: null, sku: null, quantity, unitPrice: sellable.variant.price, volumeDiscount: 0,
-        requiresShipping: true, imageUrl: null, weightGrams: null, taxable: true, offerId: input.offer_id, createdAt: at, updatedAt: at,
-      });
-      return { items: [...items, item], catalog };
+      return { items: [...items, newLine(sql, cart, sellable, quantity, input.offer_id)] };
     });
   }
 
   async setQuantity(id: string, ref: LineRef, quantity: number, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (tx, _cart, items) => {
+    return this.change(id, shopper, null, async (sql, _cart, items) => {
       const item = lineOf(items, ref);
       if (item.quantity !== quantity) {
         item.quantity = quantity;
-        item.updatedAt = tx.now();
+        item.updatedAt = sql.now();
       }
       return { items };
     });
   }
 
   async removeItem(id: string, ref: LineRef, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (tx, _cart, items) => {
+    return this.change(id, shopper, null, async (_sql, _cart, items) => {
       const item = lineOf(items, ref);
-      tx.em.remove(item);
       return { items: items.filter((i) => i !== item) };
     });
   }
 
   /** Sets the cart's coupon when it applies to the cart now; otherwise 422 COUPON_INVALID with the reason. */
   async applyCoupon(id: string, code: string, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (tx, cart, items) => {
-      const coupon = await this.discounts.findByCode(tx, code);
+    return this.change(id, shopper, null, async (sql, cart, items) => {
+      const coupon = await this.discounts.findLive(sql, code);
       cart.couponCode = coupon?.code ?? code;
       return { items, requireCoupon: true };
     });
   }
 
   async removeCoupon(id: string, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, async (_tx, cart, items) => {
+    return this.change(id, shopper, null, async (_sql, cart, items) => {
       cart.couponCode = null;
       return { items };
     });
   }
 
   /**
-   * One change to an open cart: lock it, load its lines, apply `work`, reprice everything from
-   * the catalog, move the expiry, publish `checkout.cart.updated`.
+   * One change to an open cart, without the ORM: lock it and read its lines with their variants
+   * (and `variantId`'s) in the round trip of BEGIN, apply `work`, reprice everything from the
+   * catalog, move the expiry, and write what changed (lines, the cart, the outbox row of
+   * `checkout.cart.updated`) with COMMIT in one round trip.
    */
   private change(
     id: string,
     shopper: Shopper,
-    work: (tx: Tx, cart: Cart, items: CartItem[]) => Promise<{ items: CartItem[]; catalog?: Awaited<ReturnType<CartPricing['catalogOf']>>; requireCoupon?: boolean }>,
+    variantId: string | null,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
-    return this.db.tenant(async (tx) => {
-      const { cart, items: loaded } = await this.lockWithLines(tx, id, shopper);
+    return this.db.write(async (sql) => {
+      const { cart, items: loaded, catalog } = await this.lockWithLines(sql, id, shopper, variantId);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
-      const { items, catalog, requireCoupon } = await work(tx, cart, loaded);
-      const kept = await this.pricing.reprice(tx, cart, items, catalog);
+      const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
+      const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
+      const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog);
+      const at = sql.now();
+      kept.forEach((item, n) => refreshLine(item, lines[n], at));
+      Object.assign(cart, totals);
       if (requireCoupon && cart.couponRefusal) {
         throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
           { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
         ]);
       }
-      const at = tx.now();
       cart.updatedAt = at;
       cart.expiresAt = new Date(at.getTime() + this.settings.cartTtlMs);
-      tx.publish(CART_UPDATED, cartEvent(cart));
-      return { cart, items: kept };
+      writeLines(sql, before, kept);
+      sql.later(
+        `update checkout_cart set coupon_code = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
+                tax_total = ?, prices_include_tax = ?, total = ?, expires_at = ?, updated_at = ?
+          where tenant_id = ? and id = ?`,
+        [cart.couponCode, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount,
+          cart.taxTotal, cart.pricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
+      );
+      sql.publish(CART_UPDATED, cartEvent(cart));
+      return { cart, items: lines };
     });
   }
 
@@ -292,24 +279,92 @@ export class Carts {
     return alive(tx, cart, shopper);
   }
 
-  /** `find` with the lock, and the cart's lines, in one statement (a change's first read). */
-  private async lockWithLines(tx: Tx, id: string, shopper: Shopper): Promise<{ cart: Cart; items: CartItem[] }> {
-    const rows = await tx.em.execute<Array<Record<string, unknown>>>(
-      `select ${joinedColumns(tx.em, Cart, 'c', 'cart')}, ${joinedColumns(tx.em, CartItem, 'i', 'item')}
-         from checkout_cart c left join checkout_cart_item i on i.tenant_id = c.tenant_id and i.cart_id = c.id
-        where c.tenant_id = ? and c.id = ?
-        order by i.created_at, i.id
-          for update of c`,
-      [tx.tenantId, id],
+  /**
+   * `find` with the lock, then the cart's lines and the catalog's facts of their variants (and of
+   * `variantId`), in the round trip of BEGIN: two statements, the second after the lock is held,
+   * so that it sees every line a change that held the lock before committed.
+   */
+  private async lockWithLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null) {
+    const [row] = await sql.query<Record<string, unknown>>(
+      `select 1 from checkout_cart where tenant_id = ? and id = ? for update;
+       select c.*,
+              coalesce((select json_agg(i order by i.created_at, i.id) from checkout_cart_item i
+                         where i.tenant_id = c.tenant_id and i.cart_id = c.id), '[]'::json) as items,
+              ${sellablesSql('c.tenant_id', 'select i.variant_id from checkout_cart_item i where i.tenant_id = c.tenant_id and i.cart_id = c.id union all select ?::uuid')} as sellables
+         from checkout_cart c where c.tenant_id = ? and c.id = ?`,
+      [sql.tenantId, id, variantId, sql.tenantId, id],
     );
-    const cart = rows.length ? joinedEntity(tx.em, Cart, rows[0], 'cart') : null;
-    const items = rows.flatMap((row) => joinedEntity(tx.em, CartItem, row, 'item') ?? []);
-    return { cart: alive(tx, cart, shopper), items };
+    const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
+    const items = (row.items as Array<Record<string, unknown>>).map(lineFromJson);
+    return { cart, items, catalog: sellablesFrom(row.sellables) };
   }
 }
 
+/** A new line of `sellable`, priced when the change reprices the cart. */
+function newLine(sql: SqlTx, cart: Cart, sellable: Sellable, quantity: number, offerId: string | null): CartItem {
+  const at = sql.now();
+  return {
+    id: randomUUID(), tenantId: sql.tenantId, cartId: cart.id, variantId: sellable.variant.id, productId: sellable.product.id,
+    title: sellable.product.title, variantTitle: null, sku: null, quantity, unitPrice: sellable.variant.price, volumeDiscount: 0,
+    requiresShipping: true, imageUrl: null, weightGrams: null, taxable: true, offerId, createdAt: at, updatedAt: at,
+  } as CartItem;
+}
+
+/** What a change may alter of a stored line: an UPDATE is sent only when these differ. */
+const lineFacts = (l: CartItem) =>
+  JSON.stringify([l.quantity, l.unitPrice, l.volumeDiscount, l.productId, l.title, l.variantTitle, l.sku, l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable]);
+
+/** Queues the lines' writes: the lines no longer kept deleted, the new ones inserted, the changed ones updated. */
+function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): void {
+  const keptIds = new Set(kept.map((l) => l.id));
+  const gone = [...before.keys()].filter((id) => !keptIds.has(id));
+  if (gone.length > 0) sql.later('delete from checkout_cart_item where tenant_id = ? and id = any(?::uuid[])', [sql.tenantId, uuidArray(gone)]);
+  for (const l of kept) {
+    const was = before.get(l.id);
+    if (was === undefined) {
+      sql.later(
+        `insert into checkout_cart_item (tenant_id, id, cart_id, variant_id, product_id, title, variant_title, sku, quantity, unit_price, volume_discount,
+                                         requires_shipping, image_url, weight_grams, taxable, offer_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [sql.tenantId, l.id, l.cartId, l.variantId, l.productId, l.title, l.variantTitle, l.sku, l.quantity, l.unitPrice, l.volumeDiscount,
+          l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable, l.offerId ?? null, l.createdAt, l.updatedAt],
+      );
+    } else if (was !== lineFacts(l)) {
+      sql.later(
+        `update checkout_cart_item set product_id = ?, title = ?, variant_title = ?, sku = ?, quantity = ?, unit_price = ?, volume_discount = ?,
+                requires_shipping = ?, image_url = ?, weight_grams = ?, taxable = ?, updated_at = ?
+          where tenant_id = ? and id = ?`,
+        [l.productId, l.title, l.variantTitle, l.sku, l.quantity, l.unitPrice, l.volumeDiscount,
+          l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable, l.updatedAt, sql.tenantId, l.id],
+      );
+    }
+  }
+}
+
+/** A `checkout_cart` row read with SQL, as the entity's fields (bigints as numbers). */
+function cartFromRow(row: Record<string, unknown>): Cart {
+  return {
+    id: row.id, tenantId: row.tenant_id, customerId: row.customer_id ?? null, sessionId: row.session_id ?? null, currency: row.currency,
+    couponCode: row.coupon_code ?? null, couponRefusal: row.coupon_refusal ?? null, itemCount: Number(row.item_count), subtotal: Number(row.subtotal),
+    volumeDiscountTotal: Number(row.volume_discount_total), couponDiscount: Number(row.coupon_discount), taxTotal: Number(row.tax_total),
+    pricesIncludeTax: Boolean(row.prices_include_tax), total: Number(row.total), checkoutId: row.checkout_id ?? null,
+    expiresAt: new Date(row.expires_at as Date), createdAt: new Date(row.created_at as Date), updatedAt: new Date(row.updated_at as Date),
+  } as Cart;
+}
+
+/** A `checkout_cart_item` row as `json_agg` gives it, as the entity's fields. */
+function lineFromJson(row: Record<string, unknown>): CartItem {
+  return {
+    id: row.id, tenantId: row.tenant_id, cartId: row.cart_id, variantId: row.variant_id, productId: row.product_id, title: row.title,
+    variantTitle: row.variant_title ?? null, sku: row.sku ?? null, quantity: Number(row.quantity), unitPrice: Number(row.unit_price),
+    volumeDiscount: Number(row.volume_discount), requiresShipping: Boolean(row.requires_shipping), imageUrl: row.image_url ?? null,
+    weightGrams: row.weight_grams == null ? null : Number(row.weight_grams), taxable: Boolean(row.taxable), offerId: row.offer_id ?? null,
+    createdAt: new Date(row.created_at as string), updatedAt: new Date(row.updated_at as string),
+  } as CartItem;
+}
+
 /** The cart when the shopper may see it and it has not expired: 404 CART_NOT_FOUND, 410 CART_EXPIRED. */
-function alive(tx: Tx, cart: Cart | null, shopper: Shopper): Cart {
+function alive(tx: TxReader, cart: Cart | null, shopper: Shopper): Cart {
   // Another customer's cart is answered like a missing one: cart ids are not to be probed.
   if (!cart || (shopper.customerId && cart.customerId !== shopper.customerId)) throw AppError.notFound('Cart', 'CART_NOT_FOUND');
   if (cart.expiresAt.getTime() <= tx.now().getTime()) {

@@ -1,14 +1,14 @@
-import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
+import { PriceResolver, sellablesFrom, sellablesSql, type PriceResolverStrategy, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import type { Tx } from '@qhatu/core';
+import { uuidArray, type Tx, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
 import type { CartTotals, LineState } from './views.js';
 
 /** What the catalog says about the variants of a cart: the variant and its product, when it may be sold. */
-export type { Sellable };
+export type Sellable = SellableFacts;
 
 /** A line to price: which variant, how many, and the identity it keeps. */
 export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'> & { offerId?: string | null };
@@ -55,14 +55,16 @@ export class CartPricing {
   ) {}
 
   /** The sellers' offers the lines name, as they sell now (none without a marketplace, or when no line names one). */
-  async offersOf(tx: Tx, items: Array<{ offerId?: string | null }>): Promise<Map<string, OfferTerms>> {
+  async offersOf(tx: TxReader, items: Array<{ offerId?: string | null }>): Promise<Map<string, OfferTerms>> {
     const ids = [...new Set(items.flatMap((i) => (i.offerId ? [i.offerId] : [])))];
     return ids.length ? this.offers.terms(tx, ids) : new Map();
   }
 
   /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
-  catalogOf(tx: Tx, variantIds: string[]): Promise<Map<string, Sellable>> {
-    return variantsWithProducts(tx, variantIds);
+  async catalogOf(tx: TxReader, variantIds: string[]): Promise<Map<string, Sellable>> {
+    if (variantIds.length === 0) return new Map();
+    const [row] = await tx.query<{ sellables: unknown }>(`select ${sellablesSql('?', 'select unnest(?::uuid[])')} as sellables`, [tx.tenantId, uuidArray(variantIds)]);
+    return sellablesFrom(row.sellables);
   }
 
   /**
@@ -71,7 +73,7 @@ export class CartPricing {
    * Tax comes last, on each line's price after its volume discount and its share of the coupon
    * (decision 0039); `total` adds it only when the store's prices exclude it.
    */
-  async quote<T extends LineToPrice>(tx: Tx, target: PricedFor, items: T[], catalog?: Map<string, Sellable>, taxedFor: TaxedFor = NOWHERE): Promise<CartQuote<T>> {
+  async quote<T extends LineToPrice>(tx: TxReader, target: PricedFor, items: T[], catalog?: Map<string, Sellable>, taxedFor: TaxedFor = NOWHERE): Promise<CartQuote<T>> {
     const sellables = catalog ?? (await this.catalogOf(tx, items.map((i) => i.variantId)));
     const kept: T[] = [];
     const dropped: T[] = [];
@@ -191,10 +193,10 @@ function catalogFacts({ variant, product }: Sellable) {
   };
 }
 
-const REFRESHED = ['productId', 'title', 'variantTitle', 'sku', 'unitPrice', 'requiresShipping', 'imageUrl', 'weightGrams', 'taxable', 'volumeDiscount'] as const;
+export const REFRESHED = ['productId', 'title', 'variantTitle', 'sku', 'unitPrice', 'requiresShipping', 'imageUrl', 'weightGrams', 'taxable', 'volumeDiscount'] as const;
 
 /** Copies the priced line onto the stored one, touching only what changed (no needless UPDATE). */
-function refreshLine(item: CartItem, line: LineState, now: Date): void {
+export function refreshLine(item: Pick<CartItem, (typeof REFRESHED)[number] | 'updatedAt'>, line: LineState, now: Date): void {
   let changed = false;
   for (const key of REFRESHED) {
     if (item[key] !== line[key]) {

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, withArticle } from '@qhatu/core';
-import { Collection, CollectionProduct, Product } from '@qhatu/plugin-catalog';
+import { AppError, uuidArray, withArticle, type TxReader } from '@qhatu/core';
+import { Collection, Product } from '@qhatu/plugin-catalog';
 import type { CouponTarget } from '../entities/coupon.js';
+
 
 /** Every id must be a product (or collection) of the store: else 422 PRODUCT_NOT_FOUND / COLLECTION_NOT_FOUND. */
 export async function requireTargets(
@@ -30,12 +31,12 @@ export async function requireProduct(em: EntityManager, id: string, path: string
 }
 
 /** Of `productIds`, those that belong to at least one of `collectionIds` (one statement). */
-export async function productsInCollections(em: EntityManager, collectionIds: string[], productIds: string[]): Promise<Set<string>> {
+export async function productsInCollections(tx: TxReader, collectionIds: string[], productIds: string[]): Promise<Set<string>> {
   if (collectionIds.length === 0 || productIds.length === 0) return new Set();
-  const rows = await em.find(
-    CollectionProduct,
-    { collectionId: { $in: collectionIds }, productId: { $in: productIds } },
-    { fields: ['productId'] },
+  const rows = await tx.query<{ product_id: string }>(
+    `select distinct product_id from catalog_collection_product
+      where tenant_id = ? and collection_id = any(?::uuid[]) and product_id = any(?::uuid[])`,
+    [tx.tenantId, uuidArray(collectionIds), uuidArray(productIds)],
   );
-  return new Set(rows.map((r) => r.productId));
+  return new Set(rows.map((r) => r.product_id));
 }

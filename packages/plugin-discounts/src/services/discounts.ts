@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, type Tx } from '@qhatu/core';
+import { AppError, uuidArray, type Tx, type TxReader } from '@qhatu/core';
 import { injectable } from 'tsyringe';
 import { Coupon } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
 import { VolumeDiscount } from '../entities/volume-discount.js';
 import { productsInCollections } from './catalog-references.js';
+import { couponFromRow } from './rows.js';
 import { availabilityRefusal, basisPointsOf, CODE_PATTERN, couponDiscount, couponInvalid, normalizeCode, REFUSALS, type Refusal } from './rules.js';
 
 export const COUPON_APPLIED = 'discounts.coupon.applied';
@@ -51,11 +52,14 @@ export interface AppliedCoupon {
   discountAmount: number;
 }
 
+/** A volume tier as pricing reads it. */
+export type VolumeTier = Pick<VolumeDiscount, 'id' | 'productId' | 'minQuantity' | 'value'>;
+
 export interface VolumeQuote {
   /** Minor units off the line. */
   discountAmount: number;
   /** The tier that gave it: the highest min_quantity reached; null when none is. */
-  tier: VolumeDiscount | null;
+  tier: VolumeTier | null;
 }
 
 /**
@@ -65,8 +69,8 @@ export interface VolumeQuote {
 @injectable()
 export class Discounts {
   /** Whether the coupon applies to this order and what it takes off; changes nothing. */
-  async validate(tx: Tx, check: CouponCheck): Promise<CouponVerdict> {
-    const coupon = await this.findByCode(tx, check.code);
+  async validate(tx: TxReader, check: CouponCheck): Promise<CouponVerdict> {
+    const coupon = await this.findLive(tx, check.code);
     if (!coupon) return refused('not_found', null);
     return this.judge(tx, coupon, check, false);
   }
@@ -112,8 +116,16 @@ export class Discounts {
     );
   }
 
+  /** The live coupon with this code (case-insensitive), read with SQL: no entity, no lock. */
+  async findLive(tx: TxReader, code: string): Promise<Coupon | null> {
+    const normalized = normalizeCode(code);
+    if (!CODE_PATTERN.test(normalized)) return null;
+    const [row] = await tx.query('select * from discounts_coupon where tenant_id = ? and code = ? and deleted_at is null', [tx.tenantId, normalized]);
+    return row ? couponFromRow(row) : null;
+  }
+
   /** The volume discount of `quantity` units of one product at `unitPrice` (minor units), rounded down. */
-  async volumeDiscountFor(tx: Tx, productId: string, quantity: number, unitPrice: number): Promise<VolumeQuote> {
+  async volumeDiscountFor(tx: TxReader, productId: string, quantity: number, unitPrice: number): Promise<VolumeQuote> {
     const [quote] = await this.volumeDiscountsFor(tx, [{ productId, quantity, unitPrice }]);
     return quote;
   }
@@ -122,12 +134,17 @@ export class Discounts {
    * Volume discounts of a whole cart in one statement. The quantity of a product is the sum over
    * its lines (variants), and each line gets that tier's share of its own total.
    */
-  async volumeDiscountsFor(tx: Tx, lines: OrderLine[]): Promise<VolumeQuote[]> {
+  async volumeDiscountsFor(tx: TxReader, lines: OrderLine[]): Promise<VolumeQuote[]> {
     const quantities = new Map<string, number>();
     for (const line of lines) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
     if (quantities.size === 0) return [];
-    const tiers = await tx.em.find(VolumeDiscount, { productId: { $in: [...quantities.keys()] } }, { orderBy: { minQuantity: 'desc' } });
-    const tierOf = new Map<string, VolumeDiscount | null>();
+    const rows = await tx.query<{ id: string; product_id: string; min_quantity: number; value: number }>(
+      `select id, product_id, min_quantity, value from discounts_volume_discount
+        where tenant_id = ? and product_id = any(?::uuid[]) order by min_quantity desc`,
+      [tx.tenantId, uuidArray(quantities.keys())],
+    );
+    const tiers: VolumeTier[] = rows.map((r) => ({ id: r.id, productId: r.product_id, minQuantity: r.min_quantity, value: r.value }));
+    const tierOf = new Map<string, VolumeTier | null>();
     for (const [productId, quantity] of quantities) {
       tierOf.set(productId, tiers.find((t) => t.productId === productId && t.minQuantity <= quantity) ?? null);
     }
@@ -138,7 +155,7 @@ export class Discounts {
   }
 
   /** Every rule of the coupon against the order, in the order a shopper can act on them. */
-  private async judge(tx: Tx, coupon: Coupon, check: CouponCheck, forUse: boolean): Promise<CouponVerdict> {
+  private async judge(tx: TxReader, coupon: Coupon, check: CouponCheck, forUse: boolean): Promise<CouponVerdict> {
     const early =
       availabilityRefusal(coupon, tx.now()) ??
       (check.currency && check.currency !== coupon.currency ? 'currency_mismatch' : null) ??
@@ -156,7 +173,7 @@ export class Discounts {
    * collection coupons the eligible lines (capped at the order amount), or the whole order when
    * only product ids are known and every one of them is eligible.
    */
-  private async eligibleSubtotal(tx: Tx, coupon: Coupon, check: CouponCheck): Promise<number | Refusal> {
+  private async eligibleSubtotal(tx: TxReader, coupon: Coupon, check: CouponCheck): Promise<number | Refusal> {
     if (coupon.applicableTo === 'all') return check.orderAmount;
     const named = check.items ? check.items.map((i) => i.productId) : (check.productIds ?? []);
     if (named.length === 0) return 'items_required';
@@ -164,7 +181,7 @@ export class Discounts {
     const eligible =
       coupon.applicableTo === 'products'
         ? new Set(products.filter((id) => coupon.applicableIds.includes(id)))
-        : await productsInCollections(tx.em, coupon.applicableIds, products);
+        : await productsInCollections(tx, coupon.applicableIds, products);
     if (eligible.size === 0) return 'not_applicable';
     if (!check.items) return eligible.size === products.length ? check.orderAmount : 'items_required';
     const sum = check.items.filter((i) => eligible.has(i.productId)).reduce((total, i) => total + BigInt(i.quantity) * BigInt(i.unitPrice), 0n);
@@ -172,14 +189,16 @@ export class Discounts {
   }
 
   /** The per-customer limit: counted by id or e-mail; a use needs a customer when there is a limit. */
-  private async customerRefusal(tx: Tx, coupon: Coupon, who: CouponCustomer, forUse: boolean): Promise<Refusal | null> {
+  private async customerRefusal(tx: TxReader, coupon: Coupon, who: CouponCustomer, forUse: boolean): Promise<Refusal | null> {
     if (coupon.maxUsesPerCustomer == null) return null;
     const email = normalizeEmail(who.customerEmail);
-    const matches: Array<Record<string, string>> = [];
-    if (who.customerId) matches.push({ customerId: who.customerId });
-    if (email) matches.push({ customerEmail: email });
-    if (matches.length === 0) return forUse ? 'customer_required' : null;
-    const used = await tx.em.count(Redemption, { couponId: coupon.id, releasedAt: null, $or: matches });
+    const customerId = who.customerId ?? null;
+    if (!customerId && !email) return forUse ? 'customer_required' : null;
+    const [{ used }] = await tx.query<{ used: number }>(
+      `select count(*)::int as used from discounts_redemption
+        where tenant_id = ? and coupon_id = ? and released_at is null and (customer_id = ? or customer_email = ?)`,
+      [tx.tenantId, coupon.id, customerId, email],
+    );
     return used >= coupon.maxUsesPerCustomer ? 'customer_usage_limit_reached' : null;
   }
 

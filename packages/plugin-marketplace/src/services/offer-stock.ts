@@ -1,4 +1,4 @@
-import { AppError, type Tx } from '@qhatu/core';
+import { AppError, type Tx, type TxReader } from '@qhatu/core';
 import { LineItem, type LineOffersStrategy, type OfferTerms, type Order } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { OfferHold } from '../entities/offer-hold.js';
@@ -21,8 +21,8 @@ const outOfStock = (offerId: string, quantity: number) =>
 export class MarketplaceOffers implements LineOffersStrategy {
   constructor(@inject(Ledger) private readonly ledger: Ledger) {}
 
-  async terms(tx: Tx, offerIds: string[]): Promise<Map<string, OfferTerms>> {
-    const rows = await tx.em.execute<Array<{ id: string; product_id: string; price_override: string | null; available: number }>>(
+  async terms(tx: TxReader, offerIds: string[]): Promise<Map<string, OfferTerms>> {
+    const rows = await tx.query<{ id: string; product_id: string; price_override: string | null; available: number }>(
       `select o.id, o.product_id, o.price_override, o.stock - o.reserved as available
          from marketplace_offer o
          join marketplace_vendor v on v.tenant_id = o.tenant_id and v.id = o.vendor_id

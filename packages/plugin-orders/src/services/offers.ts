@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import type { Tx, TxReader } from '@qhatu/core';
 import type { LineItem } from '../entities/line-item.js';
 import type { Order } from '../entities/order.js';
 
@@ -21,7 +21,7 @@ export interface OfferTerms {
  */
 export interface LineOffersStrategy {
   /** The offers among `offerIds` that may be sold now (a missing one is not for sale). */
-  terms(tx: Tx, offerIds: string[]): Promise<Map<string, OfferTerms>>;
+  terms(tx: TxReader, offerIds: string[]): Promise<Map<string, OfferTerms>>;
   /** The order was just placed with these lines (some with `offerId`): hold the offers' stock, or throw. */
   orderPlaced(tx: Tx, order: Order, lines: LineItem[]): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { AppError, type Tx } from '@qhatu/core';
+import { AppError, type TxReader } from '@qhatu/core';
 import type { DependencyContainer } from 'tsyringe';
 
 /** A line to tax: what it costs after every discount (volume, coupon share), minor units. */
@@ -52,7 +52,7 @@ export interface TaxQuote {
  * any, nothing is taxed.
  */
 export interface TaxCalculator {
-  calculate(tx: Tx, request: TaxRequest): Promise<TaxQuote>;
+  calculate(tx: TxReader, request: TaxRequest): Promise<TaxQuote>;
 }
 
 /** Where a tax calculator registers. */
@@ -105,7 +105,7 @@ export function allocate(amount: number, weights: number[]): number[] {
  * Asks the calculator; one that fails (a provider unreachable) is a 503 TAX_UNAVAILABLE, so that
  * nothing is written and the storefront may try again, rather than an order without its tax.
  */
-export async function taxesFor(calculator: TaxCalculator, tx: Tx, request: TaxRequest): Promise<TaxQuote> {
+export async function taxesFor(calculator: TaxCalculator, tx: TxReader, request: TaxRequest): Promise<TaxQuote> {
   let quote: TaxQuote;
   try {
     quote = await calculator.calculate(tx, request);

@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import type { TxReader } from '@qhatu/core';
 import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
 import { injectable } from 'tsyringe';
 import { taxOf } from './rounding.js';
@@ -42,10 +42,10 @@ const FACTS = `
  */
 @injectable()
 export class TaxRateTable implements TaxCalculator {
-  async calculate(tx: Tx, request: TaxRequest): Promise<TaxQuote> {
+  async calculate(tx: TxReader, request: TaxRequest): Promise<TaxQuote> {
     const ids = [...new Set(request.lines.flatMap((l) => [l.variantId, l.productId]))];
     const address = request.address;
-    const [facts] = await tx.em.execute<Facts[]>(FACTS, [
+    const [facts] = await tx.query<Facts>(FACTS, [
       Boolean(address), address?.country_code.toUpperCase() ?? null,
       Boolean(address), address?.province ?? null,
       tx.tenantId,
