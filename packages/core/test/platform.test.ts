@@ -294,6 +294,28 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(body).toEqual({ body: 'sqltx-a' });
   });
 
+  it('prepares a statement once per connection, runs it by name after, row-level security kept; a failed batch leaves no name half-known', async () => {
+    const db = t.app.container.resolve(Database);
+    const read = { sql: 'select body from test_note where body like ?', prepare: true };
+    // Runs at once spread over the pool's connections: each prepares it once, then executes it.
+    const rows = await Promise.all(Array.from({ length: 30 }, () => db.write((sql) => sql.batch<{ body: string }>([{ ...read, params: ['sqltx-%'] }]), a.id)));
+    expect(rows.every((r) => r.length === 1 && r[0].body === 'sqltx-a')).toBe(true);
+    expect(await db.write((sql) => sql.batch<{ body: string }>([{ ...read, params: ['sqltx-%'] }]), b.id)).toEqual([{ body: 'sqltx-b' }]);
+    const { result: prepared, statements } = await t.countQueries(() =>
+      db.write((sql) => sql.query<{ name: string }>(`select name from pg_prepared_statements where name like ? and statement like ?`, ['qhatu_%', '%from test_note where body like $1%']), a.id),
+    );
+    expect(prepared).toHaveLength(1);
+    expect(statements[0]).not.toMatch(/EXECUTE/);
+    const shown = await t.countQueries(() => db.write((sql) => sql.batch([{ ...read, params: ['sqltx-a'] }]), a.id));
+    expect(shown.statements[0]).toMatch(/^BEGIN; .*; \/\* qhatu_[0-9a-f]{24} \*\/ select body from test_note where body like 'sqltx-a'$/s);
+    // A batch that fails before its PREPARE runs, and one that fails after: the next runs prepare again and work.
+    const count = { sql: 'select count(*)::int as n from test_note where body <> ?', prepare: true };
+    await expect(db.write((sql) => sql.batch([{ sql: 'select 1/0' }, { ...count, params: ['x'] }]), a.id)).rejects.toThrow(/division by zero/);
+    await expect(db.write((sql) => sql.batch([{ ...count, params: ['x'] }, { sql: 'select 1/0' }]), a.id)).rejects.toThrow(/division by zero/);
+    const again = await Promise.all(Array.from({ length: 20 }, () => db.write((sql) => sql.batch<{ n: number }>([{ ...count, params: ['x'] }]), a.id)));
+    expect(again.every(([r]) => r.n === again[0][0].n && r.n > 0)).toBe(true);
+  });
+
   it('with writes only, is one round trip from BEGIN to COMMIT', async () => {
     const db = t.app.container.resolve(Database);
     const id = crypto.randomUUID();

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -130,6 +130,11 @@ export class Tx implements TxReader {
  * order they were queued, in one round trip.
  */
 export interface SqlTx extends TxReader {
+  /**
+   * Several statements in one round trip, run in order, each with its own snapshot; answers the
+   * rows of the last. A statement may be prepared on the connection (`prepare`).
+   */
+  batch<R = Record<string, unknown>>(statements: SqlStatement[]): Promise<R[]>;
   /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. */
   later(sql: string, params?: unknown[]): void;
   /** Records an event in the outbox with the queued writes; it is emitted only after commit. */
@@ -181,17 +186,66 @@ function inlined(sql: string, params: unknown[]): string {
   let n = 0;
   const text = sql.replace(/\?/g, () => {
     if (n >= params.length) throw new Error('More placeholders than parameters');
-    const value = params[n++];
-    if (value === null || value === undefined) return 'NULL';
-    if (typeof value === 'string') return pg.escapeLiteral(value);
-    // In parentheses, a negative number cannot turn `- ?` into a comment.
-    if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
-    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-    if (value instanceof Date && Number.isFinite(value.getTime())) return pg.escapeLiteral(value.toISOString());
-    throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
+    return literal(params[n++]);
   });
   if (n !== params.length) throw new Error('More parameters than placeholders');
   return text;
+}
+
+/** One parameter as an SQL literal (see `inlined`). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  // In parentheses, a negative number cannot turn `- ?` into a comment.
+  if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (value instanceof Date && Number.isFinite(value.getTime())) return pg.escapeLiteral(value.toISOString());
+  throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
+}
+
+/** A statement of `SqlTx.batch`. */
+export interface SqlStatement {
+  sql: string;
+  params?: unknown[];
+  /**
+   * Prepare it on the connection (once per connection, under a name of its text): later runs skip
+   * parsing and planning, which for a large read cost more than running it. One statement; each
+   * parameter's type must follow from the statement (cast it where it does not).
+   */
+  prepare?: boolean;
+}
+
+// The statements prepared on each pooled connection, by name; a name is a digest of the statement's text.
+const preparedOn = new WeakMap<object, Set<string>>();
+const preparedNames = new Map<string, string>();
+
+function preparedName(sql: string): string {
+  let name = preparedNames.get(sql);
+  if (!name) {
+    name = `qhatu_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
+
+/**
+ * The text of `statements` for `connection`, and the names it prepares there: a prepared statement
+ * is `EXECUTE name(literals)`, preceded by its `PREPARE` the first time on a connection.
+ */
+function batchText(connection: object, statements: SqlStatement[]): { text: string; shown: string; preparing: string[] } {
+  const known = preparedOn.get(connection);
+  const preparing: string[] = [];
+  const parts = statements.map(({ sql, params = [], prepare }) => {
+    if (!prepare) return { text: inlined(sql, params), shown: inlined(sql, params) };
+    const name = preparedName(sql);
+    const run = `EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`;
+    // What `statements` listeners see: the statement with its parameters, marked as prepared.
+    const shown = `/* ${name} */ ${inlined(sql, params)}`;
+    if (known?.has(name) || preparing.includes(name)) return { text: run, shown };
+    preparing.push(name);
+    return { text: `PREPARE ${name} AS ${numbered(sql)}; ${run}`, shown };
+  });
+  return { text: parts.map((p) => p.text).join('; '), shown: parts.map((p) => p.shown).join('; '), preparing };
 }
 
 /** The rows of the last statement of a simple query (one result, or one per statement). */
@@ -352,19 +406,33 @@ export class Database {
     const writes: string[] = [];
     const pending: DomainEvent[] = [];
     const committed: Array<() => Promise<void> | void> = [];
-    const send = async (text: string, params?: unknown[]) => {
+    // Names this transaction's statements prepare on the connection; known there once sent without error.
+    let preparing: string[] = [];
+    const send = async (text: string, shown = text) => {
       connection ??= (await client.acquireConnection()) as PgClient;
-      this.statements.emit('statement', text, params);
-      return connection.query(text, params);
+      this.statements.emit('statement', shown);
+      return connection.query(text);
+    };
+    const batch = async <R>(statements: SqlStatement[]) => {
+      connection ??= (await client.acquireConnection()) as PgClient;
+      const built = batchText(connection, statements);
+      const opening = !begun;
+      begun = true;
+      preparing = built.preparing;
+      const rows = rowsOfLast<R>(await (opening ? send(`BEGIN; ${enter}; ${built.text}`, `BEGIN; ${enter}; ${built.shown}`) : send(built.text, built.shown)));
+      if (preparing.length > 0) {
+        const known = preparedOn.get(connection) ?? new Set<string>();
+        for (const name of preparing) known.add(name);
+        preparedOn.set(connection, known);
+        preparing = [];
+      }
+      return rows;
     };
     const sql: SqlTx = {
       tenantId,
       now: () => this.clock.now(),
-      query: async <R>(text: string, params: unknown[] = []) => {
-        const opening = !begun;
-        begun = true;
-        return rowsOfLast<R>(await send(opening ? `BEGIN; ${enter}; ${inlined(text, params)}` : inlined(text, params)));
-      },
+      query: (text, params = []) => batch([{ sql: text, params }]),
+      batch,
       later: (text, params = []) => void writes.push(inlined(text, params)),
       publish: (type, data) => {
         const event = domainEvent(type, tenantId, this.clock.now(), data);
@@ -388,6 +456,8 @@ export class Database {
     } catch (error) {
       // A failed statement leaves its transaction open and aborted on the connection.
       if (connection && begun) await connection.query('ROLLBACK').catch(() => undefined);
+      // PREPARE outlives a rollback, but a failed batch may have stopped before it: start over with those names.
+      for (const name of preparing) await connection?.query(`DEALLOCATE ${name}`).catch(() => undefined);
       throw error;
     } finally {
       if (connection) await client.releaseConnection(connection);
@@ -411,6 +481,8 @@ export class Database {
       tenantId: tx.tenantId,
       now: tx.now,
       query: async <R>(text: string, params: unknown[] = []) => rowsOfLast<R>(await send(inlined(text, params))),
+      // Prepared statements are for the pooled path; here each statement is written in.
+      batch: async <R>(statements: SqlStatement[]) => rowsOfLast<R>(await send(statements.map((st) => inlined(st.sql, st.params ?? [])).join('; '))),
       later: (text, params = []) => void writes.push(inlined(text, params)),
       publish: (type, data) => tx.publish(type, data),
       afterCommit: (fn) => tx.afterCommit(fn),
@@ -419,7 +491,11 @@ export class Database {
     return result;
   }
 
-  /** Every statement `read` sends (the ORM's own are on knex's `query` event); tests count them. */
+  /**
+   * Every round trip `read`, `readOne` and `write` send (the ORM's own are on knex's `query`
+   * event); tests count them. A prepared statement shows as its text with the parameters written
+   * in, after a comment with its name.
+   */
   readonly statements = new EventEmitter();
 
   /** A read outside any transaction, as the owner; for health checks and lookups by key. */

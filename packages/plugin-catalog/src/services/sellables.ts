@@ -18,15 +18,17 @@ export interface SellableFacts {
  * The sellable facts of the variants that `variantIdsSql` selects, as an SQL expression that
  * answers one JSON array: put it in a select list to read them in the caller's own statement (a
  * cart reads its lines and their variants together), then turn the column into a map with
- * `sellablesFrom`. `tenantIdSql` names the tenant (a column or a placeholder of the caller's).
+ * `sellablesFrom`. `tenantIdSql` names the tenant (a column or a placeholder of the caller's). The
+ * ids drive the join (primary-key lookups), whatever the planner's statistics say of the tables.
  */
 export function sellablesSql(tenantIdSql: string, variantIdsSql: string): string {
   return `(select coalesce(json_agg(json_build_object(
              'variant', json_build_object('id', v.id, 'productId', v.product_id, 'title', v.title, 'sku', v.sku, 'price', v.price,
                                           'currency', v.currency, 'weightGrams', v.weight_grams, 'requiresShipping', v.requires_shipping, 'taxable', v.taxable),
              'product', json_build_object('id', p.id, 'title', p.title, 'status', p.status, 'images', p.images))), '[]'::json)
-      from catalog_variant v join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
-     where v.tenant_id = ${tenantIdSql} and v.id in (${variantIdsSql}))`;
+      from (select distinct id from (${variantIdsSql}) as named(id)) as wanted
+      join catalog_variant v on v.tenant_id = ${tenantIdSql} and v.id = wanted.id
+      join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id)`;
 }
 
 /** The column of `sellablesSql`, by variant id. */

@@ -243,13 +243,13 @@ export class Carts {
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     return this.db.write(async (sql) => {
-      const { cart, items: loaded, catalog } = await this.lockWithLines(sql, id, shopper, variantId);
+      const { cart, items: loaded, catalog, read } = await this.lockWithLines(sql, id, shopper, variantId);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
       const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
       const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
-      const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog);
+      const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
       const at = sql.now();
       kept.forEach((item, n) => refreshLine(item, lines[n], at));
       Object.assign(cart, totals);
@@ -279,24 +279,37 @@ export class Carts {
     return alive(tx, cart, shopper);
   }
 
+  /** The read of `lockWithLines` (the same text every time: it is prepared). */
+  private changeReadSql(): string {
+    this.changeRead ??= `
+      with variants as (select i.variant_id as id from checkout_cart_item i where i.tenant_id = ? and i.cart_id = ? union select ?::uuid),
+           products as (select v.product_id as id from variants x join catalog_variant v on v.tenant_id = ? and v.id = x.id)
+      select c.*,
+             coalesce((select json_agg(i order by i.created_at, i.id) from checkout_cart_item i
+                        where i.tenant_id = c.tenant_id and i.cart_id = c.id), '[]'::json) as items,
+             ${sellablesSql('c.tenant_id', 'select id from variants')} as sellables,
+             ${this.pricing.readsSql('c.tenant_id', 'select id from variants', 'select id from products')}
+        from checkout_cart c where c.tenant_id = ? and c.id = ?`;
+    return this.changeRead;
+  }
+
+  private changeRead?: string;
+
   /**
-   * `find` with the lock, then the cart's lines and the catalog's facts of their variants (and of
-   * `variantId`), in the round trip of BEGIN: two statements, the second after the lock is held,
-   * so that it sees every line a change that held the lock before committed.
+   * `find` with the lock, then the cart's lines, the catalog's facts of their variants (and of
+   * `variantId`) and what pricing reads of them (volume tiers, the tax tables), in the round trip
+   * of BEGIN: two statements, the second after the lock is held, so that it sees every line a
+   * change that held the lock before committed.
    */
   private async lockWithLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null) {
-    const [row] = await sql.query<Record<string, unknown>>(
-      `select 1 from checkout_cart where tenant_id = ? and id = ? for update;
-       select c.*,
-              coalesce((select json_agg(i order by i.created_at, i.id) from checkout_cart_item i
-                         where i.tenant_id = c.tenant_id and i.cart_id = c.id), '[]'::json) as items,
-              ${sellablesSql('c.tenant_id', 'select i.variant_id from checkout_cart_item i where i.tenant_id = c.tenant_id and i.cart_id = c.id union all select ?::uuid')} as sellables
-         from checkout_cart c where c.tenant_id = ? and c.id = ?`,
-      [sql.tenantId, id, variantId, sql.tenantId, id],
-    );
+    // Both statements are prepared on the connection: the read's planning costs more than its run.
+    const [row] = await sql.batch<Record<string, unknown>>([
+      { sql: 'select 1 from checkout_cart where tenant_id = ? and id = ? for update', params: [sql.tenantId, id], prepare: true },
+      { sql: this.changeReadSql(), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true },
+    ]);
     const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
     const items = (row.items as Array<Record<string, unknown>>).map(lineFromJson);
-    return { cart, items, catalog: sellablesFrom(row.sellables) };
+    return { cart, items, catalog: sellablesFrom(row.sellables), read: this.pricing.readsFrom(row) };
   }
 }
 

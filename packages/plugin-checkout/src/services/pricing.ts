@@ -39,6 +39,12 @@ export interface TaxedFor {
 
 const NOWHERE: TaxedFor = { address: null, shipping: 0 };
 
+/** What a quote would read, read beforehand in a caller's statement (`CartPricing.readsSql`). */
+export interface PricingReads {
+  tiers?: unknown;
+  taxFacts?: unknown;
+}
+
 /**
  * Prices a cart from the catalog, whatever the client sent: the price of each variant for this
  * buyer (`PriceResolver`: the catalog price, or a B2B price list's), volume discounts by quantity
@@ -63,8 +69,24 @@ export class CartPricing {
   /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
   async catalogOf(tx: TxReader, variantIds: string[]): Promise<Map<string, Sellable>> {
     if (variantIds.length === 0) return new Map();
-    const [row] = await tx.query<{ sellables: unknown }>(`select ${sellablesSql('?', 'select unnest(?::uuid[])')} as sellables`, [tx.tenantId, uuidArray(variantIds)]);
+    // The fragment names the ids before the tenant.
+    const [row] = await tx.query<{ sellables: unknown }>(`select ${sellablesSql('?', 'select unnest(?::uuid[])')} as sellables`, [uuidArray(variantIds), tx.tenantId]);
     return sellablesFrom(row.sellables);
+  }
+
+  /**
+   * The columns `tiers` and `tax_facts` for a caller's select list: what a quote of a cart (no
+   * address) reads, so that the caller reads it in a round trip it makes anyway; hand the row to
+   * `quote` through `readsFrom`. `variantIdsSql` and `productIdsSql` select the lines' ids.
+   */
+  readsSql(tenantSql: string, variantIdsSql: string, productIdsSql: string): string {
+    const tax = this.taxes.originFactsSql?.(tenantSql, `${variantIdsSql} union all ${productIdsSql}`);
+    return `${this.discounts.volumeTiersSql(tenantSql, productIdsSql)} as tiers${tax ? `, ${tax} as tax_facts` : ''}`;
+  }
+
+  /** The reads of `readsSql` in a row. */
+  readsFrom(row: Record<string, unknown>): PricingReads {
+    return { tiers: row.tiers, ...('tax_facts' in row && { taxFacts: row.tax_facts }) };
   }
 
   /**
@@ -73,7 +95,14 @@ export class CartPricing {
    * Tax comes last, on each line's price after its volume discount and its share of the coupon
    * (decision 0039); `total` adds it only when the store's prices exclude it.
    */
-  async quote<T extends LineToPrice>(tx: TxReader, target: PricedFor, items: T[], catalog?: Map<string, Sellable>, taxedFor: TaxedFor = NOWHERE): Promise<CartQuote<T>> {
+  async quote<T extends LineToPrice>(
+    tx: TxReader,
+    target: PricedFor,
+    items: T[],
+    catalog?: Map<string, Sellable>,
+    taxedFor: TaxedFor = NOWHERE,
+    read: PricingReads = {},
+  ): Promise<CartQuote<T>> {
     const sellables = catalog ?? (await this.catalogOf(tx, items.map((i) => i.variantId)));
     const kept: T[] = [];
     const dropped: T[] = [];
@@ -100,7 +129,7 @@ export class CartPricing {
       facts.unitPrice = offer ? offerUnitPrice(offer, found.variant) : (resolved.get(found.variant.id)?.price ?? facts.unitPrice);
       lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, offerId: item.offerId ?? null, ...facts, volumeDiscount: 0 });
     }
-    const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })));
+    const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })), read.tiers);
     lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));
     const subtotal = lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0);
     const volumeTotal = lines.reduce((sum, l) => sum + l.volumeDiscount, 0);
@@ -133,7 +162,7 @@ export class CartPricing {
         variantId: l.variantId, productId: l.productId, quantity: l.quantity, taxable: l.taxable,
         amount: l.quantity * l.unitPrice - l.volumeDiscount - couponShares[n],
       })),
-    });
+    }, taxedFor.address ? undefined : read.taxFacts);
     const totals: CartTotals = {
       itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
       subtotal,

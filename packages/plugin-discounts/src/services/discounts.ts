@@ -134,16 +134,17 @@ export class Discounts {
    * Volume discounts of a whole cart in one statement. The quantity of a product is the sum over
    * its lines (variants), and each line gets that tier's share of its own total.
    */
-  async volumeDiscountsFor(tx: TxReader, lines: OrderLine[]): Promise<VolumeQuote[]> {
+  async volumeDiscountsFor(tx: TxReader, lines: OrderLine[], prefetched?: unknown): Promise<VolumeQuote[]> {
     const quantities = new Map<string, number>();
     for (const line of lines) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
     if (quantities.size === 0) return [];
-    const rows = await tx.query<{ id: string; product_id: string; min_quantity: number; value: number }>(
-      `select id, product_id, min_quantity, value from discounts_volume_discount
-        where tenant_id = ? and product_id = any(?::uuid[]) order by min_quantity desc`,
-      [tx.tenantId, uuidArray(quantities.keys())],
-    );
-    const tiers: VolumeTier[] = rows.map((r) => ({ id: r.id, productId: r.product_id, minQuantity: r.min_quantity, value: r.value }));
+    const tiers =
+      prefetched !== undefined
+        ? tiersFrom(prefetched)
+        : tiersFrom(
+            // The fragment names the ids before the tenant.
+            (await tx.query<{ tiers: unknown }>(`select ${this.volumeTiersSql('?', 'select unnest(?::uuid[])')} as tiers`, [uuidArray(quantities.keys()), tx.tenantId]))[0].tiers,
+          );
     const tierOf = new Map<string, VolumeTier | null>();
     for (const [productId, quantity] of quantities) {
       tierOf.set(productId, tiers.find((t) => t.productId === productId && t.minQuantity <= quantity) ?? null);
@@ -152,6 +153,18 @@ export class Discounts {
       const tier = tierOf.get(line.productId) ?? null;
       return { tier, discountAmount: tier ? basisPointsOf(BigInt(line.quantity) * BigInt(line.unitPrice), tier.value) : 0 };
     });
+  }
+
+  /**
+   * The volume tiers of the products `productIdsSql` selects, highest `min_quantity` first, as an
+   * SQL expression of one JSON value: a caller reads them in a statement of its own and hands the
+   * column to `volumeDiscountsFor` (a cart reads them in the round trip that locks it).
+   */
+  volumeTiersSql(tenantSql: string, productIdsSql: string): string {
+    return `(select coalesce(json_agg(json_build_object('id', d.id, 'productId', d.product_id, 'minQuantity', d.min_quantity, 'value', d.value)
+                                      order by d.min_quantity desc), '[]'::json)
+               from (select distinct id from (${productIdsSql}) as named(id)) as wanted
+               join discounts_volume_discount d on d.tenant_id = ${tenantSql} and d.product_id = wanted.id)`;
   }
 
   /** Every rule of the coupon against the order, in the order a shopper can act on them. */
@@ -247,6 +260,11 @@ export class Discounts {
     await tx.em.flush();
     return { coupon, redemption, discountAmount: use.amount };
   }
+}
+
+/** The column of `volumeTiersSql`. */
+function tiersFrom(column: unknown): VolumeTier[] {
+  return (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as VolumeTier[];
 }
 
 function refused(reason: Refusal, coupon: Coupon | null): CouponVerdict {

@@ -1,4 +1,4 @@
-import type { TxReader } from '@qhatu/core';
+import { uuidArray, type TxReader } from '@qhatu/core';
 import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
 import { injectable } from 'tsyringe';
 import { taxOf } from './rounding.js';
@@ -15,23 +15,32 @@ interface Facts {
   classes: Array<{ id: string; tax_class: string }>;
 }
 
-// One statement, whatever the lines: the store's currency and settings, the regions of the place
-// (its country and, if any, its province) and the classes of the lines' products and variants.
-const FACTS = `
+/**
+ * One statement, whatever the lines: the store's currency and settings, the regions of the place
+ * (its country and, if any, its province) and the classes of the lines' products and variants.
+ * The parts are SQL: placeholders for `calculate`'s own statement, a caller's columns for `originFactsSql`.
+ */
+const factsSql = (place: { country: string; province: string }, tenantSql: string, idsSql: string) => `
   with s as (
     select t.id as tenant_id, t.currency, x.prices_include_tax, x.tax_shipping, x.shipping_tax_class, x.origin_country, x.origin_province,
-           case when ?::boolean then ?::text else x.origin_country end as country,
-           case when ?::boolean then upper(trim(?::text)) else x.origin_province end as province
+           ${place.country} as country,
+           ${place.province} as province
       from core_tenant t left join taxes_setting x on x.tenant_id = t.id
-     where t.id = ?)
+     where t.id = ${tenantSql})
   select s.currency, s.prices_include_tax, s.tax_shipping, s.shipping_tax_class, s.origin_country, s.origin_province,
          (select coalesce(json_agg(json_build_object('province', g.province, 'rates', g.rates)), '[]'::json)
             from taxes_region g
            where g.tenant_id = s.tenant_id and g.country_code = s.country and (g.province is null or g.province = s.province)) as regions,
          (select coalesce(json_agg(json_build_object('id', a.id, 'tax_class', a.tax_class)), '[]'::json)
-            from taxes_assignment a
-           where a.tenant_id = s.tenant_id and a.id = any(?::uuid[])) as classes
+            from (select distinct id from (${idsSql}) as named(id)) as wanted
+            join taxes_assignment a on a.tenant_id = s.tenant_id and a.id = wanted.id) as classes
     from s`;
+
+const FACTS = factsSql(
+  { country: 'case when ?::boolean then ?::text else x.origin_country end', province: 'case when ?::boolean then upper(trim(?::text)) else x.origin_province end' },
+  '?',
+  'select unnest(?::uuid[])',
+);
 
 /**
  * The default tax calculator: the store's own rate table. The place is the shipping address, or
@@ -42,15 +51,23 @@ const FACTS = `
  */
 @injectable()
 export class TaxRateTable implements TaxCalculator {
-  async calculate(tx: TxReader, request: TaxRequest): Promise<TaxQuote> {
+  /** The facts at the store's origin (no address yet: a cart), as one JSON value of a caller's statement. */
+  originFactsSql(tenantSql: string, idsSql: string): string {
+    return `(select row_to_json(f) from (${factsSql({ country: 'x.origin_country', province: 'x.origin_province' }, tenantSql, idsSql)}) f)`;
+  }
+
+  async calculate(tx: TxReader, request: TaxRequest, prefetched?: unknown): Promise<TaxQuote> {
     const ids = [...new Set(request.lines.flatMap((l) => [l.variantId, l.productId]))];
     const address = request.address;
-    const [facts] = await tx.query<Facts>(FACTS, [
-      Boolean(address), address?.country_code.toUpperCase() ?? null,
-      Boolean(address), address?.province ?? null,
-      tx.tenantId,
-      `{${ids.join(',')}}`,
-    ]);
+    const [facts] =
+      prefetched !== undefined && !address
+        ? [prefetched as Facts | null]
+        : await tx.query<Facts>(FACTS, [
+            Boolean(address), address?.country_code.toUpperCase() ?? null,
+            Boolean(address), address?.province ?? null,
+            tx.tenantId,
+            uuidArray(ids),
+          ]);
     const settings = settingsView(
       facts && { pricesIncludeTax: facts.prices_include_tax, taxShipping: facts.tax_shipping ?? true, shippingTaxClass: facts.shipping_tax_class ?? 'standard', originCountry: facts.origin_country, originProvince: facts.origin_province },
       facts?.currency ?? request.currency,
