@@ -280,7 +280,7 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(statements).toHaveLength(3);
     expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; select body from test_note where body like 'sqltx-%' order by body$/s);
     expect(statements[1]).toMatch(/^select count\(\*\)::int as n from test_note where body = +E?'it''s /);
-    expect(statements[2]).toMatch(/^insert into test_note .*; insert into core_outbox .*; COMMIT$/s);
+    expect(statements[2]).toMatch(/^insert into test_note .*; \/\* qhatu_[0-9a-f]{24} \*\/ insert into core_outbox .*; COMMIT$/s);
     const [row] = await db.read((sql) => sql.query<{ body: string }>('select body from test_note where id = ?', [id]), a.id);
     expect(row.body).toBe("it's \\ here");
     expect(await outboxOf(id)).toEqual([{ type: 'notes.note.created', data: { id } }]);

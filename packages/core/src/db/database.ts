@@ -135,8 +135,8 @@ export interface SqlTx extends TxReader {
    * rows of the last. A statement may be prepared on the connection (`prepare`).
    */
   batch<R = Record<string, unknown>>(statements: SqlStatement[]): Promise<R[]>;
-  /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. */
-  later(sql: string, params?: unknown[]): void;
+  /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. `prepare`: as in `batch`. */
+  later(sql: string, params?: unknown[], options?: { prepare?: boolean }): void;
   /** Records an event in the outbox with the queued writes; it is emitted only after commit. */
   publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T>;
   /** Runs `fn` once the transaction has committed (never if it rolls back). */
@@ -403,7 +403,7 @@ export class Database {
     const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
     let begun = false;
-    const writes: string[] = [];
+    const writes: SqlStatement[] = [];
     const pending: DomainEvent[] = [];
     const committed: Array<() => Promise<void> | void> = [];
     // Names this transaction's statements prepare on the connection; known there once sent without error.
@@ -433,10 +433,10 @@ export class Database {
       now: () => this.clock.now(),
       query: (text, params = []) => batch([{ sql: text, params }]),
       batch,
-      later: (text, params = []) => void writes.push(inlined(text, params)),
+      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare }),
       publish: (type, data) => {
         const event = domainEvent(type, tenantId, this.clock.now(), data);
-        writes.push(inlined(OUTBOX_INSERT_SQL, [event.id, tenantId, event.type, event.source, JSON.stringify(data), event.time]));
+        writes.push({ sql: OUTBOX_INSERT_SQL, params: [event.id, tenantId, event.type, event.source, JSON.stringify(data), event.time], prepare: true });
         pending.push(event as DomainEvent);
         return event;
       },
@@ -445,14 +445,8 @@ export class Database {
     let result: T;
     try {
       result = await work(sql);
-      if (writes.length > 0) {
-        const text = `${writes.join('; ')}; COMMIT`;
-        const opening = !begun;
-        begun = true;
-        await send(opening ? `BEGIN; ${enter}; ${text}` : text);
-      } else if (begun) {
-        await send('COMMIT');
-      }
+      if (writes.length > 0) await batch([...writes, { sql: 'COMMIT' }]);
+      else if (begun) await send('COMMIT');
     } catch (error) {
       // A failed statement leaves its transaction open and aborted on the connection.
       if (connection && begun) await connection.query('ROLLBACK').catch(() => undefined);

@@ -27,7 +27,7 @@ export const OUTBOX_DISPATCH_JOB = 'core.outbox.dispatch';
  * Events committed within this many milliseconds of each other share one dispatch job (at most
  * `DISPATCH_BATCH` ids a job): under load one queue write carries many commits instead of one each.
  */
-const DISPATCH_WINDOW_MS = 5;
+const DISPATCH_WINDOW_MS = 20;
 const DISPATCH_BATCH = 500;
 
 /**

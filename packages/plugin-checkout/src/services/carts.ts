@@ -267,6 +267,7 @@ export class Carts {
           where tenant_id = ? and id = ?`,
         [cart.couponCode, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount,
           cart.taxTotal, cart.pricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
+        { prepare: true },
       );
       sql.publish(CART_UPDATED, cartEvent(cart));
       return { cart, items: lines };
@@ -327,11 +328,12 @@ function newLine(sql: SqlTx, cart: Cart, sellable: Sellable, quantity: number, o
 const lineFacts = (l: CartItem) =>
   JSON.stringify([l.quantity, l.unitPrice, l.volumeDiscount, l.productId, l.title, l.variantTitle, l.sku, l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable]);
 
-/** Queues the lines' writes: the lines no longer kept deleted, the new ones inserted, the changed ones updated. */
+/** Queues the lines' writes (prepared: the same texts every time): the lines no longer kept deleted, the new ones inserted, the changed ones updated. */
 function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): void {
   const keptIds = new Set(kept.map((l) => l.id));
   const gone = [...before.keys()].filter((id) => !keptIds.has(id));
-  if (gone.length > 0) sql.later('delete from checkout_cart_item where tenant_id = ? and id = any(?::uuid[])', [sql.tenantId, uuidArray(gone)]);
+  const prepare = { prepare: true };
+  if (gone.length > 0) sql.later('delete from checkout_cart_item where tenant_id = ? and id = any(?::uuid[])', [sql.tenantId, uuidArray(gone)], prepare);
   for (const l of kept) {
     const was = before.get(l.id);
     if (was === undefined) {
@@ -341,6 +343,7 @@ function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): 
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [sql.tenantId, l.id, l.cartId, l.variantId, l.productId, l.title, l.variantTitle, l.sku, l.quantity, l.unitPrice, l.volumeDiscount,
           l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable, l.offerId ?? null, l.createdAt, l.updatedAt],
+        prepare,
       );
     } else if (was !== lineFacts(l)) {
       sql.later(
@@ -349,6 +352,7 @@ function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): 
           where tenant_id = ? and id = ?`,
         [l.productId, l.title, l.variantTitle, l.sku, l.quantity, l.unitPrice, l.volumeDiscount,
           l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable, l.updatedAt, sql.tenantId, l.id],
+        prepare,
       );
     }
   }
