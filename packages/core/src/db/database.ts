@@ -153,7 +153,8 @@ function domainEvent<T extends Record<string, unknown>>(type: string, tenantId: 
 /** Read-only SQL inside a tenant transaction; `?` placeholders, as `em.execute` takes them. */
 export interface SqlReader {
   readonly tenantId: string;
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** `prepare`: prepare it on the connection (see `SqlStatement`); `readOne` does, the others send it as it is. */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: { prepare?: boolean }): Promise<R[]>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -246,6 +247,13 @@ function batchText(connection: object, statements: SqlStatement[]): { text: stri
     return { text: `PREPARE ${name} AS ${numbered(sql)}; ${run}`, shown };
   });
   return { text: parts.map((p) => p.text).join('; '), shown: parts.map((p) => p.shown).join('; '), preparing };
+}
+
+/** Records `names` as prepared on `connection` (their batch went through). */
+function knownOn(connection: object, names: string[]): void {
+  const known = preparedOn.get(connection) ?? new Set<string>();
+  for (const name of names) known.add(name);
+  preparedOn.set(connection, known);
 }
 
 /** The rows of the last statement of a simple query (one result, or one per statement). */
@@ -364,22 +372,28 @@ export class Database {
     const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
     let sent = false;
+    let preparing: string[] = [];
     try {
       return await work({
         tenantId,
-        query: async <R>(sql: string, params: unknown[] = []) => {
+        query: async <R>(sql: string, params: unknown[] = [], options: { prepare?: boolean } = {}) => {
           if (sent) throw new Error('readOne runs one query; use read for more');
           sent = true;
-          const text = `BEGIN READ ONLY; ${enter}; ${inlined(sql, params)}; COMMIT`;
           connection = (await client.acquireConnection()) as PgClient;
-          this.statements.emit('statement', text);
-          const results = await connection.query(text);
-          return (Array.isArray(results) ? results[2].rows : []) as R[];
+          const built = batchText(connection, [{ sql, params, prepare: options.prepare }]);
+          preparing = built.preparing;
+          this.statements.emit('statement', `BEGIN READ ONLY; ${enter}; ${built.shown}; COMMIT`);
+          const results = await connection.query(`BEGIN READ ONLY; ${enter}; ${built.text}; COMMIT`);
+          if (preparing.length > 0) knownOn(connection, preparing);
+          preparing = [];
+          // BEGIN, the tenant, (PREPARE,) the query, COMMIT: the query's rows are the last but one.
+          return (Array.isArray(results) ? results[results.length - 2].rows : []) as R[];
         },
       });
     } catch (error) {
       // A failed statement leaves its transaction open and aborted on the connection.
       if (connection) await connection.query('ROLLBACK').catch(() => undefined);
+      for (const name of preparing) await connection?.query(`DEALLOCATE ${name}`).catch(() => undefined);
       throw error;
     } finally {
       if (connection) await client.releaseConnection(connection);
@@ -420,12 +434,8 @@ export class Database {
       begun = true;
       preparing = built.preparing;
       const rows = rowsOfLast<R>(await (opening ? send(`BEGIN; ${enter}; ${built.text}`, `BEGIN; ${enter}; ${built.shown}`) : send(built.text, built.shown)));
-      if (preparing.length > 0) {
-        const known = preparedOn.get(connection) ?? new Set<string>();
-        for (const name of preparing) known.add(name);
-        preparedOn.set(connection, known);
-        preparing = [];
-      }
+      if (preparing.length > 0) knownOn(connection, preparing);
+      preparing = [];
       return rows;
     };
     const sql: SqlTx = {
