@@ -9,6 +9,7 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_PREPARE: z.enum(['on', 'off']).optional(),
   REDIS_URL: z.string().url().optional(),
   QHATU_QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,40}$/i, 'letters, digits, dashes and underscores').default('qhatu'),
   QHATU_DATA_DIR: z.string().min(1).default('./.qhatu'),
@@ -27,6 +28,8 @@ export interface QhatuConfig {
   host: string;
   databaseUrl?: string;
   databasePoolMax: number;
+  /** Whether the hot paths may prepare statements on pooled connections (not on the embedded database's one shared session). */
+  databasePrepare: boolean;
   redisUrl?: string;
   /** Keeps deployments that share one Redis apart. */
   queuePrefix: string;
@@ -77,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databasePrepare: (e.DATABASE_PREPARE ?? (embedded ? 'off' : 'on')) === 'on',
     redisUrl: e.REDIS_URL,
     queuePrefix: e.QHATU_QUEUE_PREFIX,
     dataDir: e.QHATU_DATA_DIR,

@@ -213,6 +213,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db' })).toThrow(/QHATU_PLATFORM_TOKEN/);
     expect(loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', QHATU_PLATFORM_TOKEN: 'x'.repeat(32) }).allowPrivateWebhooks).toBe(false);
   });
+  it('prepares statements on PostgreSQL, not on the embedded database (one shared session), unless told', () => {
+    const server = { DATABASE_URL: 'postgres://x@localhost/db', QHATU_PLATFORM_TOKEN: 'x'.repeat(32) };
+    expect(loadConfig(server).databasePrepare).toBe(true);
+    expect(loadConfig({ ...server, DATABASE_PREPARE: 'off' }).databasePrepare).toBe(false);
+    expect(loadConfig({}).databasePrepare).toBe(false);
+    expect(() => loadConfig({ ...server, DATABASE_PREPARE: 'sometimes' })).toThrow(/DATABASE_PREPARE/);
+  });
 });
 
 describe('the container', () => {

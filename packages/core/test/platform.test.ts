@@ -320,6 +320,23 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(again.every(([r]) => r.n === again[0][0].n && r.n > 0)).toBe(true);
   });
 
+  it('with DATABASE_PREPARE=off, sends a statement asked to be prepared as it is', async () => {
+    const off = await createTestApp({ plugins: [notesPlugin], env: { DATABASE_PREPARE: 'off' } });
+    try {
+      const shop = await off.createTenant();
+      await off.request({ method: 'POST', url: '/api/v1/notes', headers: shop.headers(), payload: { body: 'unprepared' } });
+      const db = off.app.container.resolve(Database);
+      const { result, statements } = await off.countQueries(() =>
+        db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ['unprepared'], { prepare: true }), shop.id),
+      );
+      expect(result).toEqual([{ body: 'unprepared' }]);
+      expect(statements[0]).not.toMatch(/qhatu_[0-9a-f]{24}/);
+      expect(await db.write((sql) => sql.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements'), shop.id)).toEqual([{ n: 0 }]);
+    } finally {
+      await off.close();
+    }
+  });
+
   it('with writes only, is one round trip from BEGIN to COMMIT', async () => {
     const db = t.app.container.resolve(Database);
     const id = crypto.randomUUID();

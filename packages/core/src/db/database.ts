@@ -7,7 +7,8 @@ import { inject, injectable } from 'tsyringe';
 import { TenantContext } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
 import type { Logger } from 'pino';
-import { CLOCK, LOGGER, ORM, type Clock } from '../tokens.js';
+import type { QhatuConfig } from '../config.js';
+import { CLOCK, CONFIG, LOGGER, ORM, type Clock } from '../tokens.js';
 import { OutboxEvent } from './entities.js';
 import { APP_ROLE } from './migrations.js';
 
@@ -233,11 +234,11 @@ function preparedName(sql: string): string {
  * The text of `statements` for `connection`, and the names it prepares there: a prepared statement
  * is `EXECUTE name(literals)`, preceded by its `PREPARE` the first time on a connection.
  */
-function batchText(connection: object, statements: SqlStatement[]): { text: string; shown: string; preparing: string[] } {
+function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: string; preparing: string[] } {
   const known = preparedOn.get(connection);
   const preparing: string[] = [];
   const parts = statements.map(({ sql, params = [], prepare }) => {
-    if (!prepare) return { text: inlined(sql, params), shown: inlined(sql, params) };
+    if (!prepare || !allowed) return { text: inlined(sql, params), shown: inlined(sql, params) };
     const name = preparedName(sql);
     const run = `EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`;
     // What `statements` listeners see: the statement with its parameters, marked as prepared.
@@ -273,9 +274,18 @@ export class Database {
     @inject(EventBus) private readonly bus: EventBus,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(CONFIG) config: Pick<QhatuConfig, 'databasePrepare'>,
   ) {
     rideOnBegin(orm.em.getConnection().getKnex().client as KnexClient);
+    this.prepare = config.databasePrepare;
   }
+
+  /**
+   * Whether statements asked to be prepared are (`DATABASE_PREPARE`): a prepared statement lives in
+   * its connection's session, which the embedded database shares between connections, and which a
+   * transaction-mode pooler in front of PostgreSQL does not keep.
+   */
+  private readonly prepare: boolean;
 
   private readonly logFailure = (err: unknown) => this.logger.error({ err }, 'after-commit step failed');
 
@@ -380,7 +390,7 @@ export class Database {
           if (sent) throw new Error('readOne runs one query; use read for more');
           sent = true;
           connection = (await client.acquireConnection()) as PgClient;
-          const built = batchText(connection, [{ sql, params, prepare: options.prepare }]);
+          const built = batchText(connection, [{ sql, params, prepare: options.prepare }], this.prepare);
           preparing = built.preparing;
           this.statements.emit('statement', `BEGIN READ ONLY; ${enter}; ${built.shown}; COMMIT`);
           const results = await connection.query(`BEGIN READ ONLY; ${enter}; ${built.text}; COMMIT`);
@@ -429,7 +439,7 @@ export class Database {
     };
     const batch = async <R>(statements: SqlStatement[]) => {
       connection ??= (await client.acquireConnection()) as PgClient;
-      const built = batchText(connection, statements);
+      const built = batchText(connection, statements, this.prepare);
       const opening = !begun;
       begun = true;
       preparing = built.preparing;
