@@ -73,11 +73,11 @@ export class Carts {
    * as it was checked out; its checkout says what is charged.
    */
   async get(id: string, shopper: Shopper): Promise<CartView> {
-    return this.db.tenant(async (tx) => {
-      const cart = await this.find(tx, id, shopper, false);
-      const items = await tx.em.find(CartItem, { cartId: cart.id });
+    // Without the ORM: the cart, its lines and what pricing reads of them in one prepared statement.
+    return this.db.write(async (sql) => {
+      const { cart, items, catalog, read } = await this.withLines(sql, id, shopper, null, false);
       if (cart.checkoutId) return { cart, items };
-      const { lines, totals } = await this.pricing.quote(tx, cart, items);
+      const { lines, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
       return { cart: pricedCart(cart, totals), items: lines };
     });
   }
@@ -243,7 +243,7 @@ export class Carts {
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     return this.db.write(async (sql) => {
-      const { cart, items: loaded, catalog, read } = await this.lockWithLines(sql, id, shopper, variantId);
+      const { cart, items: loaded, catalog, read } = await this.withLines(sql, id, shopper, variantId, true);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
@@ -280,7 +280,7 @@ export class Carts {
     return alive(tx, cart, shopper);
   }
 
-  /** The read of `lockWithLines` (the same text every time: it is prepared). */
+  /** The read of `withLines` (the same text every time: it is prepared). */
   private changeReadSql(): string {
     this.changeRead ??= `
       with variants as (select i.variant_id as id from checkout_cart_item i where i.tenant_id = ? and i.cart_id = ? union select ?::uuid),
@@ -297,17 +297,18 @@ export class Carts {
   private changeRead?: string;
 
   /**
-   * `find` with the lock, then the cart's lines, the catalog's facts of their variants (and of
-   * `variantId`) and what pricing reads of them (volume tiers, the tax tables), in the round trip
-   * of BEGIN: two statements, the second after the lock is held, so that it sees every line a
-   * change that held the lock before committed.
+   * The cart (404 for another customer's, 410 when expired), its lines, the catalog's facts of
+   * their variants (and of `variantId`) and what pricing reads of them (volume tiers, the tax
+   * tables), in the round trip of BEGIN. With `lock`, the cart's lock first, in a statement of its
+   * own: the read starts after the lock is held, so it sees every line a change that held the lock
+   * before committed.
    */
-  private async lockWithLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null) {
+  private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean) {
     // Both statements are prepared on the connection: the read's planning costs more than its run.
-    const [row] = await sql.batch<Record<string, unknown>>([
-      { sql: 'select 1 from checkout_cart where tenant_id = ? and id = ? for update', params: [sql.tenantId, id], prepare: true },
-      { sql: this.changeReadSql(), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true },
-    ]);
+    const read = { sql: this.changeReadSql(), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true };
+    const [row] = await sql.batch<Record<string, unknown>>(
+      lock ? [{ sql: 'select 1 from checkout_cart where tenant_id = ? and id = ? for update', params: [sql.tenantId, id], prepare: true }, read] : [read],
+    );
     const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
     const items = (row.items as Array<Record<string, unknown>>).map(lineFromJson);
     return { cart, items, catalog: sellablesFrom(row.sellables), read: this.pricing.readsFrom(row) };
