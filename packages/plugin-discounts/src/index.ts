@@ -27,7 +27,7 @@ export {
 } from './services/discounts.js';
 export { Coupons } from './services/coupons.js';
 export { VolumeDiscounts } from './services/volume-discounts.js';
-export { REFUSALS, type Refusal } from './services/rules.js';
+export { normalizeCode, REFUSALS, type Refusal } from './services/rules.js';
 
 /** Discounts: coupons (percentage or fixed, limited in uses, time and products) and volume tiers. */
 export default definePlugin({

@@ -250,6 +250,16 @@ function batchText(connection: object, statements: SqlStatement[], allowed: bool
   return { text: parts.map((p) => p.text).join('; '), shown: parts.map((p) => p.shown).join('; '), preparing };
 }
 
+/**
+ * After a failure: a failed statement leaves its transaction open and aborted on the connection,
+ * so it is rolled back; `PREPARE` outlives a rollback, but the failed batch may have stopped
+ * before it, so the names it was preparing are dropped and prepared again next time.
+ */
+async function abandon(connection: PgClient, preparing: string[]): Promise<void> {
+  await connection.query('ROLLBACK').catch(() => undefined);
+  for (const name of preparing) await connection.query(`DEALLOCATE ${name}`).catch(() => undefined);
+}
+
 /** Records `names` as prepared on `connection` (their batch went through). */
 function knownOn(connection: object, names: string[]): void {
   const known = preparedOn.get(connection) ?? new Set<string>();
@@ -401,9 +411,7 @@ export class Database {
         },
       });
     } catch (error) {
-      // A failed statement leaves its transaction open and aborted on the connection.
-      if (connection) await connection.query('ROLLBACK').catch(() => undefined);
-      for (const name of preparing) await connection?.query(`DEALLOCATE ${name}`).catch(() => undefined);
+      if (connection) await abandon(connection, preparing);
       throw error;
     } finally {
       if (connection) await client.releaseConnection(connection);
@@ -468,10 +476,7 @@ export class Database {
       if (writes.length > 0) await batch([...writes, { sql: 'COMMIT' }]);
       else if (begun) await send('COMMIT');
     } catch (error) {
-      // A failed statement leaves its transaction open and aborted on the connection.
-      if (connection && begun) await connection.query('ROLLBACK').catch(() => undefined);
-      // PREPARE outlives a rollback, but a failed batch may have stopped before it: start over with those names.
-      for (const name of preparing) await connection?.query(`DEALLOCATE ${name}`).catch(() => undefined);
+      if (connection && begun) await abandon(connection, preparing);
       throw error;
     } finally {
       if (connection) await client.releaseConnection(connection);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, decodeCursor, encodeCursor, Uuid, type Tx } from '@qhatu/core';
+import { AppError, Database, decodeCursor, encodeCursor, uuidArray, Uuid, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Collection, CollectionSortOrder } from '../entities/collection.js';
 import { CollectionProduct } from '../entities/collection-product.js';
@@ -172,7 +172,7 @@ export class CollectionProducts implements CollectionsOfProducts {
            join catalog_collection c on c.tenant_id = cp.tenant_id and c.id = cp.collection_id
           where cp.tenant_id = ? and cp.product_id = any(?::uuid[]) ${options.activeOnly ? `and c.status = 'active'` : ''}
           order by c.position, c.title, c.id`,
-        [sql.tenantId, `{${productIds.join(',')}}`],
+        [sql.tenantId, uuidArray(productIds)],
       ),
     );
     for (const r of rows) byProduct.set(r.product_id, [...(byProduct.get(r.product_id) ?? []), { id: r.id, title: r.title }]);

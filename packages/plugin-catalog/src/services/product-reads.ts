@@ -1,4 +1,4 @@
-import { AppError, keyset, pgDate, searchCondition, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import { AppError, keyset, pgDate, searchCondition, uuidArray, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
 
@@ -111,7 +111,7 @@ export async function readProductPage(
     const ids = result.items.map((p) => p.id);
     const rows = await sql.query<Row>(
       `select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = ? and product_id = any(?::uuid[]) order by product_id, position`,
-      [sql.tenantId, `{${ids.join(',')}}`],
+      [sql.tenantId, uuidArray(ids)],
     );
     for (const v of rows.map(toVariant)) variants.set(v.productId, [...(variants.get(v.productId) ?? []), v]);
   }

@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, Tenant, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
-import { Discounts } from '@qhatu/plugin-discounts';
+import { normalizeCode } from '@qhatu/plugin-discounts';
 import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
@@ -44,7 +44,6 @@ export class Carts {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(CartPricing) private readonly pricing: CartPricing,
-    @inject(Discounts) private readonly discounts: Discounts,
     @inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettings,
   ) {}
 
@@ -216,9 +215,9 @@ export class Carts {
 
   /** Sets the cart's coupon when it applies to the cart now; otherwise 422 COUPON_INVALID with the reason. */
   async applyCoupon(id: string, code: string, shopper: Shopper): Promise<CartView> {
-    return this.change(id, shopper, null, async (sql, cart, items) => {
-      const coupon = await this.discounts.findLive(sql, code);
-      cart.couponCode = coupon?.code ?? code;
+    // The quote of the change looks the coupon up: one that is unknown or does not apply is refused there, and nothing is written.
+    return this.change(id, shopper, null, async (_sql, cart, items) => {
+      cart.couponCode = normalizeCode(code);
       return { items, requireCoupon: true };
     });
   }

@@ -69,8 +69,10 @@ export class CartPricing {
   /** The variants (with their products) among `variantIds` that exist in the store; one statement. */
   async catalogOf(tx: TxReader, variantIds: string[]): Promise<Map<string, Sellable>> {
     if (variantIds.length === 0) return new Map();
-    // The fragment names the ids before the tenant.
-    const [row] = await tx.query<{ sellables: unknown }>(`select ${sellablesSql('?', 'select unnest(?::uuid[])')} as sellables`, [uuidArray(variantIds), tx.tenantId]);
+    const [row] = await tx.query<{ sellables: unknown }>(
+      `with wanted as (select ?::uuid as tenant_id, ?::uuid[] as ids) select ${sellablesSql('(select tenant_id from wanted)', 'select unnest(ids) from wanted')} as sellables`,
+      [tx.tenantId, uuidArray(variantIds)],
+    );
     return sellablesFrom(row.sellables);
   }
 

@@ -117,7 +117,7 @@ export class Discounts {
   }
 
   /** The live coupon with this code (case-insensitive), read with SQL: no entity, no lock. */
-  async findLive(tx: TxReader, code: string): Promise<Coupon | null> {
+  private async findLive(tx: TxReader, code: string): Promise<Coupon | null> {
     const normalized = normalizeCode(code);
     if (!CODE_PATTERN.test(normalized)) return null;
     const [row] = await tx.query('select * from discounts_coupon where tenant_id = ? and code = ? and deleted_at is null', [tx.tenantId, normalized]);
@@ -142,8 +142,12 @@ export class Discounts {
       prefetched !== undefined
         ? tiersFrom(prefetched)
         : tiersFrom(
-            // The fragment names the ids before the tenant.
-            (await tx.query<{ tiers: unknown }>(`select ${this.volumeTiersSql('?', 'select unnest(?::uuid[])')} as tiers`, [uuidArray(quantities.keys()), tx.tenantId]))[0].tiers,
+            (
+              await tx.query<{ tiers: unknown }>(
+                `with wanted as (select ?::uuid as tenant_id, ?::uuid[] as ids) select ${this.volumeTiersSql('(select tenant_id from wanted)', 'select unnest(ids) from wanted')} as tiers`,
+                [tx.tenantId, uuidArray(quantities.keys())],
+              )
+            )[0].tiers,
           );
     const tierOf = new Map<string, VolumeTier | null>();
     for (const [productId, quantity] of quantities) {
