@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { FastifyInstance } from 'fastify';
 import { Secrets } from './auth/secrets.js';
+import { FactCache } from './cache/fact-cache.js';
 import { ReadCache } from './cache/read-cache.js';
 import { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync } from './auth/cache-sync.js';
 import { Passwords } from './auth/passwords.js';
@@ -176,6 +177,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     if (sync) await tokens.attach(sync);
     // Storefront answers kept in memory; plugins join it to the same listener (`ReadCache.attach`).
     container.register(ReadCache, { useValue: new ReadCache(config.readCache, sync) });
+    // Facts hot writes read, kept under versions they read in their own transactions.
+    container.register(FactCache, { useValue: new FactCache(config.factCache) });
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });
     closers.unshift(() => relay.stop());

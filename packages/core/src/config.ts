@@ -20,6 +20,7 @@ const EnvSchema = z.object({
   QHATU_WEBHOOKS_ALLOW_PRIVATE: bool.optional(),
   QHATU_CACHE: z.enum(['on', 'off']).default('on'),
   QHATU_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(64),
+  QHATU_FACT_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -43,6 +44,8 @@ export interface QhatuConfig {
   logLevel: string;
   /** The storefront read cache: `QHATU_CACHE` (`on` | `off`) and `QHATU_CACHE_MAX_MB` (default 64). */
   readCache: { enabled: boolean; maxBytes: number };
+  /** What hot writes keep of a store's facts (decision 0049): on with `QHATU_CACHE`, `QHATU_FACT_CACHE_MAX_MB` (default 32). */
+  factCache: { enabled: boolean; maxBytes: number };
   /** The raw environment, for plugins that read settings of their own (validated by them). */
   environment: Record<string, string | undefined>;
 }
@@ -92,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateWebhooks: e.QHATU_WEBHOOKS_ALLOW_PRIVATE ?? mode === 'development',
     logLevel: e.LOG_LEVEL,
     readCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_CACHE_MAX_MB * 1024 * 1024 },
+    factCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_FACT_CACHE_MAX_MB * 1024 * 1024 },
     environment: { ...env },
   };
 }

@@ -1,4 +1,5 @@
 import { APP_ROLE, tenantTable, type Migration } from './migrations.js';
+import { factVersionTables } from '../cache/fact-cache.js';
 import { searchFunctions, searchIndex } from './search.js';
 
 export const coreMigrations: Migration[] = [
@@ -144,5 +145,10 @@ export const coreMigrations: Migration[] = [
       ...searchIndex({ table: 'core_tenant', columns: ['name', 'slug'], platform: true }),
       ...searchIndex({ table: 'core_staff', columns: ['email', 'first_name', 'last_name'] }),
     ],
+  },
+  {
+    // Versions of a store's facts that hot writes keep in memory (decision 0049).
+    id: '0004_fact_versions',
+    up: factVersionTables,
   },
 ];

@@ -234,20 +234,22 @@ function preparedName(sql: string): string {
  * The text of `statements` for `connection`, and the names it prepares there: a prepared statement
  * is `EXECUTE name(literals)`, preceded by its `PREPARE` the first time on a connection.
  */
-function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: string; preparing: string[] } {
+function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: () => string; preparing: string[] } {
   const known = preparedOn.get(connection);
   const preparing: string[] = [];
-  const parts = statements.map(({ sql, params = [], prepare }) => {
-    if (!prepare || !allowed) return { text: inlined(sql, params), shown: inlined(sql, params) };
+  const texts = statements.map(({ sql, params = [], prepare }) => {
+    if (!prepare || !allowed) return inlined(sql, params);
     const name = preparedName(sql);
     const run = `EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`;
-    // What `statements` listeners see: the statement with its parameters, marked as prepared.
-    const shown = `/* ${name} */ ${inlined(sql, params)}`;
-    if (known?.has(name) || preparing.includes(name)) return { text: run, shown };
+    if (known?.has(name) || preparing.includes(name)) return run;
     preparing.push(name);
-    return { text: `PREPARE ${name} AS ${numbered(sql)}; ${run}`, shown };
+    return `PREPARE ${name} AS ${numbered(sql)}; ${run}`;
   });
-  return { text: parts.map((p) => p.text).join('; '), shown: parts.map((p) => p.shown).join('; '), preparing };
+  // What `statements` listeners see (written only when one listens): each statement with its
+  // parameters, a prepared one marked with its name.
+  const shown = () =>
+    statements.map(({ sql, params = [], prepare }) => (prepare && allowed ? `/* ${preparedName(sql)} */ ` : '') + inlined(sql, params)).join('; ');
+  return { text: texts.join('; '), shown, preparing };
 }
 
 /**
@@ -402,7 +404,7 @@ export class Database {
           connection = (await client.acquireConnection()) as PgClient;
           const built = batchText(connection, [{ sql, params, prepare: options.prepare }], this.prepare);
           preparing = built.preparing;
-          this.statements.emit('statement', `BEGIN READ ONLY; ${enter}; ${built.shown}; COMMIT`);
+          if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `BEGIN READ ONLY; ${enter}; ${built.shown()}; COMMIT`);
           const results = await connection.query(`BEGIN READ ONLY; ${enter}; ${built.text}; COMMIT`);
           if (preparing.length > 0) knownOn(connection, preparing);
           preparing = [];
@@ -440,9 +442,9 @@ export class Database {
     const committed: Array<() => Promise<void> | void> = [];
     // Names this transaction's statements prepare on the connection; known there once sent without error.
     let preparing: string[] = [];
-    const send = async (text: string, shown = text) => {
+    const send = async (text: string, shown: () => string = () => text) => {
       connection ??= (await client.acquireConnection()) as PgClient;
-      this.statements.emit('statement', shown);
+      if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', shown());
       return connection.query(text);
     };
     const batch = async <R>(statements: SqlStatement[]) => {
@@ -451,7 +453,7 @@ export class Database {
       const opening = !begun;
       begun = true;
       preparing = built.preparing;
-      const rows = rowsOfLast<R>(await (opening ? send(`BEGIN; ${enter}; ${built.text}`, `BEGIN; ${enter}; ${built.shown}`) : send(built.text, built.shown)));
+      const rows = rowsOfLast<R>(await (opening ? send(`BEGIN; ${enter}; ${built.text}`, () => `BEGIN; ${enter}; ${built.shown()}`) : send(built.text, built.shown)));
       if (preparing.length > 0) knownOn(connection, preparing);
       preparing = [];
       return rows;
