@@ -47,7 +47,7 @@ export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
 export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
-export { sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
+export { SELLABLE_FACTS, sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
 
 /** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
 export default definePlugin({

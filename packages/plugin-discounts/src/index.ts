@@ -5,6 +5,7 @@ import { VolumeDiscount } from './entities/volume-discount.js';
 import { discountsMigration } from './migrations/0001_discounts.js';
 import { releasedRedemptionsMigration } from './migrations/0002_released_redemptions.js';
 import { couponSearchMigration } from './migrations/0003_search.js';
+import { volumeFactsMigration } from './migrations/0004_fact_versions.js';
 import { couponRoutes } from './routes/coupons.js';
 import { volumeDiscountRoutes } from './routes/volume-discounts.js';
 import { COUPON_EVENTS, Coupons } from './services/coupons.js';
@@ -38,7 +39,7 @@ export default definePlugin({
   ],
   dependsOn: ['catalog'],
   entities: [Coupon, Redemption, VolumeDiscount],
-  migrations: [discountsMigration, releasedRedemptionsMigration, couponSearchMigration],
+  migrations: [discountsMigration, releasedRedemptionsMigration, couponSearchMigration, volumeFactsMigration],
   events: [...COUPON_EVENTS, ...VOLUME_DISCOUNT_EVENTS],
   register(container) {
     container.registerSingleton(Discounts);

@@ -4,6 +4,7 @@ import { TaxAssignment } from './entities/assignment.js';
 import { TaxRegion } from './entities/region.js';
 import { TaxSetting } from './entities/setting.js';
 import { taxesMigration } from './migrations/0001_taxes.js';
+import { taxFactsMigration } from './migrations/0002_fact_versions.js';
 import { taxRoutes } from './routes/taxes.js';
 import { TaxClasses } from './services/assignments.js';
 import { TaxRateTable } from './services/rate-table.js';
@@ -28,7 +29,7 @@ export default definePlugin({
   name: 'taxes',
   dependsOn: ['catalog', 'orders'],
   entities: [TaxSetting, TaxRegion, TaxAssignment],
-  migrations: [taxesMigration],
+  migrations: [taxesMigration, taxFactsMigration],
   permissions: [
     { name: 'taxes.read', description: 'Read the tax settings, regions, rates and class assignments' },
     { name: 'taxes.write', description: 'Change the tax settings, regions, rates and class assignments' },

@@ -1,4 +1,4 @@
-import { joinedColumns, joinedEntity, type Tx } from '@qhatu/core';
+import { joinedColumns, joinedEntity, type KeptFacts, type Tx } from '@qhatu/core';
 import { Product } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
 
@@ -36,6 +36,28 @@ export function sellablesFrom(column: unknown): Map<string, SellableFacts> {
   const list = (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as SellableFacts[];
   return new Map(list.map((s) => [s.variant.id, s]));
 }
+
+/**
+ * `sellablesSql`'s column kept in memory by variant id (a missing variant too), under the store's
+ * catalog version: every change of a product or variant bumps it in its transaction.
+ */
+export const SELLABLE_FACTS: KeptFacts<SellableFacts[]> = {
+  topic: 'catalog',
+  versionSql: (tenantSql) => `(select version::text from catalog_cache_version where tenant_id = ${tenantSql})`,
+  split(column, ids) {
+    const found = sellablesFrom(column);
+    return ids.map((id) => [id, found.get(id) ?? null] as const);
+  },
+  join(entry, ids) {
+    const list: SellableFacts[] = [];
+    for (const id of ids) {
+      const kept = entry(id) as SellableFacts | null | undefined;
+      if (kept === undefined) return undefined;
+      if (kept) list.push(kept);
+    }
+    return list;
+  },
+};
 
 /**
  * The variants among `variantIds` that exist in the store, each with its product, by variant id:

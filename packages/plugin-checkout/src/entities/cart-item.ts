@@ -1,6 +1,10 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** One variant in a cart; title, price and the rest are the catalog's, whatever the client sent. */
+/**
+ * One variant in a cart; title, price and the rest are the catalog's, whatever the client sent.
+ * Whoever writes a cart's lines writes the cart's row in the same transaction: processes know a
+ * cart's lines by the row's version (decision 0049).
+ */
 export const CartItem = defineEntity({
   name: 'CheckoutCartItem',
   tableName: 'checkout_cart_item',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, Tenant, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, Database, FactCache, Tenant, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { normalizeCode } from '@qhatu/plugin-discounts';
@@ -8,7 +8,7 @@ import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout } from '../entities/checkout.js';
-import { CartPricing, refreshLine, type Sellable } from './pricing.js';
+import { CartPricing, refreshLine, type PricingReads, type PricingVersions, type Sellable } from './pricing.js';
 import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
 import { cartEvent, pricedCart, type CartView } from './views.js';
 
@@ -45,6 +45,7 @@ export class Carts {
     @inject(Database) private readonly db: Database,
     @inject(CartPricing) private readonly pricing: CartPricing,
     @inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettings,
+    @inject(FactCache) private readonly facts: FactCache,
   ) {}
 
   async create(input: CartInput, shopper: Shopper): Promise<CartView> {
@@ -242,7 +243,7 @@ export class Carts {
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     return this.db.write(async (sql) => {
-      const { cart, items: loaded, catalog, read } = await this.withLines(sql, id, shopper, variantId, true);
+      const { cart, items: loaded, catalog, read, versions, xact } = await this.withLines(sql, id, shopper, variantId, true);
       if (cart.checkoutId) {
         throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
       }
@@ -269,6 +270,12 @@ export class Carts {
         { prepare: true },
       );
       sql.publish(CART_UPDATED, cartEvent(cart));
+      // Once committed, the cart's row is at a version this process can name: remember its lines there.
+      if (xact) {
+        const known: KnownCart = { items: kept.map((item) => ({ ...item })), versions };
+        const revision = revisionAfter(xact, at);
+        sql.afterCommit(() => this.facts.remember(sql.tenantId, CART_TOPIC, cart.id, revision, known, knownBytes(kept)));
+      }
       return { cart, items: lines };
     });
   }
@@ -279,39 +286,128 @@ export class Carts {
     return alive(tx, cart, shopper);
   }
 
-  /** The read of `withLines` (the same text every time: it is prepared). */
-  private changeReadSql(): string {
-    this.changeRead ??= `
+  /** The read of `withLines` (the same texts every time: they are prepared); with `lock`, it names the transaction too. */
+  private fullReadSql(lock: boolean): string {
+    const built = (this.fullRead[lock ? 1 : 0] ??= `
       with variants as (select i.variant_id as id from checkout_cart_item i where i.tenant_id = ? and i.cart_id = ? union select ?::uuid),
            products as (select v.product_id as id from variants x join catalog_variant v on v.tenant_id = ? and v.id = x.id)
-      select c.*,
+      select c.*, c.xmin::text as revision, ${lock ? 'pg_current_xact_id()::text' : 'null'} as xact,
              coalesce((select json_agg(i order by i.created_at, i.id) from checkout_cart_item i
                         where i.tenant_id = c.tenant_id and i.cart_id = c.id), '[]'::json) as items,
              ${sellablesSql('c.tenant_id', 'select id from variants')} as sellables,
-             ${this.pricing.readsSql('c.tenant_id', 'select id from variants', 'select id from products')}
-        from checkout_cart c where c.tenant_id = ? and c.id = ?`;
-    return this.changeRead;
+             ${this.pricing.readsSql('c.tenant_id', 'select id from variants', 'select id from products')},
+             ${this.pricing.versionsSql('c.tenant_id')} as fact_versions
+        from checkout_cart c where c.tenant_id = ? and c.id = ?`);
+    return built;
   }
 
-  private changeRead?: string;
+  private readonly fullRead: [string?, string?] = [];
+
+  /** The cart's row, its row version and the versions of what pricing reads; with `lock`, locked, and naming the transaction. */
+  private headSql(lock: boolean): string {
+    const built = (this.head[lock ? 1 : 0] ??= `
+      select c.*, c.xmin::text as revision, ${lock ? 'pg_current_xact_id()::text' : 'null'} as xact, ${this.pricing.versionsSql('c.tenant_id')} as fact_versions
+        from checkout_cart c where c.tenant_id = ? and c.id = ?${lock ? ' for update' : ''}`);
+    return built;
+  }
+
+  private readonly head: [string?, string?] = [];
 
   /**
    * The cart (404 for another customer's, 410 when expired), its lines, the catalog's facts of
    * their variants (and of `variantId`) and what pricing reads of them (volume tiers, the tax
-   * tables), in the round trip of BEGIN. With `lock`, the cart's lock first, in a statement of its
-   * own: the read starts after the lock is held, so it sees every line a change that held the lock
-   * before committed.
+   * tables). With `lock`, the cart's lock first, in a statement of its own: what is read after it
+   * sees every line a change that held the lock before committed.
+   *
+   * What this process last knew of the cart (its lines at a row version of the cart) and of the
+   * store's facts at their versions is used when the statement that locks the cart finds the same
+   * versions (decision 0049): one round trip, the lines and facts from memory. When it knows
+   * nothing of the cart, or not the facts of its variants, the lock and the whole read go in one
+   * round trip; when the versions turn out to have moved (another process changed the cart, the
+   * store changed its catalog), the whole read follows in a second.
    */
-  private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean) {
+  private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean): Promise<LoadedCart> {
+    const last = this.facts.recall(sql.tenantId, CART_TOPIC, id) as { version: string; value: KnownCart } | undefined;
+    const expected = last && this.pricing.known(sql.tenantId, last.value.versions, variantsOf(last.value.items, variantId));
+    const hopeful = expected !== undefined;
+    if (hopeful) {
+      const [row] = await sql.batch<Record<string, unknown>>([{ sql: this.headSql(lock), params: [sql.tenantId, id], prepare: true }]);
+      const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
+      const versions = row.fact_versions as PricingVersions;
+      // Another change of this process may have committed meanwhile: what it remembered counts.
+      const kept = this.facts.recall(sql.tenantId, CART_TOPIC, id) as { version: string; value: KnownCart } | undefined;
+      if (kept?.version === revisionOf(row)) {
+        const items = kept.value.items.map((item) => ({ ...item }));
+        const known =
+          kept === last && sameVersions(versions, last.value.versions) ? expected : this.pricing.known(sql.tenantId, versions, variantsOf(items, variantId));
+        if (known) return { cart, items, ...known, versions, xact: row.xact as string | null };
+      }
+      // Moved on since (or frozen: its lines are read as they are).
+      if (cart.checkoutId && lock) return { cart, items: [], catalog: new Map(), read: {}, versions, xact: null };
+    }
     // Both statements are prepared on the connection: the read's planning costs more than its run.
-    const read = { sql: this.changeReadSql(), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true };
+    const read = { sql: this.fullReadSql(lock), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true };
     const [row] = await sql.batch<Record<string, unknown>>(
-      lock ? [{ sql: 'select 1 from checkout_cart where tenant_id = ? and id = ? for update', params: [sql.tenantId, id], prepare: true }, read] : [read],
+      lock && !hopeful ? [{ sql: 'select 1 from checkout_cart where tenant_id = ? and id = ? for update', params: [sql.tenantId, id], prepare: true }, read] : [read],
     );
     const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
     const items = (row.items as Array<Record<string, unknown>>).map(lineFromJson);
-    return { cart, items, catalog: sellablesFrom(row.sellables), read: this.pricing.readsFrom(row) };
+    const catalog = sellablesFrom(row.sellables);
+    const versions = row.fact_versions as PricingVersions;
+    const reads = this.pricing.readsFrom(row);
+    this.pricing.keep(sql.tenantId, versions, variantsOf(items, variantId), catalog, row.sellables, reads);
+    this.facts.remember(sql.tenantId, CART_TOPIC, id, revisionOf(row), { items: items.map((item) => ({ ...item })), versions } satisfies KnownCart, knownBytes(items));
+    return { cart, items, catalog, read: reads, versions, xact: row.xact as string | null };
   }
+}
+
+/** What `withLines` answers. */
+interface LoadedCart {
+  cart: Cart;
+  items: CartItem[];
+  catalog: Map<string, Sellable>;
+  read: PricingReads;
+  /** The versions of the store's facts the read was made at. */
+  versions: PricingVersions;
+  /** The locking transaction's id (`pg_current_xact_id`), when locked. */
+  xact: string | null;
+}
+
+/** What a process remembers of a cart (`FactCache.remember`, under its row version): its lines as stored, and the versions their facts were read at. */
+interface KnownCart {
+  items: CartItem[];
+  versions: PricingVersions;
+}
+
+const CART_TOPIC = 'checkout.cart';
+
+/** About what a remembered cart holds: its lines' fields and texts (estimated, not measured: it is set on every change). */
+const knownBytes = (items: CartItem[]) => 512 + items.length * 1024;
+
+/**
+ * A cart row's version: its `xmin` (the transaction that wrote it: every write of a cart's lines
+ * writes the cart's row too) and its `updated_at`, which tells two rows of the same 32-bit `xmin`
+ * apart after a wraparound.
+ */
+function revisionOf(row: Record<string, unknown>): string {
+  return `${row.revision as string}/${new Date(row.updated_at as Date).getTime()}`;
+}
+
+/** The revision the cart's row has once a change by transaction `xact` (`pg_current_xact_id`) committed at `updatedAt`. */
+function revisionAfter(xact: string, updatedAt: Date): string {
+  return `${BigInt(xact) & 0xffffffffn}/${updatedAt.getTime()}`;
+}
+
+function sameVersions(a: PricingVersions, b: PricingVersions): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/** The variants a quote of `items` (and of `variantId`) reads, each once. */
+function variantsOf(items: Array<{ variantId: string }>, variantId: string | null): string[] {
+  const ids = new Set(items.map((i) => i.variantId));
+  if (variantId) ids.add(variantId);
+  return [...ids];
 }
 
 /** A new line of `sellable`, priced when the change reprices the cart. */

@@ -1,7 +1,7 @@
-import { PriceResolver, sellablesFrom, sellablesSql, type PriceResolverStrategy, type SellableFacts } from '@qhatu/plugin-catalog';
+import { PriceResolver, SELLABLE_FACTS, sellablesFrom, sellablesSql, type PriceResolverStrategy, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import { uuidArray, type Tx, type TxReader } from '@qhatu/core';
+import { FactCache, uuidArray, type FactVersion, type KeptFacts, type Tx, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
@@ -45,6 +45,15 @@ export interface PricingReads {
   taxFacts?: unknown;
 }
 
+/** The store's versions of what a quote reads, by topic, as a statement read them (`CartPricing.versionsSql`). */
+export type PricingVersions = Record<string, FactVersion>;
+
+/** A quote's reads of a cart's variants from memory (`CartPricing.known`). */
+export interface KnownReads {
+  catalog: Map<string, Sellable>;
+  read: PricingReads;
+}
+
 /**
  * Prices a cart from the catalog, whatever the client sent: the price of each variant for this
  * buyer (`PriceResolver`: the catalog price, or a B2B price list's), volume discounts by quantity
@@ -58,7 +67,57 @@ export class CartPricing {
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
     @inject(LineOffers) private readonly offers: LineOffersStrategy,
+    @inject(FactCache) private readonly facts: FactCache,
   ) {}
+
+  /**
+   * The store's versions of what `readsSql` and the catalog's facts read (a JSON object by topic),
+   * as one column for a caller's select list: what `known` and `keep` take. Without a way to keep
+   * the tax calculator's facts, there is nothing to version (everything is read every time).
+   */
+  versionsSql(tenantSql: string): string {
+    const kinds = this.kept();
+    if (!kinds) return `'{}'::json`;
+    return `json_build_object(${kinds.map((k) => `'${k.topic}', ${k.versionSql(tenantSql)}`).join(', ')})`;
+  }
+
+  /**
+   * What a quote of lines of `variantIds` reads (the catalog's facts, the volume tiers, the tax
+   * facts at the store's origin), from memory, at the versions a statement of the caller's
+   * transaction read; `undefined` when any part is not kept at those versions (decision 0049).
+   */
+  known(tenantId: string, versions: PricingVersions, variantIds: readonly string[]): KnownReads | undefined {
+    const kinds = this.kept();
+    if (!kinds || !this.facts.enabled) return undefined;
+    const sellables = this.facts.known(tenantId, SELLABLE_FACTS, versions[SELLABLE_FACTS.topic] ?? null, variantIds);
+    if (!sellables) return undefined;
+    const catalog = sellablesFrom(sellables);
+    const productIds = productsOf(catalog);
+    const tiers = this.facts.known(tenantId, this.discounts.volumeTierFacts, versions[this.discounts.volumeTierFacts.topic] ?? null, productIds);
+    if (tiers === undefined) return undefined;
+    const tax = this.taxes.originFacts;
+    if (!tax) return { catalog, read: { tiers } };
+    const taxFacts = this.facts.known(tenantId, tax, versions[tax.topic] ?? null, [...variantIds, ...productIds]);
+    return taxFacts === undefined ? undefined : { catalog, read: { tiers, taxFacts } };
+  }
+
+  /** Keeps what a statement read for lines of `variantIds` (`sellables`, `readsSql`'s columns) under the versions it read with them. */
+  keep(tenantId: string, versions: PricingVersions, variantIds: readonly string[], catalog: Map<string, Sellable>, sellables: unknown, read: PricingReads): void {
+    const kinds = this.kept();
+    if (!kinds || !this.facts.enabled) return;
+    const productIds = productsOf(catalog);
+    this.facts.keep(tenantId, SELLABLE_FACTS, versions[SELLABLE_FACTS.topic] ?? null, variantIds, sellables);
+    this.facts.keep(tenantId, this.discounts.volumeTierFacts, versions[this.discounts.volumeTierFacts.topic] ?? null, productIds, read.tiers);
+    const tax = this.taxes.originFacts;
+    if (tax && 'taxFacts' in read) this.facts.keep(tenantId, tax, versions[tax.topic] ?? null, [...variantIds, ...productIds], read.taxFacts);
+  }
+
+  /** The facts a quote of a cart reads that can be kept: all of them, or none when the tax calculator reads what it cannot keep. */
+  private kept(): KeptFacts[] | undefined {
+    const tax = this.taxes.originFacts;
+    if (this.taxes.originFactsSql && !tax) return undefined;
+    return [SELLABLE_FACTS, this.discounts.volumeTierFacts, ...(tax ? [tax] : [])];
+  }
 
   /** The sellers' offers the lines name, as they sell now (none without a marketplace, or when no line names one). */
   async offersOf(tx: TxReader, items: Array<{ offerId?: string | null }>): Promise<Map<string, OfferTerms>> {
@@ -207,6 +266,11 @@ function shareCoupon(amount: number, lines: LineState[], eligible: (productId: s
   const weights = lines.map((l) => (eligible(l.productId) ? l.quantity * l.unitPrice - l.volumeDiscount : 0));
   const base = weights.some((w) => w > 0) ? weights : lines.map((l) => l.quantity * l.unitPrice - l.volumeDiscount);
   return allocate(amount, base);
+}
+
+/** The products of the variants found, each once. */
+function productsOf(catalog: Map<string, Sellable>): string[] {
+  return [...new Set([...catalog.values()].map((s) => s.product.id))];
 }
 
 /** The catalog's truth about a line. */

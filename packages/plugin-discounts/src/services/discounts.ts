@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, uuidArray, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, factVersionSql, uuidArray, type KeptFacts, type Tx, type TxReader } from '@qhatu/core';
 import { injectable } from 'tsyringe';
 import { Coupon } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
@@ -68,6 +68,9 @@ export interface VolumeQuote {
  */
 @injectable()
 export class Discounts {
+  /** `volumeTiersSql`'s column kept in memory by product id, under the store's version of its volume discounts. */
+  readonly volumeTierFacts = VOLUME_TIER_FACTS;
+
   /** Whether the coupon applies to this order and what it takes off; changes nothing. */
   async validate(tx: TxReader, check: CouponCheck): Promise<CouponVerdict> {
     const coupon = await this.findLive(tx, check.code);
@@ -265,6 +268,28 @@ export class Discounts {
     return { coupon, redemption, discountAmount: use.amount };
   }
 }
+
+/** The topic whose version every change of a store's volume discounts bumps. */
+export const VOLUME_TIER_TOPIC = 'discounts.volume';
+
+const VOLUME_TIER_FACTS: KeptFacts<VolumeTier[]> = {
+  topic: VOLUME_TIER_TOPIC,
+  versionSql: (tenantSql) => factVersionSql(tenantSql, VOLUME_TIER_TOPIC),
+  split(column, ids) {
+    const tiers = tiersFrom(column);
+    // Each product's tiers keep the column's order (highest `min_quantity` first).
+    return ids.map((id) => [id, tiers.filter((t) => t.productId === id)] as const);
+  },
+  join(entry, ids) {
+    const tiers: VolumeTier[] = [];
+    for (const id of new Set(ids)) {
+      const kept = entry(id) as VolumeTier[] | undefined;
+      if (kept === undefined) return undefined;
+      tiers.push(...kept);
+    }
+    return tiers;
+  },
+};
 
 /** The column of `volumeTiersSql`. */
 function tiersFrom(column: unknown): VolumeTier[] {

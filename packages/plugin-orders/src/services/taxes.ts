@@ -1,4 +1,4 @@
-import { AppError, type TxReader } from '@qhatu/core';
+import { AppError, type KeptFacts, type TxReader } from '@qhatu/core';
 import type { DependencyContainer } from 'tsyringe';
 
 /** A line to tax: what it costs after every discount (volume, coupon share), minor units. */
@@ -61,6 +61,8 @@ export interface TaxCalculator {
    * names the tenant, `idsSql` selects the ids of the lines' variants and products.
    */
   originFactsSql?(tenantSql: string, idsSql: string): string;
+  /** Optional, with `originFactsSql`: its column kept in memory by id (decision 0049); the ids are the lines' variants and products. */
+  readonly originFacts?: KeptFacts;
 }
 
 /** Where a tax calculator registers. */

@@ -1,4 +1,4 @@
-import { uuidArray, type TxReader } from '@qhatu/core';
+import { factVersionSql, uuidArray, type KeptFacts, type TxReader } from '@qhatu/core';
 import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
 import { injectable } from 'tsyringe';
 import { taxOf } from './rounding.js';
@@ -42,6 +42,36 @@ const FACTS = factsSql(
   'select unnest(?::uuid[])',
 );
 
+/** The topic whose version every change of a store's tax settings, rates, classes or currency bumps. */
+export const TAX_FACTS_TOPIC = 'taxes';
+
+/** The key of the store's part of the facts (not an id: ids are UUIDs). */
+const STORE = 'store';
+
+const ORIGIN_FACTS: KeptFacts<Facts | null> = {
+  topic: TAX_FACTS_TOPIC,
+  versionSql: (tenantSql) => factVersionSql(tenantSql, TAX_FACTS_TOPIC),
+  split(column, ids) {
+    const facts = (typeof column === 'string' ? JSON.parse(column) : column) as Facts | null;
+    if (!facts) return [[STORE, null] as const];
+    const { classes, ...store } = facts;
+    const classOf = new Map(classes.map((c) => [c.id, c.tax_class]));
+    return [[STORE, store] as const, ...ids.map((id) => [id, classOf.get(id) ?? null] as const)];
+  },
+  join(entry, ids) {
+    const store = entry(STORE) as Omit<Facts, 'classes'> | null | undefined;
+    if (store === undefined) return undefined;
+    if (store === null) return null;
+    const classes: Facts['classes'] = [];
+    for (const id of new Set(ids)) {
+      const taxClass = entry(id) as string | null | undefined;
+      if (taxClass === undefined) return undefined;
+      if (taxClass !== null) classes.push({ id, tax_class: taxClass });
+    }
+    return { ...store, classes };
+  },
+};
+
 /**
  * The default tax calculator: the store's own rate table. The place is the shipping address, or
  * the store's `origin_country` before one is given; its province's region wins over the country's.
@@ -51,6 +81,9 @@ const FACTS = factsSql(
  */
 @injectable()
 export class TaxRateTable implements TaxCalculator {
+  /** `originFactsSql`'s column kept in memory: the store's part, and the class of each id. */
+  readonly originFacts = ORIGIN_FACTS;
+
   /** The facts at the store's origin (no address yet: a cart), as one JSON value of a caller's statement. */
   originFactsSql(tenantSql: string, idsSql: string): string {
     return `(select row_to_json(f) from (${factsSql({ country: 'x.origin_country', province: 'x.origin_province' }, tenantSql, idsSql)}) f)`;
