@@ -109,6 +109,39 @@ describe('a cart change with what the process keeps', () => {
     expect(readWhole(next.statements)).toBe(false);
   });
 
+  it('keeps every unit when both processes change one cart at once, each from what it remembers', async () => {
+    const cart = await createCart(store);
+    await addItem(store, cart.id, scarf.variants[0].id, 1);
+    expect((await storeThere('POST', `${CARTS}/${cart.id}/items`, { variant_id: scarf.variants[0].id, quantity: 1 })).statusCode).toBe(201);
+    // Both know the cart now (at versions that will not last); sixteen more units at once, half through each.
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, n) => (n % 2 ? store : storeThere)('POST', `${CARTS}/${cart.id}/items`, { variant_id: [scarf.variants[0].id, hat.variants[0].id][n % 4 < 2 ? 0 : 1], quantity: 1 })),
+    );
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(16).fill(201));
+    for (const read of [store, storeThere]) {
+      const final = (await read('GET', `${CARTS}/${cart.id}`)).json().data;
+      expect(final.line_items.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity])).toEqual([
+        [scarf.variants[0].id, 10],
+        [hat.variants[0].id, 8],
+      ]);
+      expect(final).toMatchObject({ item_count: 18, subtotal: 10 * 8900 + 8 * 4500 });
+    }
+  });
+
+  it('a read in one process shows what the other just changed', async () => {
+    const cart = await createCart(store);
+    await addItem(store, cart.id, scarf.variants[0].id, 1);
+    expect((await storeThere('GET', `${CARTS}/${cart.id}`)).json().data).toMatchObject({ item_count: 1 });
+    await addItem(store, cart.id, hat.variants[0].id, 3);
+    const there = await statementsOf(other, () => storeThere('GET', `${CARTS}/${cart.id}`));
+    expect(there.result.json().data).toMatchObject({ item_count: 4, subtotal: 8900 + 3 * 4500 });
+    expect(readWhole(there.statements)).toBe(true);
+    // And again, with nothing changed since: from memory.
+    const again = await statementsOf(other, () => storeThere('GET', `${CARTS}/${cart.id}`));
+    expect(again.result.json().data).toMatchObject({ item_count: 4 });
+    expect(readWhole(again.statements)).toBe(false);
+  });
+
   it('charges a price another process changed on the very next change', async () => {
     const product = await createProduct(admin, { variants: [{ title: 'x', price: 500 }] });
     const cart = await createCart(store);
