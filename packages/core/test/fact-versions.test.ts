@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database, definePlugin, FactCache, factVersionSql, factVersionTrigger, tenantTable, type KeptFacts } from '../src/index.js';
+import { Database, definePlugin, expectSql, FactCache, factVersionSql, factVersionTrigger, isExpectationFailure, tenantTable, type KeptFacts } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
 
 /**
@@ -86,6 +86,40 @@ describe('fact versions', () => {
   it('refuses a topic that is not a plain name (it is written into SQL)', () => {
     expect(() => factVersionSql('?', "x'; drop table y; --")).toThrow(/topic/);
     expect(() => factVersionTrigger('Bad Topic', 'fact_note')).toThrow(/topic/);
+  });
+});
+
+describe('a write sent on what a process kept, behind a guard', () => {
+  it('hands a queued statement its rows once the writes went through, prepared or not, nested or not', async () => {
+    const seen: unknown[] = [];
+    await db.write(async (sql) => {
+      sql.later(`select ${expectSql('true', 'holds')} as ok, 41 + 1 as n`, [], { prepare: true, rows: (rows) => seen.push(rows) });
+      sql.later(`insert into fact_note (tenant_id, body) values (?, 'guarded')`, [a.id]);
+      sql.later(`select ?::text as said`, ['after'], { rows: (rows) => seen.push(rows) });
+    }, a.id);
+    expect(seen).toEqual([[{ ok: true, n: 42 }], [{ said: 'after' }]]);
+    // Inside an open tenant transaction the queued statements go when the work ends: the same rows.
+    const nested: unknown[] = [];
+    await db.tenant(() => db.write(async (sql) => sql.later(`select ${expectSql('1 = 1', 'holds')} as ok`, [], { rows: (rows) => nested.push(rows) })), a.id);
+    expect(nested).toEqual([[{ ok: true }]]);
+  });
+
+  it('a guard that does not hold aborts the round trip: nothing after it is written, and the failure is told apart', async () => {
+    const failure = await db
+      .write(async (sql) => {
+        sql.later(`insert into fact_note (tenant_id, body) values (?, 'before the guard')`, [a.id]);
+        sql.later(`select ${expectSql('1 = 2', "the row's version moved")}`, [], { prepare: true });
+        sql.later(`insert into fact_note (tenant_id, body) values (?, 'after the guard')`, [a.id]);
+      }, a.id)
+      .catch((error: unknown) => error);
+    expect(isExpectationFailure(failure)).toBe(true);
+    expect((failure as Error).message).toBe("the row's version moved");
+    expect(isExpectationFailure(new Error('other'))).toBe(false);
+    const { rows } = await owner.query(`select body from fact_note where body in ('before the guard', 'after the guard')`);
+    expect(rows).toEqual([]);
+    // The connection went back clean: the next write works.
+    await db.write(async (sql) => sql.later(`insert into fact_note (tenant_id, body) values (?, 'next')`, [a.id]), a.id);
+    expect((await owner.query(`select count(*)::int as n from fact_note where body = 'next'`)).rows[0].n).toBe(1);
   });
 });
 

@@ -37,7 +37,7 @@ async function add(cartId: string, variant: string, quantity = 1) {
   }
 }
 
-const fromMemory = (statements: string[]) => statements.length === 2 && !statements.some((s) => s.includes('json_agg(i order by'));
+const fromMemory = (statements: string[]) => statements.length === 1 && statements[0].includes('core_expect') && !statements.some((s) => s.includes('json_agg(i order by'));
 
 describe('tax facts kept in memory', () => {
   it('a rate, a class, the settings and the store changed are taxed on the next change', async () => {

@@ -136,8 +136,12 @@ export interface SqlTx extends TxReader {
    * rows of the last. A statement may be prepared on the connection (`prepare`).
    */
   batch<R = Record<string, unknown>>(statements: SqlStatement[]): Promise<R[]>;
-  /** Queues a write (`?` placeholders); it runs with COMMIT, after every read. `prepare`: as in `batch`. */
-  later(sql: string, params?: unknown[], options?: { prepare?: boolean }): void;
+  /**
+   * Queues a write (`?` placeholders); it runs with COMMIT, after every read. `prepare`: as in
+   * `batch`. `rows`: called with the statement's rows once the queued writes went through (a guard
+   * that answers something, say).
+   */
+  later<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: { prepare?: boolean; rows?: (rows: R[]) => void }): void;
   /** Records an event in the outbox with the queued writes; it is emitted only after commit. */
   publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T>;
   /** Runs `fn` once the transaction has committed (never if it rolls back). */
@@ -209,6 +213,8 @@ function literal(value: unknown): string {
 export interface SqlStatement {
   sql: string;
   params?: unknown[];
+  /** `SqlTx.later`'s: called with the statement's rows. */
+  rows?: (rows: never[]) => void;
   /**
    * Prepare it on the connection (once per connection, under a name of its text): later runs skip
    * parsing and planning, which for a large read cost more than running it. One statement; each
@@ -234,22 +240,36 @@ function preparedName(sql: string): string {
  * The text of `statements` for `connection`, and the names it prepares there: a prepared statement
  * is `EXECUTE name(literals)`, preceded by its `PREPARE` the first time on a connection.
  */
-function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: () => string; preparing: string[] } {
+function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: () => string; preparing: string[]; results: number[] } {
   const known = preparedOn.get(connection);
   const preparing: string[] = [];
+  // How many results each statement gives (a PREPARE gives one of its own).
+  const results: number[] = [];
   const texts = statements.map(({ sql, params = [], prepare }) => {
+    results.push(1);
     if (!prepare || !allowed) return inlined(sql, params);
     const name = preparedName(sql);
     const run = `EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`;
     if (known?.has(name) || preparing.includes(name)) return run;
     preparing.push(name);
+    results[results.length - 1] = 2;
     return `PREPARE ${name} AS ${numbered(sql)}; ${run}`;
   });
   // What `statements` listeners see (written only when one listens): each statement with its
   // parameters, a prepared one marked with its name.
   const shown = () =>
     statements.map(({ sql, params = [], prepare }) => (prepare && allowed ? `/* ${preparedName(sql)} */ ` : '') + inlined(sql, params)).join('; ');
-  return { text: texts.join('; '), shown, preparing };
+  return { text: texts.join('; '), shown, preparing, results };
+}
+
+/** Hands each statement that asks for them (`rows`) its rows, out of a simple query's results; `lead`: results before the first statement. */
+function deliverRows(statements: SqlStatement[], counts: number[], lead: number, results: { rows: unknown[] } | Array<{ rows: unknown[] }>): void {
+  const all = Array.isArray(results) ? results : [results];
+  let at = lead;
+  statements.forEach((statement, n) => {
+    at += counts[n];
+    statement.rows?.(all[at - 1].rows as never[]);
+  });
 }
 
 /**
@@ -447,23 +467,26 @@ export class Database {
       if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', shown());
       return connection.query(text);
     };
-    const batch = async <R>(statements: SqlStatement[]) => {
+    const run = async (statements: SqlStatement[]) => {
       connection ??= (await client.acquireConnection()) as PgClient;
       const built = batchText(connection, statements, this.prepare);
       const opening = !begun;
       begun = true;
       preparing = built.preparing;
-      const rows = rowsOfLast<R>(await (opening ? send(`BEGIN; ${enter}; ${built.text}`, () => `BEGIN; ${enter}; ${built.shown()}`) : send(built.text, built.shown)));
+      const results = await (opening ? send(`BEGIN; ${enter}; ${built.text}`, () => `BEGIN; ${enter}; ${built.shown()}`) : send(built.text, built.shown));
       if (preparing.length > 0) knownOn(connection, preparing);
       preparing = [];
-      return rows;
+      // BEGIN and the tenant's statement come first when this round trip opened the transaction.
+      if (statements.some((st) => st.rows)) deliverRows(statements, built.results, opening ? 2 : 0, results);
+      return results;
     };
+    const batch = async <R>(statements: SqlStatement[]) => rowsOfLast<R>(await run(statements));
     const sql: SqlTx = {
       tenantId,
       now: () => this.clock.now(),
       query: (text, params = []) => batch([{ sql: text, params }]),
       batch,
-      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare }),
+      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare, rows: options.rows as SqlStatement['rows'] }),
       publish: (type, data) => {
         const event = domainEvent(type, tenantId, this.clock.now(), data);
         writes.push({ sql: OUTBOX_INSERT_SQL, params: [event.id, tenantId, event.type, event.source, JSON.stringify(data), event.time], prepare: true });
@@ -475,7 +498,7 @@ export class Database {
     let result: T;
     try {
       result = await work(sql);
-      if (writes.length > 0) await batch([...writes, { sql: 'COMMIT' }]);
+      if (writes.length > 0) await run([...writes, { sql: 'COMMIT' }]);
       else if (begun) await send('COMMIT');
     } catch (error) {
       if (connection && begun) await abandon(connection, preparing);
@@ -497,18 +520,21 @@ export class Database {
       this.statements.emit('statement', text);
       return connection.query(text);
     };
-    const writes: string[] = [];
+    const writes: SqlStatement[] = [];
     const result = await work({
       tenantId: tx.tenantId,
       now: tx.now,
       query: async <R>(text: string, params: unknown[] = []) => rowsOfLast<R>(await send(inlined(text, params))),
       // Prepared statements are for the pooled path; here each statement is written in.
       batch: async <R>(statements: SqlStatement[]) => rowsOfLast<R>(await send(statements.map((st) => inlined(st.sql, st.params ?? [])).join('; '))),
-      later: (text, params = []) => void writes.push(inlined(text, params)),
+      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, rows: options.rows as SqlStatement['rows'] }),
       publish: (type, data) => tx.publish(type, data),
       afterCommit: (fn) => tx.afterCommit(fn),
     });
-    if (writes.length > 0) await send(writes.join('; '));
+    if (writes.length > 0) {
+      const results = await send(writes.map((st) => inlined(st.sql, st.params ?? [])).join('; '));
+      deliverRows(writes, writes.map(() => 1), 0, results);
+    }
     return result;
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, FactCache, Tenant, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, Database, expectSql, FactCache, isExpectationFailure, Tenant, TenantContext, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { normalizeCode } from '@qhatu/plugin-discounts';
@@ -232,53 +232,115 @@ export class Carts {
 
   /**
    * One change to an open cart, without the ORM: lock it and read its lines with their variants
-   * (and `variantId`'s) in the round trip of BEGIN, apply `work`, reprice everything from the
-   * catalog, move the expiry, and write what changed (lines, the cart, the outbox row of
-   * `checkout.cart.updated`) with COMMIT in one round trip.
+   * (and `variantId`'s), apply `work`, reprice everything from the catalog, move the expiry, and
+   * write what changed (lines, the cart, the outbox row of `checkout.cart.updated`) with COMMIT.
+   *
+   * When this process knows the cart and what it is priced with (decision 0049), the change is
+   * worked out first and sent in one round trip behind a guard that locks the cart and checks that
+   * the cart's row and the store's versions are still the ones known. A change that would read
+   * (a coupon, an offer, a buyer's price list) or refuse, or whose guard fails, runs the usual way.
    */
-  private change(
+  private async change(
     id: string,
     shopper: Shopper,
     variantId: string | null,
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
-    return this.db.write(async (sql) => {
-      const { cart, items: loaded, catalog, read, versions, xact } = await this.withLines(sql, id, shopper, variantId, true);
-      if (cart.checkoutId) {
-        throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
-      }
-      const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
-      const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
-      const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
-      const at = sql.now();
-      kept.forEach((item, n) => refreshLine(item, lines[n], at));
-      Object.assign(cart, totals);
-      if (requireCoupon && cart.couponRefusal) {
-        throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
-          { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
-        ]);
-      }
-      cart.updatedAt = at;
-      cart.expiresAt = new Date(at.getTime() + this.settings.cartTtlMs);
-      writeLines(sql, before, kept);
-      sql.later(
-        `update checkout_cart set coupon_code = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
-                tax_total = ?, prices_include_tax = ?, total = ?, expires_at = ?, updated_at = ?
-          where tenant_id = ? and id = ?`,
-        [cart.couponCode, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount,
-          cart.taxTotal, cart.pricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
-        { prepare: true },
-      );
-      sql.publish(CART_UPDATED, cartEvent(cart));
-      // Once committed, the cart's row is at a version this process can name: remember its lines there.
-      if (xact) {
-        const known: KnownCart = { items: kept.map((item) => ({ ...item })), versions };
-        const revision = revisionAfter(xact, at);
-        sql.afterCommit(() => this.facts.remember(sql.tenantId, CART_TOPIC, cart.id, revision, known, knownBytes(kept)));
-      }
-      return { cart, items: lines };
-    });
+    const known = await this.changeKnown(id, shopper, variantId, work);
+    if (known.view) return known.view;
+    return this.db.write(async (sql) => this.applyChange(sql, await this.withLines(sql, id, shopper, variantId, true, known.stale), work));
   }
+
+  /** `change` from what the process knows, in one round trip; `stale` when the guard found the cart or the store's versions moved. */
+  private async changeKnown(
+    id: string,
+    shopper: Shopper,
+    variantId: string | null,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
+  ): Promise<{ view?: CartView; stale?: boolean }> {
+    const tenantId = TenantContext.tenantId();
+    const last = this.facts.recall(tenantId, CART_TOPIC, id) as Remembered | undefined;
+    if (!last) return {};
+    const known = this.pricing.known(tenantId, last.value.versions, variantsOf(last.value.items, variantId));
+    if (!known) return {};
+    const [xmin, at] = last.version.split('/');
+    try {
+      const view = await this.db.write(async (sql) => {
+        let xact: string | null = null;
+        sql.later<{ xact: string }>(this.guardSql(), [xmin, new Date(Number(at)), JSON.stringify(last.value.versions), sql.tenantId, id], {
+          prepare: true,
+          rows: (rows) => (xact = rows[0].xact),
+        });
+        // Nothing may be read: what would need the database goes the usual way.
+        const blind: SqlTx = { ...sql, query: () => Promise.reject(NEEDS_READ), batch: () => Promise.reject(NEEDS_READ) };
+        const cart = alive(sql, { ...last.value.cart }, shopper);
+        const items = last.value.items.map((item) => ({ ...item }));
+        return this.applyChange(blind, { cart, items, ...known, versions: last.value.versions, xact: () => xact }, work);
+      }, tenantId);
+      return { view };
+    } catch (error) {
+      if (isExpectationFailure(error)) return { stale: true };
+      // A read needed, or a refusal worked out from memory: the usual way reads and decides.
+      if (error === NEEDS_READ || error instanceof AppError) return {};
+      throw error;
+    }
+  }
+
+  /** The change itself, on the cart and lines loaded (from the database or from memory). */
+  private async applyChange(
+    sql: SqlTx,
+    { cart, items: loaded, catalog, read, versions, xact }: LoadedCart,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
+  ): Promise<CartView> {
+    if (cart.checkoutId) {
+      throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
+    }
+    const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
+    const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
+    const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
+    const at = sql.now();
+    kept.forEach((item, n) => refreshLine(item, lines[n], at));
+    Object.assign(cart, totals);
+    if (requireCoupon && cart.couponRefusal) {
+      throw AppError.unprocessable('COUPON_INVALID', 'This coupon does not apply to this cart', [
+        { path: 'body.code', message: cart.couponRefusal, reason: cart.couponRefusal },
+      ]);
+    }
+    cart.updatedAt = at;
+    cart.expiresAt = new Date(at.getTime() + this.settings.cartTtlMs);
+    writeLines(sql, before, kept);
+    sql.later(
+      `update checkout_cart set coupon_code = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
+              tax_total = ?, prices_include_tax = ?, total = ?, expires_at = ?, updated_at = ?
+        where tenant_id = ? and id = ?`,
+      [cart.couponCode, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount,
+        cart.taxTotal, cart.pricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
+      { prepare: true },
+    );
+    sql.publish(CART_UPDATED, cartEvent(cart));
+    // Once committed, the cart's row is at a version this process can name: remember it and its lines there.
+    const state: KnownCart = { cart: { ...cart }, items: kept.map((item) => ({ ...item })), versions };
+    sql.afterCommit(() => {
+      const id = xact();
+      if (id) this.facts.remember(sql.tenantId, CART_TOPIC, cart.id, revisionAfter(id, at), state, knownBytes(kept));
+    });
+    return { cart, items: lines };
+  }
+
+  /**
+   * The guard of a change sent from memory: locks the cart and raises unless its row and the
+   * store's versions are the known ones (the row gone reads as moved); names the transaction.
+   */
+  private guardSql(): string {
+    this.guard ??= `select ${expectSql(
+      `coalesce((select c.xmin::text = ? and c.updated_at = ?::timestamptz and ${this.pricing.versionsSql('c.tenant_id')}::jsonb = ?::jsonb
+                   from checkout_cart c where c.tenant_id = ? and c.id = ? for update), false)`,
+      'the cart or what it is priced with changed',
+    )} as ok, pg_current_xact_id()::text as xact`;
+    return this.guard;
+  }
+
+  private guard?: string;
 
   /** The cart, if the caller may see it, and still alive; locked for the rest of the transaction when asked. */
   async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Cart> {
@@ -326,8 +388,8 @@ export class Carts {
    * round trip; when the versions turn out to have moved (another process changed the cart, the
    * store changed its catalog), the whole read follows in a second.
    */
-  private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean): Promise<LoadedCart> {
-    const last = this.facts.recall(sql.tenantId, CART_TOPIC, id) as { version: string; value: KnownCart } | undefined;
+  private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean, stale = false): Promise<LoadedCart> {
+    const last = stale ? undefined : (this.facts.recall(sql.tenantId, CART_TOPIC, id) as Remembered | undefined);
     const expected = last && this.pricing.known(sql.tenantId, last.value.versions, variantsOf(last.value.items, variantId));
     const hopeful = expected !== undefined;
     if (hopeful) {
@@ -335,15 +397,15 @@ export class Carts {
       const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
       const versions = row.fact_versions as PricingVersions;
       // Another change of this process may have committed meanwhile: what it remembered counts.
-      const kept = this.facts.recall(sql.tenantId, CART_TOPIC, id) as { version: string; value: KnownCart } | undefined;
+      const kept = this.facts.recall(sql.tenantId, CART_TOPIC, id) as Remembered | undefined;
       if (kept?.version === revisionOf(row)) {
         const items = kept.value.items.map((item) => ({ ...item }));
         const known =
           kept === last && sameVersions(versions, last.value.versions) ? expected : this.pricing.known(sql.tenantId, versions, variantsOf(items, variantId));
-        if (known) return { cart, items, ...known, versions, xact: row.xact as string | null };
+        if (known) return { cart, items, ...known, versions, xact: () => row.xact as string | null };
       }
       // Moved on since (or frozen: its lines are read as they are).
-      if (cart.checkoutId && lock) return { cart, items: [], catalog: new Map(), read: {}, versions, xact: null };
+      if (cart.checkoutId && lock) return { cart, items: [], catalog: new Map(), read: {}, versions, xact: () => null };
     }
     // Both statements are prepared on the connection: the read's planning costs more than its run.
     const read = { sql: this.fullReadSql(lock), params: [sql.tenantId, id, variantId, sql.tenantId, sql.tenantId, id], prepare: true };
@@ -356,8 +418,9 @@ export class Carts {
     const versions = row.fact_versions as PricingVersions;
     const reads = this.pricing.readsFrom(row);
     this.pricing.keep(sql.tenantId, versions, variantsOf(items, variantId), catalog, row.sellables, reads);
-    this.facts.remember(sql.tenantId, CART_TOPIC, id, revisionOf(row), { items: items.map((item) => ({ ...item })), versions } satisfies KnownCart, knownBytes(items));
-    return { cart, items, catalog, read: reads, versions, xact: row.xact as string | null };
+    const state: KnownCart = { cart: { ...cart }, items: items.map((item) => ({ ...item })), versions };
+    this.facts.remember(sql.tenantId, CART_TOPIC, id, revisionOf(row), state, knownBytes(items));
+    return { cart, items, catalog, read: reads, versions, xact: () => row.xact as string | null };
   }
 }
 
@@ -369,15 +432,21 @@ interface LoadedCart {
   read: PricingReads;
   /** The versions of the store's facts the read was made at. */
   versions: PricingVersions;
-  /** The locking transaction's id (`pg_current_xact_id`), when locked. */
-  xact: string | null;
+  /** The locking transaction's id (`pg_current_xact_id`), when locked (known once the guard of a change from memory has run). */
+  xact: () => string | null;
 }
 
-/** What a process remembers of a cart (`FactCache.remember`, under its row version): its lines as stored, and the versions their facts were read at. */
+/** What a process remembers of a cart (`FactCache.remember`, under its row version): its row and lines as stored, and the versions their facts were read at. */
 interface KnownCart {
+  cart: Cart;
   items: CartItem[];
   versions: PricingVersions;
 }
+
+type Remembered = { version: string; value: KnownCart };
+
+/** Thrown by a change sent from memory when it would read: it then runs the usual way. */
+const NEEDS_READ = new Error('A change from memory needs a read');
 
 const CART_TOPIC = 'checkout.cart';
 
