@@ -7,7 +7,8 @@ export { AccessTokens, hashToken, type TenantTokenKind } from './auth/tokens.js'
 export { Passwords } from './auth/passwords.js';
 export { assertPermission, CORE_PERMISSIONS, hasPermission, isAdminRule, PermissionRegistry } from './auth/permissions.js';
 export { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync, type CacheSyncHandlers, type CacheTopicHandlers } from './auth/cache-sync.js';
-export { EXPECTATION_FAILED, expectSql, FactCache, factVersionSql, factVersionTrigger, isExpectationFailure, type FactCacheSettings, type FactVersion, type KeptFacts } from './cache/fact-cache.js';
+export { EXPECTATION_FAILED, expectSql, isExpectationFailure } from './db/expect.js';
+export { FactCache, factVersionSql, factVersionTrigger, type FactCacheSettings, type FactVersion, type KeptFacts } from './cache/fact-cache.js';
 export { entityTag, ReadCache, type CachedAnswer, type CacheSlot, type ReadCacheSettings } from './cache/read-cache.js';
 export { StaffDirectory } from './staff/directory.js';
 export { StaffMembers } from './staff/members.js';

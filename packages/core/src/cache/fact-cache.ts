@@ -70,16 +70,6 @@ export class FactCache {
     return this.entries?.size ?? 0;
   }
 
-  /** The value kept under the store's topic, version and key; `undefined` when none is (or the cache is off). */
-  get(tenantId: string, topic: string, version: FactVersion, key: string): unknown {
-    return this.shelf(tenantId, topic, version)?.items.get(key);
-  }
-
-  /** Keeps `value` (not `undefined`; `null` is a fact too) under the store's topic, version and key. */
-  set(tenantId: string, topic: string, version: FactVersion, key: string, value: unknown): void {
-    this.fill(tenantId, topic, version, [[key, value]]);
-  }
-
   /** The last value remembered under the store's topic and key, with the version it was remembered at. */
   recall(tenantId: string, topic: string, key: string): Latest | undefined {
     return this.entries?.get(`${topic} ${tenantId} ${LATEST} ${key}`) as Latest | undefined;
@@ -157,24 +147,7 @@ export function factVersionTrigger(topic: string, table: string, tenantColumn = 
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION core_fact_bump(${args})`;
 }
 
-/** The SQLSTATE `expectSql`'s guard raises when its condition does not hold. */
-export const EXPECTATION_FAILED = 'QHX01';
-
-/**
- * An SQL expression for a statement's select list that raises `EXPECTATION_FAILED` (aborting the
- * transaction and whatever follows it in the round trip) unless `conditionSql` is true: a write
- * sent on what a process kept, behind a check that the database still holds it.
- */
-export function expectSql(conditionSql: string, what: string): string {
-  return `core_expect(${conditionSql}, '${what.replace(/'/g, "''")}')`;
-}
-
-/** Whether `error` is `expectSql`'s guard failing (PostgreSQL's error, as the driver throws it). */
-export function isExpectationFailure(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === EXPECTATION_FAILED;
-}
-
-/** The core migration's statements: the counters, the trigger function and the guard of `expectSql`. */
+/** The core migration's statements: the counters and the trigger function. */
 export const factVersionTables = [
   `CREATE TABLE core_fact_version (
      tenant_id uuid NOT NULL,
@@ -209,10 +182,5 @@ export const factVersionTables = [
        ON CONFLICT (tenant_id, topic) DO UPDATE SET version = v.version + 1;
      PERFORM set_config('qhatu.facts_bumped', bumped || mark, true);
      RETURN NULL;
-   END $$`,
-  `CREATE FUNCTION core_expect(ok boolean, what text) RETURNS boolean LANGUAGE plpgsql AS $$
-   BEGIN
-     IF ok IS NOT TRUE THEN RAISE EXCEPTION USING ERRCODE = '${EXPECTATION_FAILED}', MESSAGE = what; END IF;
-     RETURN true;
    END $$`,
 ];

@@ -1,5 +1,6 @@
 import { APP_ROLE, tenantTable, type Migration } from './migrations.js';
 import { factVersionTables } from '../cache/fact-cache.js';
+import { expectFunction } from './expect.js';
 import { searchFunctions, searchIndex } from './search.js';
 
 export const coreMigrations: Migration[] = [
@@ -147,8 +148,8 @@ export const coreMigrations: Migration[] = [
     ],
   },
   {
-    // Versions of a store's facts that hot writes keep in memory (decision 0049).
+    // Versions of a store's facts that hot writes keep in memory, and the guard of writes sent on them (decision 0049).
     id: '0004_fact_versions',
-    up: factVersionTables,
+    up: [...factVersionTables, ...expectFunction],
   },
 ];

@@ -259,22 +259,21 @@ export class Carts {
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<{ view?: CartView; stale?: boolean }> {
     const tenantId = TenantContext.tenantId();
-    const last = this.facts.recall(tenantId, CART_TOPIC, id) as Remembered | undefined;
+    const last = this.remembered(tenantId, id);
     if (!last) return {};
     const known = this.pricing.known(tenantId, last.value.versions, variantsOf(last.value.items, variantId));
     if (!known) return {};
-    const [xmin, at] = last.version.split('/');
     try {
       const view = await this.db.write(async (sql) => {
         let xact: string | null = null;
-        sql.later<{ xact: string }>(this.guardSql(), [xmin, new Date(Number(at)), JSON.stringify(last.value.versions), sql.tenantId, id], {
+        sql.later<{ xact: string }>(this.guardSql(), [...revisionParts(last.version), JSON.stringify(last.value.versions), sql.tenantId, id], {
           prepare: true,
           rows: (rows) => (xact = rows[0].xact),
         });
         // Nothing may be read: what would need the database goes the usual way.
         const blind: SqlTx = { ...sql, query: () => Promise.reject(NEEDS_READ), batch: () => Promise.reject(NEEDS_READ) };
         const cart = alive(sql, { ...last.value.cart }, shopper);
-        const items = last.value.items.map((item) => ({ ...item }));
+        const items = copies(last.value.items);
         return this.applyChange(blind, { cart, items, ...known, versions: last.value.versions, xact: () => xact }, work);
       }, tenantId);
       return { view };
@@ -319,7 +318,7 @@ export class Carts {
     );
     sql.publish(CART_UPDATED, cartEvent(cart));
     // Once committed, the cart's row is at a version this process can name: remember it and its lines there.
-    const state: KnownCart = { cart: { ...cart }, items: kept.map((item) => ({ ...item })), versions };
+    const state: KnownCart = { cart: { ...cart }, items: copies(kept), versions };
     sql.afterCommit(() => {
       const id = xact();
       if (id) this.facts.remember(sql.tenantId, CART_TOPIC, cart.id, revisionAfter(id, at), state, knownBytes(kept));
@@ -375,6 +374,11 @@ export class Carts {
 
   private readonly head: [string?, string?] = [];
 
+  /** What this process last remembered of the cart, at the row version it was remembered at. */
+  private remembered(tenantId: string, id: string): Remembered | undefined {
+    return this.facts.recall(tenantId, CART_TOPIC, id) as Remembered | undefined;
+  }
+
   /**
    * The cart (404 for another customer's, 410 when expired), its lines, the catalog's facts of
    * their variants (and of `variantId`) and what pricing reads of them (volume tiers, the tax
@@ -389,7 +393,7 @@ export class Carts {
    * store changed its catalog), the whole read follows in a second.
    */
   private async withLines(sql: SqlTx, id: string, shopper: Shopper, variantId: string | null, lock: boolean, stale = false): Promise<LoadedCart> {
-    const last = stale ? undefined : (this.facts.recall(sql.tenantId, CART_TOPIC, id) as Remembered | undefined);
+    const last = stale ? undefined : this.remembered(sql.tenantId, id);
     const expected = last && this.pricing.known(sql.tenantId, last.value.versions, variantsOf(last.value.items, variantId));
     const hopeful = expected !== undefined;
     if (hopeful) {
@@ -397,9 +401,9 @@ export class Carts {
       const cart = alive(sql, row ? cartFromRow(row) : null, shopper);
       const versions = row.fact_versions as PricingVersions;
       // Another change of this process may have committed meanwhile: what it remembered counts.
-      const kept = this.facts.recall(sql.tenantId, CART_TOPIC, id) as Remembered | undefined;
+      const kept = this.remembered(sql.tenantId, id);
       if (kept?.version === revisionOf(row)) {
-        const items = kept.value.items.map((item) => ({ ...item }));
+        const items = copies(kept.value.items);
         const known =
           kept === last && sameVersions(versions, last.value.versions) ? expected : this.pricing.known(sql.tenantId, versions, variantsOf(items, variantId));
         if (known) return { cart, items, ...known, versions, xact: () => row.xact as string | null };
@@ -418,7 +422,7 @@ export class Carts {
     const versions = row.fact_versions as PricingVersions;
     const reads = this.pricing.readsFrom(row);
     this.pricing.keep(sql.tenantId, versions, variantsOf(items, variantId), catalog, row.sellables, reads);
-    const state: KnownCart = { cart: { ...cart }, items: items.map((item) => ({ ...item })), versions };
+    const state: KnownCart = { cart: { ...cart }, items: copies(items), versions };
     this.facts.remember(sql.tenantId, CART_TOPIC, id, revisionOf(row), state, knownBytes(items));
     return { cart, items, catalog, read: reads, versions, xact: () => row.xact as string | null };
   }
@@ -462,6 +466,12 @@ function revisionOf(row: Record<string, unknown>): string {
   return `${row.revision as string}/${new Date(row.updated_at as Date).getTime()}`;
 }
 
+/** A revision's `xmin` and `updated_at`, as the guard compares them. */
+function revisionParts(revision: string): [string, Date] {
+  const [xmin, at] = revision.split('/');
+  return [xmin, new Date(Number(at))];
+}
+
 /** The revision the cart's row has once a change by transaction `xact` (`pg_current_xact_id`) committed at `updatedAt`. */
 function revisionAfter(xact: string, updatedAt: Date): string {
   return `${BigInt(xact) & 0xffffffffn}/${updatedAt.getTime()}`;
@@ -471,6 +481,9 @@ function sameVersions(a: PricingVersions, b: PricingVersions): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
+
+/** Lines to change or to keep, apart from the ones remembered (a change alters its lines in place). */
+const copies = (items: CartItem[]): CartItem[] => items.map((item) => ({ ...item }));
 
 /** The variants a quote of `items` (and of `variantId`) reads, each once. */
 function variantsOf(items: Array<{ variantId: string }>, variantId: string | null): string[] {
