@@ -5,11 +5,14 @@ import { ThemePurchase } from './entities/purchase.js';
 import { ThemeStoreSetting } from './entities/store-setting.js';
 import { ThemeVersion } from './entities/version.js';
 import { themesMigration } from './migrations/0001_themes.js';
+import { markupCheckedMigration } from './migrations/0002_markup_checked.js';
 import { adminThemeRoutes } from './routes/admin-themes.js';
+import { refuseReservedKeysByName } from './routes/json-body.js';
 import { themeStoreRoutes } from './routes/theme-store.js';
 import { ThemeCatalog, type CatalogThemeSeed } from './services/catalog.js';
 import { THEME_EVENTS } from './services/events.js';
 import { LiveThemes } from './services/live-theme.js';
+import { SettingsCleanup } from './services/settings-cleanup.js';
 import { readSettings, THEMES_SETTINGS } from './services/settings.js';
 import { StoreThemes } from './services/store-themes.js';
 import { ThemeEditor } from './services/theme-editor.js';
@@ -26,6 +29,7 @@ export { LiveThemes, type LiveTheme } from './services/live-theme.js';
 export { StoreTimeZone, versionTime } from './services/time-zone.js';
 export { THEMES_SETTINGS, type ThemesSettings } from './services/settings.js';
 export { THEME_EVENTS } from './services/events.js';
+export { THEME_HTML_ALLOW_LIST, kindOf, plainText, sanitizeThemeHtml, type SettingKind } from './services/markup.js';
 export { STARTER_THEMES } from './starter-themes.js';
 
 export interface ThemesOptions {
@@ -38,7 +42,7 @@ export function themesPlugin(options: ThemesOptions = {}): QhatuPlugin {
   return definePlugin({
     name: 'themes',
     entities: [CatalogTheme, ThemePurchase, InstalledTheme, ThemeVersion, ThemeStoreSetting],
-    migrations: [themesMigration],
+    migrations: [themesMigration, markupCheckedMigration],
     events: [...THEME_EVENTS],
     permissions: [
       { name: 'themes.read', description: 'See the theme store, the installed themes, the settings draft and its versions' },
@@ -53,13 +57,17 @@ export function themesPlugin(options: ThemesOptions = {}): QhatuPlugin {
       container.registerSingleton(StoreTimeZone);
       container.registerSingleton(ThemeEditor);
       container.registerSingleton(LiveThemes);
+      container.registerSingleton(SettingsCleanup);
     },
     async onReady({ container }) {
+      // What was stored before storefront markup was checked is cleaned before anything is served.
+      await container.resolve(SettingsCleanup).run();
       await container.resolve(ThemeCatalog).seed(options.seed ?? []);
     },
     // The specification puts the settings under /admin and the store under /api/v1: full paths below.
     prefix: '',
     routes: async (app, { container }) => {
+      refuseReservedKeysByName(app);
       await themeStoreRoutes(app, container);
       await adminThemeRoutes(app, container);
     },

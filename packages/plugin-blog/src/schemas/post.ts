@@ -1,6 +1,7 @@
 import { pageQuery, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { POST_STATUSES } from '../entities/post.js';
+import { plainText } from '../services/plain-text.js';
 
 /** A slug as sent: lower-case letters and digits joined by single dashes; empty means "make one from the title". */
 const Slug = z
@@ -10,19 +11,23 @@ const Slug = z
 
 const HttpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048);
 
-const Tag = z.string().trim().min(1, 'must not be empty').max(64);
+/** Plain text, `max` characters as sent: markup is removed when it is stored (`<b>Sale</b>` → `Sale`), then it is trimmed. */
+const PlainText = (max: number) => z.string().trim().max(max).overwrite(plainText).trim();
+const PLAIN = 'Plain text: markup is removed when it is stored; render it as text';
+
+const Tag = PlainText(64).min(1, 'must not be empty');
 
 export const PostInput = z
   .strictObject({
-    title: z.string().trim().min(1, 'must not be empty').max(255),
+    title: PlainText(255).min(1, 'must not be empty').meta({ description: PLAIN }),
     slug: Slug.nullable().optional().meta({ description: 'Made from the title when empty or absent (accents and punctuation folded); unique in the store' }),
     content: z.string().max(500_000).nullable().optional().meta({
       description: 'HTML. Sanitized when stored: scripts, event handlers, styles and javascript:/data: URLs are removed; text, headings, lists, tables, links and images stay',
     }),
-    excerpt: z.string().max(2000).nullable().optional().meta({ description: 'Plain text' }),
-    author: z.string().trim().max(255).nullable().optional().meta({ description: "The author's name, plain text" }),
+    excerpt: PlainText(2000).nullable().optional().meta({ description: PLAIN }),
+    author: PlainText(255).nullable().optional().meta({ description: `The author's name. ${PLAIN}` }),
     featured_image: HttpUrl.nullable().optional(),
-    tags: z.array(Tag).max(50).optional().meta({ description: 'Duplicates are dropped; order is kept' }),
+    tags: z.array(Tag).max(50).optional().meta({ description: `Duplicates are dropped; order is kept. ${PLAIN}` }),
   })
   .meta({ id: 'BlogPostCreate' });
 export type PostInput = z.output<typeof PostInput>;
@@ -35,13 +40,13 @@ export type PostPatch = z.output<typeof PostPatch>;
 export const PostOut = z
   .object({
     id: z.uuid(),
-    title: z.string(),
+    title: z.string().meta({ description: 'Plain text' }),
     slug: z.string(),
-    content: z.string().meta({ description: 'Sanitized HTML' }),
-    excerpt: z.string().nullable(),
-    author: z.string().nullable(),
-    featured_image: z.string().nullable(),
-    tags: z.array(z.string()),
+    content: z.string().meta({ description: 'Sanitized HTML (render it as HTML)' }),
+    excerpt: z.string().nullable().meta({ description: 'Plain text' }),
+    author: z.string().nullable().meta({ description: 'Plain text' }),
+    featured_image: z.string().nullable().meta({ description: 'An http or https URL' }),
+    tags: z.array(z.string()).meta({ description: 'Plain text each' }),
     status: z.enum(POST_STATUSES),
     published_at: Timestamp.nullable(),
     archived_at: Timestamp.nullable(),

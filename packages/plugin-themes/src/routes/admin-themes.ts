@@ -23,7 +23,7 @@ export async function adminThemeRoutes(app: FastifyInstance, container: Dependen
 
   r.put('/admin/themes/draft', {
     config: write,
-    schema: { tags, summary: 'Replace the settings draft of the active theme (not published)', body: ThemeSettings, response: { 200: ThemeSettingsOut, ...errorResponses(400, 401, 403, 404) } },
+    schema: { tags, summary: 'Replace the settings draft of the active theme (not published)', body: ThemeSettings, response: { 200: ThemeSettingsOut, ...errorResponses(400, 401, 403, 404, 422) } },
   }, async (req) => editor.saveDraft(req.body));
 
   r.get('/admin/themes/versions', {
@@ -33,7 +33,7 @@ export async function adminThemeRoutes(app: FastifyInstance, container: Dependen
 
   r.post('/admin/themes/versions', {
     config: write,
-    schema: { tags, summary: 'Save the settings draft as a version', body: VersionInput, response: { 201: VersionSummary, ...errorResponses(400, 401, 403, 404) } },
+    schema: { tags, summary: 'Save the settings draft as a version', body: VersionInput, response: { 201: VersionSummary, ...errorResponses(400, 401, 403, 404, 422) } },
   }, async (req, reply) => reply.code(201).send(await editor.saveVersion(req.body?.label ?? '')));
 
   r.get('/admin/themes/versions/:id', {
@@ -64,6 +64,6 @@ export async function adminThemeRoutes(app: FastifyInstance, container: Dependen
 
   r.put('/admin/themes/time-zone', {
     config: write,
-    schema: { tags, summary: 'Set the time zone version times are shown in', body: TimeZoneBody, response: { 200: TimeZoneBody, ...errorResponses(400, 401, 403) } },
+    schema: { tags, summary: 'Set the time zone version times are shown in', body: TimeZoneBody, response: { 200: TimeZoneBody, ...errorResponses(400, 401, 403, 422) } },
   }, async (req) => ({ time_zone: await zones.set(req.body.time_zone) }));
 }

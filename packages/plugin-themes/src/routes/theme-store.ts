@@ -20,7 +20,7 @@ export async function themeStoreRoutes(app: FastifyInstance, container: Dependen
 
   r.post(base, {
     config: { auth: 'platform' },
-    schema: { tags, summary: 'Add a theme to the platform catalog (platform credential)', body: CatalogThemeInput, response: { 201: dataOf(CatalogThemeOut), ...errorResponses(400, 401, 403, 409) } },
+    schema: { tags, summary: 'Add a theme to the platform catalog (platform credential)', body: CatalogThemeInput, response: { 201: dataOf(CatalogThemeOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: catalogThemeOut(await catalog.create(req.body)) }));
 
   r.get(base, {

@@ -1,11 +1,24 @@
 import { z } from 'zod';
+import { plainText } from '../services/markup.js';
 
 /** The most a settings draft may weigh, as JSON. */
 export const MAX_SETTINGS_BYTES = 256 * 1024;
 
 const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, dashes or underscores');
-const Type = z.string().trim().min(1).max(100);
-const Values = z.record(z.string().min(1).max(100), z.unknown()).meta({ description: 'Setting name → value (any JSON)' });
+/** Plain text: markup removed when stored (`<b>Sale</b>` → `Sale`); a storefront renders it as text. */
+export const PlainText = (max: number) => z.string().trim().max(max).overwrite(plainText).trim();
+
+const Type = PlainText(100).min(1);
+
+/** How a storefront renders a setting's value, told by its name (decision 0056); the same words in the README. */
+export const SETTING_KINDS =
+  'Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array\'s name): ' +
+  '`html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); ' +
+  '`url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, ' +
+  'anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. ' +
+  'The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED).';
+
+const Values = z.record(z.string().min(1).max(100), z.unknown()).meta({ description: SETTING_KINDS });
 
 const Block = z.strictObject({ type: Type, disabled: z.boolean().optional(), settings: Values.default({}) });
 
@@ -32,7 +45,7 @@ function uniqueAndKnown(ctx: z.RefinementCtx, order: string[], known: Record<str
 export const MAX_DEPTH = 20;
 
 /** Whether `value` nests deeper than `max` levels; walks iteratively and stops at the first one too deep. */
-function nestsDeeperThan(value: unknown, max: number): boolean {
+export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length) {
     const [v, depth] = stack.pop()!;
@@ -74,12 +87,12 @@ export const ThemeSettingsOut = z
     section_order: z.array(z.string()),
     sections: z.record(z.string(), z.record(z.string(), z.unknown())),
   })
-  .meta({ id: 'ThemeSettingsOut' });
+  .meta({ id: 'ThemeSettingsOut', description: `As stored: every value already cleaned. ${SETTING_KINDS}` });
 
 export const VersionSummary = z
   .object({
     id: z.uuid(),
-    label: z.string(),
+    label: z.string().meta({ description: 'Plain text' }),
     created_by: z.uuid().nullable().meta({ description: 'Who saved it; null for the baseline (the theme\'s own settings)' }),
     created_at: z.string().meta({ description: 'DD/MM/YYYY HH:MM in the store\'s time zone', example: '24/11/2026 16:35' }),
   })
@@ -90,7 +103,9 @@ export const VersionList = z.object({
   baseline: VersionSummary.nullable().meta({ description: 'The theme\'s own settings as installed: never deleted, restorable at any time' }),
 });
 
-export const VersionInput = z.strictObject({ label: z.string().trim().max(100).optional() }).nullish();
+export const VersionInput = z
+  .strictObject({ label: PlainText(100).optional().meta({ description: 'Plain text: markup is removed when it is saved' }) })
+  .nullish();
 
 export const VersionOut = z
   .object({ id: z.uuid(), label: z.string(), created_by: z.uuid().nullable(), snapshot: ThemeSettingsOut, created_at: z.string() })

@@ -1,24 +1,27 @@
 import { CurrencyCode, listQuery, Money, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
-import { ThemeSettings, ThemeSettingsOut } from './settings.js';
+import { PlainText, ThemeSettings, ThemeSettingsOut } from './settings.js';
 
 const Url = z
   .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
   .max(2000);
 
+/** A text field of an answer: plain text, to be rendered as text. */
+const Text = () => z.string().meta({ description: 'Plain text' });
+
 export const CatalogThemeInput = z
   .strictObject({
     name: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2 to 63 lower-case letters, digits or dashes').meta({ example: 'andes' }),
-    display_name: z.string().trim().min(1).max(120),
-    description: z.string().max(5000).default(''),
+    display_name: PlainText(120).min(1).meta({ description: 'Plain text: markup is removed when stored' }),
+    description: PlainText(5000).default('').meta({ description: 'Plain text: markup is removed when stored' }),
     preview_url: Url.nullable().optional(),
     thumbnail_url: Url.nullable().optional(),
     price: Money.max(2_147_483_647).meta({ description: 'Minor units of `currency`; 0 is a free theme' }),
     currency: CurrencyCode.default('USD'),
-    author: z.string().trim().min(1).max(120),
-    tags: z.array(z.string().trim().min(1).max(40)).max(20).default([]),
+    author: PlainText(120).min(1).meta({ description: 'Plain text: markup is removed when stored' }),
+    tags: z.array(PlainText(40).min(1)).max(20).default([]).meta({ description: 'Plain text each: markup is removed when stored' }),
     is_free: z.boolean().optional().meta({ description: 'Optional; must agree with `price` (free exactly when the price is 0)' }),
-    settings: ThemeSettings.optional().meta({ description: 'The theme\'s own settings: what an install starts from (its baseline version)' }),
+    settings: ThemeSettings.optional().meta({ description: 'The theme\'s own settings: what an install starts from (its baseline version); cleaned as a draft is' }),
   })
   .refine((t) => t.is_free === undefined || t.is_free === (t.price === 0), {
     path: ['is_free'],
@@ -31,14 +34,14 @@ export const CatalogThemeOut = z
   .object({
     id: z.uuid(),
     name: z.string(),
-    display_name: z.string(),
-    description: z.string(),
+    display_name: Text(),
+    description: Text(),
     preview_url: z.string().nullable(),
     thumbnail_url: z.string().nullable(),
     price: z.number().int(),
     currency: z.string(),
-    author: z.string(),
-    tags: z.array(z.string()),
+    author: Text(),
+    tags: z.array(Text()),
     is_free: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -56,7 +59,7 @@ export const InstalledThemeOut = z
     id: z.uuid(),
     theme_catalog_id: z.uuid(),
     theme_name: z.string(),
-    display_name: z.string(),
+    display_name: Text(),
     is_active: z.boolean(),
     installed_at: Timestamp,
     activated_at: Timestamp.nullable(),
@@ -75,7 +78,7 @@ export const LiveThemeOut = z
     id: z.uuid().meta({ description: 'The installed theme' }),
     theme_catalog_id: z.uuid(),
     theme_name: z.string(),
-    display_name: z.string(),
+    display_name: Text(),
     settings: ThemeSettingsOut,
     published_at: Timestamp.nullable().meta({ description: 'null while the theme\'s own settings are shown (nothing published yet)' }),
   })

@@ -4,6 +4,8 @@ import { AppError, Database, keyset, pgDate, type KeysetColumn, type Page, type 
 import { inject, injectable } from 'tsyringe';
 import { CatalogTheme, type ThemeSettings } from '../entities/catalog-theme.js';
 import type { CatalogThemeInput } from '../schemas/theme-store.js';
+import { plainText } from './markup.js';
+import { storefrontSettings } from './storefront-settings.js';
 
 /** A theme the platform ships with a fixed id, so that seeding it again changes nothing. */
 export interface CatalogThemeSeed extends Omit<CatalogThemeInput, 'is_free' | 'description' | 'tags' | 'currency'> {
@@ -57,6 +59,7 @@ export class ThemeCatalog {
   constructor(@inject(Database) private readonly db: Database) {}
 
   async create(input: CatalogThemeInput): Promise<CatalogThemeView> {
+    const baseline = input.settings ? storefrontSettings(input.settings, 'body.settings') : EMPTY_SETTINGS;
     try {
       return await this.db.platform(async ({ em, now }) => {
         const at = now();
@@ -71,7 +74,7 @@ export class ThemeCatalog {
           currency: input.currency,
           author: input.author,
           tags: input.tags,
-          baseline: input.settings ?? EMPTY_SETTINGS,
+          baseline,
           createdAt: at,
           updatedAt: at,
         });
@@ -86,7 +89,11 @@ export class ThemeCatalog {
     }
   }
 
-  /** Adds the themes that are not in the catalog yet (by id or name); ones already there are left as they are. */
+  /**
+   * Adds the themes that are not in the catalog yet (by id or name); ones already there are left
+   * as they are. Seeds are cleaned as the platform's own additions are: text without markup, and
+   * settings a storefront may render.
+   */
   async seed(themes: readonly CatalogThemeSeed[]): Promise<void> {
     if (themes.length === 0) return;
     await this.db.platform(async ({ em, now }) => {
@@ -94,8 +101,8 @@ export class ThemeCatalog {
         await em.execute(
           `insert into themes_catalog (id, name, display_name, description, preview_url, thumbnail_url, price, currency, author, tags, baseline, created_at, updated_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?) on conflict do nothing`,
-          [t.id, t.name, t.display_name, t.description ?? '', t.preview_url ?? null, t.thumbnail_url ?? null, t.price, t.currency ?? 'USD', t.author,
-            JSON.stringify(t.tags ?? []), JSON.stringify(t.settings ?? EMPTY_SETTINGS), now(), now()],
+          [t.id, t.name, plainText(t.display_name), plainText(t.description ?? ''), t.preview_url ?? null, t.thumbnail_url ?? null, t.price, t.currency ?? 'USD',
+            plainText(t.author), JSON.stringify((t.tags ?? []).map(plainText)), JSON.stringify(storefrontSettings(t.settings ?? EMPTY_SETTINGS, `seed ${t.name}`)), now(), now()],
         );
       }
     });

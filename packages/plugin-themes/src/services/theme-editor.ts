@@ -4,6 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import type { ThemeSettings } from '../entities/catalog-theme.js';
 import { SETTINGS_PUBLISHED, VERSION_RESTORED } from './events.js';
 import { actor } from './principal.js';
+import { storefrontSettings } from './storefront-settings.js';
 import { StoreTimeZone, versionTime } from './time-zone.js';
 
 /** Versions kept per installed theme, besides its baseline; the list shows as many. */
@@ -72,12 +73,14 @@ export class ThemeEditor {
     });
   }
 
+  /** Replaces the draft with `settings` as a storefront may render them (decision 0056). */
   async saveDraft(settings: ThemeSettings): Promise<ThemeSettings> {
+    const draft = storefrontSettings(settings, 'body');
     return this.db.tenant(async (tx) => {
       const theme = await lockActiveTheme(tx);
       const [row] = await tx.em.execute<Array<{ draft: ThemeSettings }>>(
         `update themes_installed set draft = ?::jsonb, draft_updated_at = ? where tenant_id = ? and id = ? returning draft`,
-        [JSON.stringify(settings), tx.now(), tx.tenantId, theme.id],
+        [JSON.stringify(draft), tx.now(), tx.tenantId, theme.id],
       );
       return row.draft;
     });
