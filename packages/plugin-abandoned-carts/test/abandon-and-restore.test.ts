@@ -36,6 +36,25 @@ async function remind(s: Shop): Promise<string> {
   return link;
 }
 
+describe('POST /admin/abandoned-carts/:id/send-reminder, ten at once', () => {
+  it('sends the shopper one e-mail: one 200, nine 409 REMINDER_ALREADY_SENT, counted once', async () => {
+    const s = await shop(t, 1500);
+    const c = await cartOf(s, 1, 'eva@example.com');
+    await abandon(s, c.checkoutId);
+    const [record] = (await listAll(s)).data;
+    const before = mailbox.received.length;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => s.admin('POST', `${LIST}/${record.id}/send-reminder`)));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...Array(9).fill(409)]);
+    for (const refused of answers.filter((a) => a.statusCode === 409)) expect(refused.json().error.code).toBe('REMINDER_ALREADY_SENT');
+    expect(mailbox.received.filter((m) => m.to.includes('eva@example.com'))).toHaveLength(1);
+    expect(mailbox.received.length - before).toBe(1);
+    const { data, metrics } = await listAll(s);
+    expect(data[0]).toMatchObject({ status: 'reminded', reminder_count: 1 });
+    expect(metrics.reminder_sent_count).toBe(1);
+    expect(await outboxCount('abandoned-carts.cart.reminded', 'id', record.id)).toBe(1);
+  });
+});
+
 describe('POST /checkouts/:id/abandon', () => {
   it('records the cart in its own transaction: the next request lists it, metrics included', async () => {
     const s = await shop(t, 1500);

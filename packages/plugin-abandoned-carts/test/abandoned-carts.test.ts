@@ -5,7 +5,7 @@ import type { TestApp } from '@qhatu/core/testing';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbandonedCarts, RecoveryLinks } from '../src/index.js';
-import { abandonedApp, cartOf, caller, DAY, LIST, listAll, MINUTE, MISSING, shop, TestClock, type Shop } from './helpers.js';
+import { abandonedApp, cartOf, caller, DAY, HOUR, LIST, listAll, MINUTE, MISSING, shop, TestClock, type Shop } from './helpers.js';
 
 const clock = new TestClock();
 let t: TestApp;
@@ -117,6 +117,8 @@ describe('GET /admin/abandoned-carts', () => {
     for (const c of data) ids[c.value_cents] = c.id;
     // 1000: reminded twice; 2000: reminded then recovered; 3000: recovered; 4000, 5000: abandoned.
     expect((await s.admin('POST', `${LIST}/${ids[1000]}/send-reminder`)).statusCode).toBe(200);
+    // A second reminder once the reminder interval (60 minutes) has passed.
+    clock.advance(HOUR);
     expect((await s.admin('POST', `${LIST}/${ids[1000]}/send-reminder`)).statusCode).toBe(200);
     expect((await s.admin('POST', `${LIST}/${ids[2000]}/send-reminder`)).statusCode).toBe(200);
     expect((await s.admin('POST', `${LIST}/${ids[2000]}/recover`)).statusCode).toBe(200);
@@ -225,7 +227,18 @@ describe('POST /admin/abandoned-carts/:id/send-reminder', () => {
     expect(links.verify(flipped)).toBeNull();
     expect(links.verify('nonsense')).toBeNull();
 
-    // Again: a second e-mail, counted.
+    // Again at once: refused, nothing sent; once the interval has passed, a second e-mail, counted.
+    const soon = await s.admin('POST', `${LIST}/${record.id}/send-reminder`);
+    expect(soon.statusCode).toBe(409);
+    const sentAt = clock.now();
+    expect(soon.json().error).toMatchObject({
+      code: 'REMINDER_ALREADY_SENT',
+      details: [{ last_reminded_at: sentAt.toISOString(), next_reminder_at: new Date(sentAt.getTime() + HOUR).toISOString() }],
+    });
+    expect(await mailFiles(s)).toHaveLength(1);
+    clock.advance(HOUR - 1000);
+    expect((await s.admin('POST', `${LIST}/${record.id}/send-reminder`)).json().error.code).toBe('REMINDER_ALREADY_SENT');
+    clock.advance(1000);
     const again = await s.admin('POST', `${LIST}/${record.id}/send-reminder`);
     expect(again.json().data).toMatchObject({ status: 'reminded', reminder_count: 2 });
     expect(await mailFiles(s)).toHaveLength(2);

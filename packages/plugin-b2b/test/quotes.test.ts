@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestApp } from '@qhatu/core/testing';
 import { simpleParser } from 'mailparser';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { B2B, b2bApp, caller, company, MISSING, outbox, priceList, product, quote, signUp, store, type Store } from './helpers.js';
@@ -120,7 +121,11 @@ describe('POST /b2b/quotes', () => {
     expect(error.details).toEqual([expect.objectContaining({ path: 'body.items.1.variant_id' })]);
     const draft = await product(s, 1000, { status: 'draft' });
     await check({ b2b_customer_id: c.id, items: [{ variant_id: draft.variantId, quantity: 1 }] }, 'VARIANT_NOT_FOUND');
-    const dollars = await product(s, 1000, { variant: { currency: 'USD' } });
+    // A variant priced in another currency before the catalog refused one: written as such data was.
+    const dollars = await product(s, 1000);
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    await db.query(`update catalog_variant set currency = 'USD' where id = $1`, [dollars.variantId]).finally(() => db.end());
     await check({ b2b_customer_id: c.id, items: [{ variant_id: p.variantId, quantity: 1 }, { variant_id: dollars.variantId, quantity: 1 }] }, 'MIXED_CURRENCIES');
     const disabled = await company(s, { status: 'disabled' });
     await check({ b2b_customer_id: disabled.id, items: [{ variant_id: p.variantId, quantity: 1 }] }, 'B2B_CUSTOMER_DISABLED');

@@ -242,6 +242,37 @@ describe('variants', () => {
     expect(product.variants.map((v: { title: string }) => v.title)).toEqual(['Red']);
   });
 
+  it("are priced in the store's currency: another one is 422 VARIANT_CURRENCY_MISMATCH, nothing written", async () => {
+    const admin = (method: 'POST' | 'PATCH' | 'GET', url: string, payload?: unknown) => t.request({ method, url, headers: shop.headers(), payload: payload as never });
+    const mixed = await create(tshirt({ title: 'Chullo', handle: 'chullo', variants: [{ title: 'S', price: 100, currency: 'PEN' }, { title: 'M', price: 100, currency: 'USD' }, { title: 'L', price: 100, currency: 'EUR' }] }));
+    expect(mixed.statusCode).toBe(422);
+    expect(mixed.json().error).toMatchObject({
+      code: 'VARIANT_CURRENCY_MISMATCH',
+      details: [
+        { path: 'body.variants.1.currency', currency: 'USD', store_currency: 'PEN' },
+        { path: 'body.variants.2.currency', currency: 'EUR', store_currency: 'PEN' },
+      ],
+    });
+    expect((await admin('GET', '/api/v1/catalog/products?filter[handle]=chullo')).json().data).toEqual([]);
+
+    const p = (await create(tshirt({ title: 'Poncho', variants: [{ title: 'One', price: 9000, currency: 'PEN' }] }))).json().data;
+    expect(p.variants[0].currency).toBe('PEN');
+    const base = `/api/v1/catalog/products/${p.id}/variants`;
+    const added = await admin('POST', base, { title: 'Two', price: 100, currency: 'USD' });
+    expect(added.statusCode).toBe(422);
+    expect(added.json().error).toMatchObject({ code: 'VARIANT_CURRENCY_MISMATCH', details: [{ path: 'body.currency', store_currency: 'PEN' }] });
+    const changed = await admin('PATCH', `${base}/${p.variants[0].id}`, { price: 1, currency: 'USD' });
+    expect(changed.json().error).toMatchObject({ code: 'VARIANT_CURRENCY_MISMATCH', details: [{ path: 'body.currency' }] });
+    const after = (await admin('GET', `/api/v1/catalog/products/${p.id}`)).json().data;
+    expect(after.variants.map((v: { price: number; currency: string }) => [v.price, v.currency])).toEqual([[9000, 'PEN']]);
+    expect((await admin('PATCH', `${base}/${p.variants[0].id}`, { price: 9500, currency: 'PEN' })).json().data).toMatchObject({ price: 9500, currency: 'PEN' });
+
+    // A variant stored in another currency before the rule: left as it is until its currency is sent.
+    await t.app.orm.em.getConnection().execute(`update catalog_variant set currency = 'USD' where tenant_id = ? and id = ?`, [shop.id, p.variants[0].id]);
+    expect((await admin('PATCH', `${base}/${p.variants[0].id}`, { price: 9600 })).json().data).toMatchObject({ price: 9600, currency: 'USD' });
+    expect((await admin('PATCH', `${base}/${p.variants[0].id}`, { currency: 'PEN' })).json().data).toMatchObject({ price: 9600, currency: 'PEN' });
+  });
+
   it('refuses a variant of a product that does not exist', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v1/catalog/products/00000000-0000-4000-8000-000000000000/variants', headers: shop.headers(), payload: { title: 'x', price: 1 } });
     expect(res.statusCode).toBe(404);

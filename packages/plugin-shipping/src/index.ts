@@ -6,6 +6,7 @@ import { shippingMigration } from './migrations/0001_shipping.js';
 import { rateRoutes } from './routes/rates.js';
 import { shipmentRoutes } from './routes/shipments.js';
 import { SHIPPING_CARRIER, type ShippingCarrier } from './services/carrier.js';
+import { ShippingPrices, SHIPPING_PRICES } from './services/prices.js';
 import { Quotes } from './services/quotes.js';
 import { Rates, RateTable } from './services/rates.js';
 import { readSettings, SHIPPING_SETTINGS, type ShippingSettings } from './services/settings.js';
@@ -16,6 +17,7 @@ export { Shipment, SHIPMENT_STATUSES, TRACKING_STATUSES, type ShipmentStatus, ty
 export { shipmentMachine, SHIPMENT_EVENTS, TRACKING_MOVES } from './machines/shipment.js';
 export { SHIPPING_CARRIER, type ShippingCarrier, type CarrierQuote, type QuoteRequest, type Parcel } from './services/carrier.js';
 export { Quotes, volumetricWeightG, type RateQuote } from './services/quotes.js';
+export { ShippingPrices, SHIPPING_PRICES, type ShippingPrice, type ShippingPriceRequest, type PricingAddress } from './services/prices.js';
 export { Rates, RateTable } from './services/rates.js';
 export { Shipments } from './services/shipments.js';
 export { SHIPPING_SETTINGS, type ShippingSettings } from './services/settings.js';
@@ -46,6 +48,9 @@ export default definePlugin({
       useFactory: (c) =>
         new Quotes(c.resolveAll<ShippingCarrier>(SHIPPING_CARRIER), c.resolve<ShippingSettings>(SHIPPING_SETTINGS), c.resolve(LOGGER)),
     });
+    // The checkout prices its shipping step with it, by the token (it does not depend on this plugin).
+    container.registerSingleton(ShippingPrices);
+    container.register(SHIPPING_PRICES, { useFactory: (c) => c.resolve(ShippingPrices) });
   },
   routes: async (app, { container }) => {
     await rateRoutes(app, container);

@@ -1,7 +1,7 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChaskiDouble, chaskiPlugin } from './fixtures/chaski.js';
-import { addRate, caller, LIMA, parcel, RATES, SANTIAGO, shippingApp } from './helpers.js';
+import { addRate, caller, CHECKOUT_CUSCO, LIMA, parcel, priceIn, priceRefusal, priceRequest, RATES, SANTIAGO, shippingApp } from './helpers.js';
 
 let t: TestApp;
 let shop: TestTenant;
@@ -83,5 +83,42 @@ describe('a carrier that quotes live', () => {
     const rates = await calculate(parcel({ weight_g: 1000 }));
     expect(rates.map((r) => r.service_code)).not.toContain('chaski_free');
     expect(rates.filter((r) => r.carrier === 'chaski')).toHaveLength(2);
+  });
+});
+
+describe('the store prices a live service at the carrier\'s quote', () => {
+  const live = (over: Parameters<typeof priceRequest>[0] = {}) => priceRequest({ carrier: 'chaski', service: 'chaski_eco', weightGrams: 2000, ...over });
+
+  it('a live service is priced at its quote now; a service of the table never asks the carrier', async () => {
+    expect(await priceIn(t, shop, live())).toEqual({ priced: true, price: 900, carrier: 'chaski', service: 'chaski_eco', serviceName: 'Chaski Económico', estimatedDays: 5, source: 'live' });
+    expect(chaski.requests[0].json).toMatchObject({ from: { country: 'PE', postal_code: '15001' }, to: { country: 'PE', postal_code: '08002' }, parcel: { weight_grams: 2000 }, currency: 'PEN' });
+    expect(await priceIn(t, shop, live({ service: 'chaski_24h', dimensions: { lengthCm: 50, widthCm: 40, heightCm: 30 } }))).toMatchObject({ price: 2400 });
+    chaski.requests.length = 0;
+    expect(await priceIn(t, shop, priceRequest({ weightGrams: 2000 }))).toMatchObject({ price: 1000, source: 'table', rateId: tableRate });
+    expect(chaski.requests).toHaveLength(0);
+  });
+
+  it('an unknown carrier or service is 422 once the carriers answered; a carrier down is 503', async () => {
+    expect(await priceRefusal(t, shop, live({ carrier: 'nobody' }))).toMatchObject({ status: 422, code: 'SHIPPING_CARRIER_UNKNOWN' });
+    expect(await priceRefusal(t, shop, live({ service: 'chaski_free' }))).toMatchObject({ status: 422, code: 'SHIPPING_SERVICE_UNKNOWN', details: [{ path: 'body.shipping_rate.service' }] });
+    // Chaski serves Peru only: it answers nothing for Chile, so it is unknown there.
+    expect((await priceRefusal(t, shop, live({ destination: { ...CHECKOUT_CUSCO, country_code: 'CL' } }))).code).toBe('SHIPPING_CARRIER_UNKNOWN');
+    chaski.mode = 'error';
+    expect(await priceRefusal(t, shop, live())).toMatchObject({ status: 503, code: 'SHIPPING_QUOTE_UNAVAILABLE' });
+    chaski.mode = 'slow';
+    expect(await priceRefusal(t, shop, live())).toMatchObject({ status: 503, code: 'SHIPPING_QUOTE_UNAVAILABLE' });
+    // The table's own services do not wait for a carrier that is down.
+    expect(await priceIn(t, shop, priceRequest())).toMatchObject({ price: 1000, source: 'table' });
+  });
+
+  it('without an origin the default warehouse is asked from; none with a country: 422 SHIPPING_ORIGIN_UNKNOWN', async () => {
+    expect(await priceRefusal(t, shop, live({ origin: undefined }))).toMatchObject({ status: 422, code: 'SHIPPING_ORIGIN_UNKNOWN' });
+    // A service of the table: what is missing is a rate for the route, whatever the origin.
+    const abroad = priceRequest({ origin: undefined, destination: { ...CHECKOUT_CUSCO, country_code: 'CL' } });
+    expect(await priceRefusal(t, shop, abroad)).toMatchObject({ status: 422, code: 'SHIPPING_RATE_NOT_FOUND' });
+    const made = await caller(t, shop)('POST', '/api/v1/inventory/warehouses', { name: 'Arequipa', code: 'AQP-01', address: { line1: 'Calle Mercaderes 100', city: 'Arequipa', postal_code: '04001', country: 'PE' } });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(await priceIn(t, shop, live({ origin: undefined }))).toMatchObject({ price: 900, source: 'live' });
+    expect(chaski.requests.at(-1)!.json.from).toEqual({ country: 'PE', postal_code: '04001' });
   });
 });

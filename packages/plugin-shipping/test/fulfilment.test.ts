@@ -56,24 +56,57 @@ describe('delivered shipment → delivered fulfilment → fulfilled order', () =
     expect((await getOrder(t, shop, order.id)).status).toBe('fulfilled');
   });
 
-  it('the fulfilment named on create is the one delivered, whatever the others', async () => {
+  it('the fulfilment named on create or on delivery is the one delivered; several open and none named is 422', async () => {
     const order = await paidOrder(t, shop, 2);
     const variantId = ((await admin()('GET', `/api/v1/orders/${order.id}`)).json().data.line_items[0].variant_id) as string;
     const first = await admin()('POST', `/api/v1/orders/${order.id}/fulfillments`, { line_items: [{ variant_id: variantId, quantity: 1 }], carrier: 'olva' });
     const second = await admin()('POST', `/api/v1/orders/${order.id}/fulfillments`, { line_items: [{ variant_id: variantId, quantity: 1 }], carrier: 'olva' });
     expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
     const [f1, f2] = [first.json().data.id as string, second.json().data.id as string];
-    // Without a name or a tracking number, two open fulfilments match nothing: the order is left as it is.
+    // Without a name or a tracking number, two open fulfilments are ambiguous: 422, nothing changes.
     const unnamed = await createShipment(t, shop, order.id);
-    expect((await admin()('POST', `${SHIPMENTS}/${unnamed.id}/delivered`)).json().data).toMatchObject({ status: 'delivered', fulfillment_id: null });
+    const refused = await admin()('POST', `${SHIPMENTS}/${unnamed.id}/delivered`);
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json().error).toMatchObject({ code: 'SHIPMENT_FULFILLMENT_AMBIGUOUS', details: [{ path: 'body.fulfillment_id', open_fulfillment_ids: [f1, f2] }] });
+    const byCarrier = await admin()('PATCH', `${SHIPMENTS}/${unnamed.id}/tracking`, { status: 'delivered', location: 'Cusco', description: null, timestamp: '2026-11-22T15:00:00Z' });
+    expect(byCarrier.json().error?.code).toBe('SHIPMENT_FULFILLMENT_AMBIGUOUS');
+    expect((await admin()('GET', `${SHIPMENTS}/${unnamed.id}`)).json().data).toMatchObject({ status: 'pending', fulfillment_id: null, events: [] });
     expect((await getOrder(t, shop, order.id)).fulfillments.map((f) => f.status)).toEqual(['shipped', 'shipped']);
+    // Naming it on delivery settles it; another one than the shipment carries is refused.
+    const named1 = await admin()('POST', `${SHIPMENTS}/${unnamed.id}/delivered`, { fulfillment_id: f1 });
+    expect(named1.statusCode, named1.body).toBe(200);
+    expect(named1.json().data).toMatchObject({ status: 'delivered', fulfillment_id: f1 });
+    expect((await getOrder(t, shop, order.id)).fulfillments.map((f) => f.status)).toEqual(['delivered', 'shipped']);
 
     const named = await createShipment(t, shop, order.id, { fulfillment_id: f2 });
     expect(named).toMatchObject({ fulfillment_id: f2 });
+    const other = await admin()('POST', `${SHIPMENTS}/${named.id}/delivered`, { fulfillment_id: f1 });
+    expect(other.json().error).toMatchObject({ code: 'FULFILLMENT_MISMATCH', details: [{ path: 'body.fulfillment_id', fulfillment_id: f2 }] });
     expect((await admin()('POST', `${SHIPMENTS}/${named.id}/delivered`)).statusCode).toBe(200);
     const after = await getOrder(t, shop, order.id);
-    expect(after.fulfillments.map((f) => [f.id, f.status])).toEqual([[f1, 'shipped'], [f2, 'delivered']]);
+    expect(after.fulfillments.map((f) => [f.id, f.status])).toEqual([[f1, 'delivered'], [f2, 'delivered']]);
     expect(after.status).toBe('fulfilled');
+  });
+
+  it('a paid order with nothing fulfilled: the parcel carries everything left, the order is fulfilled', async () => {
+    const order = await paidOrder(t, shop, 3);
+    expect(order.fulfillments).toEqual([]);
+    const made = await createShipment(t, shop, order.id);
+    await label(made.id, 'OLVA-7100');
+    const res = await admin()('POST', `${SHIPMENTS}/${made.id}/delivered`);
+    expect(res.statusCode, res.body).toBe(200);
+    const after = await getOrder(t, shop, order.id);
+    expect(after.status).toBe('fulfilled');
+    expect(after.fulfillments).toMatchObject([{ status: 'delivered', tracking_number: 'OLVA-7100' }]);
+    const read = (await admin()('GET', `/api/v1/orders/${order.id}`)).json().data;
+    expect(read.line_items.map((l: { quantity: number; fulfilled_quantity: number }) => [l.quantity, l.fulfilled_quantity])).toEqual([[3, 3]]);
+    expect(res.json().data).toMatchObject({ status: 'delivered', fulfillment_id: after.fulfillments[0].id });
+    expect(await outbox(t, 'orders.fulfillment.delivered', after.fulfillments[0].id)).toHaveLength(1);
+    expect(await outbox(t, 'orders.order.fulfilled', order.id)).toHaveLength(1);
+    // A second parcel of the same order finds nothing left to deliver: the order stays as it is.
+    const late = await createShipment(t, shop, order.id);
+    expect((await admin()('POST', `${SHIPMENTS}/${late.id}/delivered`)).json().data).toMatchObject({ status: 'delivered', fulfillment_id: null });
+    expect((await getOrder(t, shop, order.id)).fulfillments).toHaveLength(1);
   });
 
   it('a fulfilment already delivered through the orders API is linked, not delivered twice', async () => {

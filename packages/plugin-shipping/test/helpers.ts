@@ -1,12 +1,12 @@
 import type { InjectOptions } from 'fastify';
-import { TenantContext, type QhatuPlugin } from '@qhatu/core';
+import { AppError, Database, TenantContext, type QhatuPlugin, type Tx } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
 import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
 import orders, { Orders } from '@qhatu/plugin-orders';
-import shipping from '../src/index.js';
+import shipping, { ShippingPrices, type ShippingPriceRequest } from '../src/index.js';
 
 /** Shipping with everything it depends on, each test file on its own database. */
 export async function shippingApp(options: { plugins?: QhatuPlugin[]; env?: Record<string, string> } = {}): Promise<TestApp> {
@@ -140,4 +140,35 @@ export async function outbox(t: TestApp, type: string, id: string) {
     `select data, tenant_id from core_outbox where type = ? and data->>'id' = ? order by occurred_at, id`,
     [type, id],
   );
+}
+
+/** Addresses as a checkout keeps them. */
+export const CHECKOUT_CUSCO = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. El Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'pe', zip: '08002', phone: '+51 984 000 111' };
+export const CHECKOUT_LIMA = { ...CHECKOUT_CUSCO, city: 'Lima', province: 'Lima', zip: '15001', country_code: 'PE' };
+
+/** What the checkout asks `ShippingPrices` for: Olva's standard service, 1.2 kg from Lima to Cusco in PEN by default. */
+export function priceRequest(over: Partial<ShippingPriceRequest> = {}): ShippingPriceRequest {
+  return { carrier: 'olva', service: 'standard', origin: CHECKOUT_LIMA, destination: CHECKOUT_CUSCO, weightGrams: 1200, currency: 'PEN', ...over };
+}
+
+/** Runs `work` in a transaction of the tenant, as the checkout's shipping step does. */
+export function inTenant<T>(t: TestApp, tenant: TestTenant, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return TenantContext.run({ tenantId: tenant.id }, () => t.app.container.resolve(Database).tenant(work));
+}
+
+/** `ShippingPrices.priceFor` in a transaction of the tenant. */
+export function priceIn(t: TestApp, tenant: TestTenant, request: ShippingPriceRequest) {
+  return inTenant(t, tenant, (tx) => t.app.container.resolve(ShippingPrices).priceFor(tx, request));
+}
+
+/** The AppError `priceFor` refuses the request with (fails when it prices it). */
+export async function priceRefusal(t: TestApp, tenant: TestTenant, request: ShippingPriceRequest): Promise<AppError> {
+  const error = await priceIn(t, tenant, request).then(
+    (price) => {
+      throw new Error(`priced: ${JSON.stringify(price)}`);
+    },
+    (e: unknown) => e,
+  );
+  if (!(error instanceof AppError)) throw error;
+  return error;
 }

@@ -49,7 +49,7 @@ export async function abandonedCartRoutes(app: FastifyInstance, container: Depen
     config: { ...config, permission: 'abandoned-carts.write' },
     schema: {
       tags,
-      summary: 'E-mail the shopper a recovery link; the cart becomes reminded',
+      summary: 'E-mail the shopper a recovery link; the cart becomes reminded (409 REMINDER_ALREADY_SENT within the reminder interval of the last one)',
       params: AbandonedCartParams,
       response: { 200: dataOf(AbandonedCartOut), ...errorResponses(400, 401, 403, 404, 409, 410, 422, 502) },
     },

@@ -125,11 +125,17 @@ export class AbandonedCarts implements CheckoutAbandonedHook {
     };
   }
 
-  /** Sends the recovery e-mail (in the transaction: a failed send changes nothing) and marks the cart reminded. */
+  /**
+   * Sends the recovery e-mail (in the transaction: a failed send changes nothing) and marks the
+   * cart reminded. The record stays locked until the e-mail is sent and recorded, so requests at
+   * the same moment wait for it and then find the reminder sent: 409 REMINDER_ALREADY_SENT until
+   * the reminder interval has passed.
+   */
   async sendReminder(id: string): Promise<AbandonedCart> {
     return this.db.tenant(async (tx) => {
       const record = await this.find(tx, id);
       if (!abandonedCartMachine.can(record, 'remind')) await abandonedCartMachine.apply(tx, record, 'remind');
+      this.assertReminderDue(tx, record);
       if (!record.email) {
         throw AppError.unprocessable('CART_EMAIL_MISSING', 'This cart has no e-mail address to remind', [
           { path: 'email', message: 'known only once the cart reached checkout' },
@@ -156,6 +162,15 @@ export class AbandonedCarts implements CheckoutAbandonedHook {
       }
       return record;
     });
+  }
+
+  private assertReminderDue(tx: Tx, record: AbandonedCart): void {
+    if (!record.lastRemindedAt) return;
+    const next = new Date(record.lastRemindedAt.getTime() + this.settings.reminderIntervalMs);
+    if (next.getTime() <= tx.now().getTime()) return;
+    throw AppError.conflict('A reminder was sent to this shopper a moment ago; the next one may go later', 'REMINDER_ALREADY_SENT', [
+      { message: 'one reminder per interval', last_reminded_at: record.lastRemindedAt.toISOString(), next_reminder_at: next.toISOString() },
+    ]);
   }
 
   /** Marks the cart recovered by the store; its value is what the cart (or its checkout) is worth now. */

@@ -5,6 +5,7 @@ const Env = z.object({
   QHATU_ABANDONED_AFTER_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).default(60),
   QHATU_ABANDONED_SWEEP_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(300),
   QHATU_ABANDONED_RECOVERY_URL: z.string().url().optional(),
+  QHATU_ABANDONED_REMINDER_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).default(60),
 });
 
 export interface AbandonedCartSettings {
@@ -17,6 +18,8 @@ export interface AbandonedCartSettings {
    * QHATU_ABANDONED_RECOVERY_URL is set, else this service's restore endpoint.
    */
   recoveryUrl: string;
+  /** The least time between two reminders of one cart: a second request meanwhile is refused. */
+  reminderIntervalMs: number;
 }
 
 /** The endpoint a recovery link opens when the store has no storefront page for it. */
@@ -36,5 +39,6 @@ export function readSettings(config: QhatuConfig): AbandonedCartSettings {
     idleMs: env.QHATU_ABANDONED_AFTER_MINUTES * 60_000,
     sweepMs: env.QHATU_ABANDONED_SWEEP_SECONDS * 1000,
     recoveryUrl: recoveryTemplate(env.QHATU_ABANDONED_RECOVERY_URL) ?? `${config.publicUrl.replace(/\/+$/, '')}${RESTORE_PATH}?token={token}`,
+    reminderIntervalMs: env.QHATU_ABANDONED_REMINDER_INTERVAL_MINUTES * 60_000,
   };
 }

@@ -61,7 +61,7 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
 
   r.patch('/catalog/products/:id/variants/:variant_id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
-    schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409) } },
+    schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
   }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body)) }));
 
   r.delete('/catalog/products/:id/variants/:variant_id', {

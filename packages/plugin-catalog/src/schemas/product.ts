@@ -16,7 +16,7 @@ export const VariantInput = z
     sku: z.string().trim().min(1).max(100).nullable().optional(),
     price: Price,
     compare_at_price: Price.nullable().optional(),
-    currency: CurrencyCode.optional().meta({ description: "Defaults to the store's currency" }),
+    currency: CurrencyCode.optional().meta({ description: "The store's currency (the default); another is 422 VARIANT_CURRENCY_MISMATCH" }),
     weight_grams: z.number().int().min(0).max(10_000_000).nullable().optional(),
     requires_shipping: z.boolean().optional(),
     taxable: z.boolean().optional(),

@@ -10,6 +10,7 @@ import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { readProduct, readProductPage } from './product-reads.js';
 import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
+import { assertStoreCurrency } from './store-currency.js';
 
 export interface ProductView {
   product: Product;
@@ -64,6 +65,7 @@ export class Products implements MediaUser {
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
+      assertStoreCurrency(tenant.currency, input.variants.map((v, i) => [`body.variants.${i}.currency`, v.currency]));
       const handle = input.handle ?? (await this.freeHandle(em, slugify(input.title)));
       if (input.handle && (await em.count(Product, { handle }))) throw taken('handle', handle);
       await requireBrand(em, input.brand_id);
@@ -151,6 +153,7 @@ export class Products implements MediaUser {
       const existing = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
       if (existing.length >= 100) throw AppError.unprocessable('VARIANT_LIMIT', 'A product has at most 100 variants');
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
+      assertStoreCurrency(tenant.currency, [['body.currency', input.currency]]);
       const position = existing.reduce((max, v) => Math.max(max, v.position + 1), 0);
       const variant = this.newVariant(tx, product, input, position, tenant.currency);
       product.updatedAt = tx.now();
@@ -168,6 +171,8 @@ export class Products implements MediaUser {
       const variants = await em.find(Variant, { productId }, { orderBy: { position: 'asc' } });
       const variant = variants.find((v) => v.id === variantId);
       if (!variant) throw AppError.notFound('Variant', 'VARIANT_NOT_FOUND');
+      // A variant stored in another currency before the rule is left as it is until its currency is sent.
+      if (patch.currency !== undefined) assertStoreCurrency((await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency, [['body.currency', patch.currency]]);
       assignVariant(variant, patch);
       const at = tx.now();
       variant.updatedAt = at;

@@ -2,7 +2,7 @@ import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf } from '@qha
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { FailureInput, LabelInput, ShipmentCreate, ShipmentListQuery, ShipmentOut, TrackingInput } from '../schemas/shipment.js';
+import { DeliveryInput, FailureInput, LabelInput, ShipmentCreate, ShipmentListQuery, ShipmentOut, TrackingInput } from '../schemas/shipment.js';
 import { Shipments, type ShipmentFilter } from '../services/shipments.js';
 import { shipmentOut } from './serialize.js';
 
@@ -51,8 +51,14 @@ export async function shipmentRoutes(app: FastifyInstance, container: Dependency
 
   r.post(`${base}/:id/delivered`, {
     config: write,
-    schema: { tags, summary: "Mark delivered (final); the order's matching fulfillment is delivered with it", params: IdParams, response: moved },
-  }, async (req) => ({ data: shipmentOut(await shipments.deliver(req.params.id)) }));
+    schema: {
+      tags,
+      summary: "Mark delivered (final); the order's matching fulfillment is delivered with it (made of everything left to ship when none is open)",
+      params: IdParams,
+      body: DeliveryInput.nullish(),
+      response: { ...moved, ...errorResponses(422) },
+    },
+  }, async (req) => ({ data: shipmentOut(await shipments.deliver(req.params.id, req.body?.fulfillment_id)) }));
 
   r.post(`${base}/:id/failed`, {
     config: write,

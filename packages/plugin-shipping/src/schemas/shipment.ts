@@ -9,7 +9,8 @@ export const ShipmentCreate = z
   .strictObject({
     order_id: Uuid,
     fulfillment_id: Uuid.optional().meta({
-      description: "The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, or the order's only undelivered fulfilment)",
+      description:
+        "The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, the order's only undelivered fulfilment, or, none open, one made of everything left to ship)",
     }),
     carrier: Code.meta({ example: 'olva' }),
     service_code: Code.meta({ example: 'express' }),
@@ -48,6 +49,13 @@ export const TrackingInput = z
   })
   .meta({ id: 'ShipmentTrackingEvent' });
 export type TrackingInput = z.output<typeof TrackingInput>;
+
+export const DeliveryInput = z
+  .strictObject({
+    fulfillment_id: Uuid.optional().meta({ description: "The order's fulfilment this parcel carries, when the shipment names none and the order has several open" }),
+  })
+  .meta({ id: 'ShipmentDelivery' });
+export type DeliveryInput = z.output<typeof DeliveryInput>;
 
 export const FailureInput = z.strictObject({ reason: z.string().trim().min(1, 'must not be empty').max(2000) }).meta({ id: 'ShipmentFailure' });
 export type FailureInput = z.output<typeof FailureInput>;

@@ -1,6 +1,9 @@
 import type { ShippingAddress } from '../entities/shipment.js';
 
-/** The parcel a quote is for; weights in grams, sides in centimetres. */
+/**
+ * The parcel a quote is for; weights in grams, sides in centimetres. A checkout knows the weight
+ * only: its sides are then 0 and the billable weight is the weight.
+ */
 export interface Parcel {
   weightG: number;
   lengthCm: number;

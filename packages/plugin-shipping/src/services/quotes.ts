@@ -107,10 +107,24 @@ export class Quotes {
     );
   }
 
+  /** Whether a plugin added a carrier that quotes live (the rate table is always there). */
+  get hasLive(): boolean {
+    return this.carriers.some((c) => c.source === 'live');
+  }
+
+  /**
+   * The live carriers' quotes for a parcel (the rate table is priced apart, in the caller's
+   * transaction). `failed`: a carrier threw or did not answer in time, so its quotes are unknown.
+   */
+  async live(request: Omit<QuoteRequest, 'signal'>): Promise<{ quotes: CarrierQuote[]; failed: boolean }> {
+    const answers = await Promise.all(this.carriers.filter((c) => c.source === 'live').map((carrier) => this.ask(carrier, request)));
+    return { quotes: answers.flatMap((a) => a.quotes), failed: answers.some((a) => a.failed) };
+  }
+
   private async ask(
     carrier: ShippingCarrier,
     request: Omit<QuoteRequest, 'signal'>,
-  ): Promise<{ carrier: ShippingCarrier; quotes: CarrierQuote[] }> {
+  ): Promise<{ carrier: ShippingCarrier; quotes: CarrierQuote[]; failed: boolean }> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -128,12 +142,12 @@ export class Quotes {
         if (parsed.success) quotes.push(parsed.data);
         else this.logger.warn({ carrier: carrier.id, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) }, 'shipping quote left out');
       }
-      return { carrier, quotes };
+      return { carrier, quotes, failed: false };
     } catch (err) {
       // The rate table is the store's own: its failure is a real error, not a missing carrier.
       if (carrier.source === 'table') throw err;
       this.logger.warn({ err, carrier: carrier.id }, 'shipping carrier left out of the quote');
-      return { carrier, quotes: [] };
+      return { carrier, quotes: [], failed: true };
     } finally {
       clearTimeout(timer);
     }

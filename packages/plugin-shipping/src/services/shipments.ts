@@ -30,6 +30,15 @@ function assertOpen(shipment: Shipment, action: string): void {
   ]);
 }
 
+/** 422 SHIPMENT_FULFILLMENT_AMBIGUOUS: the order has several open fulfilments and the shipment names none. */
+function ambiguous(open: string[]): AppError {
+  return AppError.unprocessable(
+    'SHIPMENT_FULFILLMENT_AMBIGUOUS',
+    'The order has several fulfillments in transit and this shipment names none: deliver it with POST /shipping/shipments/:id/delivered {"fulfillment_id"}',
+    [{ path: 'body.fulfillment_id', message: 'name the fulfillment this parcel carries', open_fulfillment_ids: open }],
+  );
+}
+
 /** Shipments of the store's orders: the only place that writes them. */
 @injectable()
 export class Shipments {
@@ -145,9 +154,19 @@ export class Shipments {
     });
   }
 
-  /** Delivered (final); the order's matching fulfilment is marked delivered with it. */
-  async deliver(id: string): Promise<Shipment> {
-    return this.change(id, (tx, shipment) => this.deliverLocked(tx, shipment));
+  /**
+   * Delivered (final); the order's matching fulfilment is marked delivered with it. `fulfillmentId`
+   * names it when the shipment does not (422 FULFILLMENT_MISMATCH when it names another).
+   */
+  async deliver(id: string, fulfillmentId?: string): Promise<Shipment> {
+    return this.change(id, async (tx, shipment) => {
+      if (fulfillmentId && shipment.fulfillmentId && fulfillmentId !== shipment.fulfillmentId) {
+        throw AppError.unprocessable('FULFILLMENT_MISMATCH', 'This shipment carries another fulfillment of the order', [
+          { path: 'body.fulfillment_id', message: 'is not the fulfillment this shipment carries', fulfillment_id: shipment.fulfillmentId },
+        ]);
+      }
+      await this.deliverLocked(tx, shipment, fulfillmentId);
+    });
   }
 
   async fail(id: string, reason: string): Promise<Shipment> {
@@ -171,27 +190,38 @@ export class Shipments {
     });
   }
 
-  private async deliverLocked(tx: Tx, shipment: Shipment): Promise<void> {
+  private async deliverLocked(tx: Tx, shipment: Shipment, fulfillmentId?: string): Promise<void> {
     assertOpen(shipment, 'deliver');
     shipment.deliveredAt = tx.now();
     shipment.failureReason = null;
-    await this.deliverFulfilment(shipment);
+    await this.deliverFulfilment(shipment, fulfillmentId);
     await shipmentMachine.apply(tx, shipment, 'deliver');
   }
 
   /**
-   * The order's fulfilment this parcel carries: the one named on create, else the one with the
-   * same tracking number, else the order's only undelivered one. It is marked delivered (through
-   * the orders plugin, in this transaction), which fulfils an order in transit once every
-   * shipment of it is delivered. No match: the order is left as it is.
+   * The order's fulfilment this parcel carries: the one named (on create or on delivery), else the
+   * one with the same tracking number, else the order's only undelivered one, else, when none is
+   * open, a fulfilment of everything the order has left to ship, made now. It is marked delivered
+   * (through the orders plugin, in this transaction), so the order is fulfilled once every item
+   * shipped and every shipment is delivered. Several open and none named: 422, nothing changes.
    */
-  private async deliverFulfilment(shipment: Shipment): Promise<void> {
-    const { fulfillments } = await this.orders.get(shipment.orderId);
+  private async deliverFulfilment(shipment: Shipment, fulfillmentId?: string): Promise<void> {
+    const { order, lines, fulfillments } = await this.orders.get(shipment.orderId);
+    const named = fulfillmentId ?? shipment.fulfillmentId;
+    if (named && !fulfillments.some((f) => f.id === named)) {
+      throw AppError.unprocessable('FULFILLMENT_NOT_FOUND', 'The fulfillment is not one of this order', [{ path: 'body.fulfillment_id', message: 'is not a fulfillment of this order' }]);
+    }
     const open = fulfillments.filter((f) => f.status !== 'delivered');
-    const match =
-      fulfillments.find((f) => f.id === shipment.fulfillmentId) ??
+    let match =
+      fulfillments.find((f) => f.id === named) ??
       (shipment.trackingNumber ? fulfillments.find((f) => f.trackingNumber === shipment.trackingNumber) : undefined) ??
       (open.length === 1 ? open[0] : undefined);
+    if (!match && open.length > 1) throw ambiguous(open.map((f) => f.id));
+    if (!match && lines.some((l) => l.fulfilledQuantity < l.quantity)) {
+      const details = { carrier: shipment.carrier, trackingNumber: shipment.trackingNumber };
+      match = (await this.fulfillments.create(order.id, details)).fulfillment;
+    }
+    // Everything shipped and delivered already: nothing is left for this parcel to deliver.
     if (!match) return;
     shipment.fulfillmentId = match.id;
     if (match.status === 'delivered') return;
