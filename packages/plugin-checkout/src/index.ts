@@ -1,5 +1,4 @@
 import { CONFIG, definePlugin, OutboxRelay, type QhatuConfig } from '@qhatu/core';
-import { PAYMENT_CONFIRMED_EVENT, type PaymentConfirmed } from '@qhatu/plugin-orders';
 import { Cart } from './entities/cart.js';
 import { CartItem } from './entities/cart-item.js';
 import { Checkout } from './entities/checkout.js';
@@ -14,7 +13,7 @@ import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
 import { CART_EVENTS, Carts } from './services/carts.js';
 import { CHECKOUT_EVENTS, Checkouts } from './services/checkouts.js';
-import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion } from './services/completion.js';
+import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion, type OrderPaid } from './services/completion.js';
 import { CartPricing } from './services/pricing.js';
 import { CHECKOUT_SETTINGS, readSettings } from './services/settings.js';
 
@@ -27,11 +26,12 @@ export { Carts, type Shopper } from './services/carts.js';
 export { cartOut, type CartView } from './services/views.js';
 export { CartOut } from './schemas/cart.js';
 export { Checkouts } from './services/checkouts.js';
-export { CheckoutCompletion, CHECKOUT_PAYMENT_MISMATCH } from './services/completion.js';
+export { CheckoutCompletion, CHECKOUT_PAYMENT_MISMATCH, type OrderPaid } from './services/completion.js';
 export { CartPricing } from './services/pricing.js';
 export { CHECKOUT_SETTINGS, type CheckoutSettings } from './services/settings.js';
 
-export const CHECKOUT_PAYMENT_JOB = 'checkout.payment-confirmed';
+export const ORDER_PAID_EVENT = 'orders.order.paid';
+export const CHECKOUT_ORDER_PAID_JOB = 'checkout.order-paid';
 
 /** Cart and checkout: carts priced by the catalog with coupons and volume discounts, and the checkout steps. */
 export default definePlugin({
@@ -52,12 +52,12 @@ export default definePlugin({
     container.registerSingleton(CheckoutCompletion);
   },
   onReady({ container }) {
-    // The payments plugin's confirmation completes the checkout of its order, in a job queued once the relay's transaction commits.
-    container.resolve(OutboxRelay).queueOn(PAYMENT_CONFIRMED_EVENT, CHECKOUT_PAYMENT_JOB);
+    // An order paid in full (and holding its stock) completes its checkout, in a job the relay queues.
+    container.resolve(OutboxRelay).queueOn(ORDER_PAID_EVENT, CHECKOUT_ORDER_PAID_JOB);
   },
   jobs: {
-    [CHECKOUT_PAYMENT_JOB]: {
-      handler: (data: PaymentConfirmed, { container }) => container.resolve(CheckoutCompletion).complete(data).then(() => undefined),
+    [CHECKOUT_ORDER_PAID_JOB]: {
+      handler: (data: OrderPaid, { container }) => container.resolve(CheckoutCompletion).orderPaid(data).then(() => undefined),
       attempts: 5,
       backoffMs: 2000,
     },

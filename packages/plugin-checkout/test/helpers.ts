@@ -35,6 +35,16 @@ export function checkoutApp(options: { clock?: TestClock; env?: Record<string, s
   });
 }
 
+/** Polls `check` until it holds (jobs run in the background), or fails the test after `ms`. */
+export async function until(check: () => Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out waiting');
+}
+
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A tenant request with its admin key (or `token`). */

@@ -22,9 +22,9 @@ import {
   type Checkout,
 } from './helpers.js';
 
-// The order is placed when the checkout enters payment_pending; the payment confirmation's job
-// (CheckoutCompletion.complete, run here directly; the event path is in completion-events.test.ts)
-// completes it.
+// The order is placed when the checkout enters payment_pending; the job that follows its order's
+// orders.order.paid (CheckoutCompletion.orderPaid, run here directly; the event path is in
+// completion-events.test.ts) completes it.
 let t: TestApp;
 let shop: TestTenant;
 let other: TestTenant;
@@ -46,8 +46,8 @@ const awaitPayment = async (id: string): Promise<Checkout & { order_id: string }
   if (res.statusCode !== 200) throw new Error(`shipping not set: ${res.body}`);
   return res.json().data;
 };
-const complete = (tenant: TestTenant, data: { order_id: string; amount: number; currency: string; payment_id?: string }) =>
-  TenantContext.run({ tenantId: tenant.id }, () => t.app.container.resolve(CheckoutCompletion).complete({ payment_id: 'pay_1', ...data }));
+const complete = (tenant: TestTenant, data: { order_id: string }) =>
+  TenantContext.run({ tenantId: tenant.id }, () => t.app.container.resolve(CheckoutCompletion).orderPaid({ id: data.order_id, status: 'paid' }));
 const outbox = (type: string, key: string, value: string) =>
   t.app.orm.em.getConnection().execute<Array<{ data: Record<string, unknown>; tenant_id: string }>>(
     `select data, tenant_id from core_outbox where type = ? and data->>? = ? order by occurred_at, id`,
@@ -169,12 +169,12 @@ describe('the order of a checkout', () => {
   });
 });
 
-describe('completion by the payment', () => {
-  it('payment_pending → completed for the order’s payment; a second run does nothing', async () => {
+describe('completion by the order paid', () => {
+  it('payment_pending → completed once its order is paid; a second run does nothing', async () => {
     const c = await awaitPayment((await createCheckout(store, admin)).id);
-    const done = await complete(shop, { order_id: c.order_id, amount: c.total, currency: 'PEN' });
+    const done = await complete(shop, { order_id: c.order_id });
     expect(done).toMatchObject({ id: c.id, status: 'completed' });
-    expect(await complete(shop, { order_id: c.order_id, amount: c.total, currency: 'PEN' })).toBeNull();
+    expect(await complete(shop, { order_id: c.order_id })).toBeNull();
     const read = (await store('GET', `${CHECKOUTS}/${c.id}`)).json().data;
     expect(read).toMatchObject({ status: 'completed', order_id: c.order_id, completed_at: expect.any(String) });
     expect(await outbox('checkout.checkout.completed', 'id', c.id)).toEqual([expect.objectContaining({ data: expect.objectContaining({ status: 'completed', order_id: c.order_id }) })]);
@@ -183,36 +183,26 @@ describe('completion by the payment', () => {
     expect((await store('POST', `${CHECKOUTS}/${c.id}/abandon`)).json().error.code).toBe('INVALID_STATE_TRANSITION');
   });
 
-  it('another amount or currency leaves it payment_pending and publishes checkout.checkout.payment_mismatch', async () => {
-    const c = await awaitPayment((await createCheckout(store, admin)).id);
-    expect(await complete(shop, { order_id: c.order_id, amount: c.total - 1, currency: 'PEN' })).toBeNull();
-    expect(await complete(shop, { order_id: c.order_id, amount: c.total + 1, currency: 'PEN' })).toBeNull();
-    expect(await complete(shop, { order_id: c.order_id, amount: c.total, currency: 'USD' })).toBeNull();
-    expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data).toMatchObject({ status: 'payment_pending', completed_at: null });
-    const mismatches = await outbox('checkout.checkout.payment_mismatch', 'id', c.id);
-    expect(mismatches.map((m) => [m.data.amount, m.data.currency])).toEqual([[c.total - 1, 'PEN'], [c.total + 1, 'PEN'], [c.total, 'USD']]);
-  });
-
   it('ignores unusable data, unknown orders and checkouts that do not await payment', async () => {
-    expect(await complete(shop, { order_id: 'nope', amount: 1, currency: 'PEN' })).toBeNull();
-    expect(await complete(shop, { order_id: MISSING, amount: 1, currency: 'PEN' })).toBeNull();
+    expect(await complete(shop, { order_id: 'nope' })).toBeNull();
+    expect(await complete(shop, { order_id: MISSING })).toBeNull();
     const c = await awaitPayment((await createCheckout(store, admin)).id);
     await store('POST', `${CHECKOUTS}/${c.id}/abandon`);
-    expect(await complete(shop, { order_id: c.order_id, amount: c.total, currency: 'PEN' })).toBeNull();
+    expect(await complete(shop, { order_id: c.order_id })).toBeNull();
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('abandoned');
   });
 
   it('run concurrently, exactly one completion happens', async () => {
     const c = await awaitPayment((await createCheckout(store, admin)).id);
-    const runs = await Promise.all(Array.from({ length: 6 }, (_, n) => complete(shop, { order_id: c.order_id, amount: c.total, currency: 'PEN', payment_id: `pay_${n}` })));
+    const runs = await Promise.all(Array.from({ length: 6 }, () => complete(shop, { order_id: c.order_id })));
     expect(runs.filter((r) => r !== null)).toHaveLength(1);
     expect(await outbox('checkout.checkout.completed', 'id', c.id)).toHaveLength(1);
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('completed');
   });
 
-  it('tenant isolation: another store’s confirmation does not complete this checkout; its keys cannot read it', async () => {
+  it('tenant isolation: another store’s event does not complete this checkout; its keys cannot read it', async () => {
     const c = await awaitPayment((await createCheckout(store, admin)).id);
-    expect(await complete(other, { order_id: c.order_id, amount: c.total, currency: 'PEN' })).toBeNull();
+    expect(await complete(other, { order_id: c.order_id })).toBeNull();
     expect((await store('GET', `${CHECKOUTS}/${c.id}`)).json().data.status).toBe('payment_pending');
     const theirs = caller(t, other, other.storefrontToken);
     expect((await theirs('GET', `${CHECKOUTS}/${c.id}`)).statusCode).toBe(404);

@@ -6,6 +6,10 @@ import { StockReservation } from './entities/stock-reservation.js';
 import { Warehouse } from './entities/warehouse.js';
 import { inventoryMigration } from './migrations/0001_inventory.js';
 import { warehouseSearchMigration } from './migrations/0002_search.js';
+import { variantSettingsMigration } from './migrations/0003_variant_settings.js';
+import { VariantSetting } from './entities/variant-setting.js';
+import { variantSettingRoutes } from './routes/variant-settings.js';
+import { VariantSettings } from './services/variant-settings.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { stockRoutes } from './routes/stock.js';
 import { warehouseRoutes } from './routes/warehouses.js';
@@ -18,7 +22,9 @@ export { Warehouse, LOCATION_TYPES, WEEKDAYS, type LocationType, type OperatingH
 export { StockLevel } from './entities/stock-level.js';
 export { StockAdjustment, ADJUSTMENT_REASONS, type AdjustmentReason } from './entities/stock-adjustment.js';
 export { StockReservation } from './entities/stock-reservation.js';
-export { Reservations, type ReservationChange, type ReservationLine, type ReserveInput } from './services/reservations.js';
+export { Reservations, type HeldLine, type HoldInput, type ReservationChange, type ReservationLine, type ReserveInput, type Shortfall } from './services/reservations.js';
+export { VariantSetting } from './entities/variant-setting.js';
+export { VariantSettings, type StockTerms } from './services/variant-settings.js';
 export { Stock } from './services/stock.js';
 export { Warehouses } from './services/warehouses.js';
 
@@ -30,8 +36,8 @@ export default definePlugin({
     { name: 'inventory.write', description: 'Create, change and delete warehouses and adjust stock' },
   ],
   dependsOn: ['catalog'],
-  entities: [Warehouse, StockLevel, StockAdjustment, StockReservation],
-  migrations: [inventoryMigration, warehouseSearchMigration],
+  entities: [Warehouse, StockLevel, StockAdjustment, StockReservation, VariantSetting],
+  migrations: [inventoryMigration, warehouseSearchMigration, variantSettingsMigration],
   events: [...STOCK_EVENTS, ...WAREHOUSE_EVENTS],
   register(container) {
     // Stock is the warehouses' from now on: the catalog refuses inventory_quantity writes.
@@ -39,11 +45,13 @@ export default definePlugin({
     container.registerSingleton(StockLedger);
     container.registerSingleton(Warehouses);
     container.registerSingleton(Stock);
+    container.registerSingleton(VariantSettings);
     container.registerSingleton(Reservations);
   },
   routes: async (app, { container }) => {
     await warehouseRoutes(app, container);
     await stockRoutes(app, container);
     await reservationRoutes(app, container);
+    await variantSettingRoutes(app, container);
   },
 });

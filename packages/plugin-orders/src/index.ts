@@ -19,8 +19,14 @@ import { OrderTaxes, taxCalculatorOf } from './services/taxes.js';
 import { orderTaxesMigration } from './migrations/0004_taxes.js';
 import { orderOffersMigration } from './migrations/0005_offers.js';
 import { ordersSearchMigration } from './migrations/0006_search.js';
+import { orderStockMigration } from './migrations/0007_stock.js';
+import { OrderSettings } from './entities/settings.js';
+import { orderSettingsRoutes } from './routes/settings.js';
+import { Settlement } from './services/settlement.js';
+import { StoreOrderSettings } from './services/settings.js';
 import { LineOffers, NoLineOffers } from './services/offers.js';
 import { instanceCachingFactory } from 'tsyringe';
+import { cancelGuardsOf, ORDER_CANCEL_GUARDS } from './services/cancel-guard.js';
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
 export { LineItem } from './entities/line-item.js';
@@ -32,6 +38,9 @@ export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } 
 export { Fulfillments } from './services/fulfillments.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
+export { StoreOrderSettings, DEFAULT_STOCK_POLICY, type OrderSettingsView } from './services/settings.js';
+export { OrderSettings, STOCK_POLICIES, type StockPolicy } from './entities/settings.js';
+export { ORDER_CANCEL_GUARD, type OrderCancelGuard } from './services/cancel-guard.js';
 export { LineOffers, NoLineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './services/offers.js';
 export {
   TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
@@ -48,8 +57,8 @@ export const STOCK_ARRIVED_JOB = 'orders.stock-arrived';
 export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
-  entities: [Order, LineItem, Fulfillment],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration],
+  entities: [Order, LineItem, Fulfillment, OrderSettings],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [
@@ -63,7 +72,10 @@ export default definePlugin({
     container.register(LineOffers, { useValue: new NoLineOffers() });
     // Resolved once every plugin registered: the taxes plugin (or a provider replacing it) may load after orders.
     container.register(OrderTaxes, { useFactory: instanceCachingFactory((c) => taxCalculatorOf(c)) });
+    container.register(ORDER_CANCEL_GUARDS, { useValue: cancelGuardsOf(container) });
     container.registerSingleton(Shipping);
+    container.registerSingleton(StoreOrderSettings);
+    container.registerSingleton(Settlement);
     container.registerSingleton(Orders);
     container.registerSingleton(OrderReads);
     container.registerSingleton(Fulfillments);
@@ -87,6 +99,9 @@ export default definePlugin({
       backoffMs: 2000,
     },
   },
-  routes: async (app, { container }) => orderRoutes(app, container),
+  routes: async (app, { container }) => {
+    await orderSettingsRoutes(app, container);
+    await orderRoutes(app, container);
+  },
   graphql: orderGraphQL,
 });

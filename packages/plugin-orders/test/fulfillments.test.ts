@@ -87,21 +87,41 @@ describe('POST /orders/:id/fulfillments', () => {
     expect((await getOrder(t, shop, order.id)).fulfillments).toHaveLength(1);
   });
 
-  it('ships a pending order (cash on delivery): its stock is reserved and consumed in the same step', async () => {
+  it('ships a pending order (cash on delivery): the stock it holds since it was placed is consumed', async () => {
     const [v] = await createVariants(t, shop, [500]);
     await stockUp(t, shop, [v.id], 4, warehouse);
     const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 4, reserved: 2, available: 2 });
     const res = await fulfil(order.id, { line_items: [{ variant_id: v.id, quantity: 1 }] });
     expect(res.statusCode).toBe(201);
     expect((await getOrder(t, shop, order.id)).status).toBe('partially_fulfilled');
-    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 3, reserved: 0, available: 3 });
-    // Not enough stock to ship: inventory's 409, and nothing is written.
+    expect(await levelOf(t, shop, warehouse, v.id)).toEqual({ on_hand: 3, reserved: 1, available: 2 });
+  });
+
+  it('a backordered unit ships once stock arrives: reserved and consumed in the same step; short, inventory refuses and nothing is written', async () => {
     const [scarce] = await createVariants(t, shop, [500]);
+    await stockUp(t, shop, [scarce.id], 1, warehouse);
     const pending = await createOrder(t, shop, [{ variant_id: scarce.id, quantity: 2 }]);
+    expect(pending.line_items[0]).toMatchObject({ quantity: 2, backordered_quantity: 1 });
     const short = await fulfil(pending.id, {});
     expect(short.statusCode).toBe(409);
-    expect(short.json().error.code).toBe('INSUFFICIENT_STOCK');
+    expect(short.json().error).toMatchObject({ code: 'INSUFFICIENT_STOCK', details: [{ variant_id: scarce.id, requested: 1, available: 0 }] });
     expect((await getOrder(t, shop, pending.id))).toMatchObject({ status: 'pending', fulfillments: [] });
+    await stockUp(t, shop, [scarce.id], 1, warehouse);
+    expect((await fulfil(pending.id, {})).statusCode).toBe(201);
+    const shipped = await getOrder(t, shop, pending.id);
+    expect(shipped).toMatchObject({ status: 'fulfilled' });
+    expect(shipped.line_items[0]).toMatchObject({ fulfilled_quantity: 2, backordered_quantity: 0 });
+    expect(await levelOf(t, shop, warehouse, scarce.id)).toEqual({ on_hand: 0, reserved: 0, available: 0 });
+  });
+
+  it('a variant the store keeps no stock of ships without touching inventory', async () => {
+    const [free] = await createVariants(t, shop, [500]);
+    const order = await createOrder(t, shop, [{ variant_id: free.id, quantity: 3 }]);
+    expect(order.line_items[0].backordered_quantity).toBe(0);
+    expect((await fulfil(order.id, {})).statusCode).toBe(201);
+    expect((await getOrder(t, shop, order.id)).status).toBe('fulfilled');
+    expect(await levelOf(t, shop, warehouse, free.id)).toEqual({ on_hand: 0, reserved: 0, available: 0 });
   });
 
   it('refuses cancelled and refunded orders (409), bad bodies (400) and unknown orders (404)', async () => {

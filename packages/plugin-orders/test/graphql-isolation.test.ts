@@ -101,7 +101,9 @@ describe('OpenAPI', () => {
     const res = await t.request({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/orders', '/api/v1/orders/{id}/fulfillments', '/api/v1/fulfillments/{id}/delivered', '/api/v1/customers/{id}/orders']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/orders', '/api/v1/orders/{id}/fulfillments', '/api/v1/fulfillments/{id}/delivered', '/api/v1/customers/{id}/orders', '/api/v1/orders/settings']));
+    expect(Object.keys(doc.paths['/api/v1/orders/settings'])).toEqual(expect.arrayContaining(['get', 'put']));
     expect(doc.components.schemas).toHaveProperty('Order');
+    expect(doc.components.schemas).toHaveProperty('OrderSettings');
   });
 });

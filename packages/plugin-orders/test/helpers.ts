@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions } from 'fastify';
-import { Database, definePlugin, TenantContext, type Tx } from '@qhatu/core';
+import { Database, definePlugin, TenantContext, type QhatuPlugin, type Tx } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -14,12 +14,12 @@ import orders, { Orders } from '../src/index.js';
 export const paymentsAnnouncer = definePlugin({ name: 'payments-announcer', events: ['payments.payment.confirmed'] });
 
 /** Orders with everything it depends on, each test file on its own database. */
-export async function ordersApp(options: { workers?: boolean } = {}): Promise<TestApp> {
+export async function ordersApp(options: { workers?: boolean; plugins?: QhatuPlugin[]; env?: Record<string, string> } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-orders-'));
   const t = await createTestApp({
-    plugins: [media, catalog, customers, inventory, orders, paymentsAnnouncer],
+    plugins: [media, catalog, customers, inventory, orders, paymentsAnnouncer, ...(options.plugins ?? [])],
     workers: options.workers,
-    env: { QHATU_DATA_DIR: dataDir },
+    env: { QHATU_DATA_DIR: dataDir, ...options.env },
   });
   const close = t.close;
   return Object.assign(t, {
@@ -94,7 +94,7 @@ export interface OrderJson {
   currency: string;
   subtotal: number;
   total: number;
-  line_items: Array<{ id: string; variant_id: string; product_id: string; title: string; variant_title: string; sku: string | null; quantity: number; fulfilled_quantity: number; unit_price_amount: number; total_amount: number; requires_shipping: boolean }>;
+  line_items: Array<{ id: string; variant_id: string; product_id: string; title: string; variant_title: string; sku: string | null; quantity: number; fulfilled_quantity: number; backordered_quantity: number; unit_price_amount: number; total_amount: number; requires_shipping: boolean }>;
   fulfillments: Array<{ id: string; status: string; carrier: string | null; tracking_number: string | null; line_items: Array<{ variant_id: string; quantity: number }> }>;
   history: Array<{ action: string; from: string; to: string; note: string | null }>;
   [key: string]: unknown;
@@ -141,4 +141,17 @@ export async function registerCustomer(t: TestApp, tenant: TestTenant, email: st
   if (res.statusCode !== 201) throw new Error(`not registered: ${res.body}`);
   const data = res.json().data as { token: string; customer: { id: string } };
   return { token: data.token, id: data.customer.id };
+}
+
+/** Makes the store keep the variant's stock before it has any (and `over`: e.g. allow_backorder). */
+export async function track(t: TestApp, tenant: TestTenant, variantId: string, over: Record<string, unknown> = {}) {
+  const res = await caller(t, tenant)('PUT', `/api/v1/inventory/variant-settings/${variantId}`, { tracked: true, ...over });
+  if (res.statusCode !== 200) throw new Error(`variant not tracked: ${res.body}`);
+  return res.json().data;
+}
+
+/** The store's policy for paid orders that cannot get their stock. */
+export async function stockPolicy(t: TestApp, tenant: TestTenant, policy: 'refund' | 'wait') {
+  const res = await caller(t, tenant)('PUT', '/api/v1/orders/settings', { stock_policy: policy });
+  if (res.statusCode !== 200) throw new Error(`policy not set: ${res.body}`);
 }

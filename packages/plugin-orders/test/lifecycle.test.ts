@@ -57,17 +57,62 @@ describe('payment confirmed (the job body; the event path is in payments.test.ts
     expect(await levelOf(t, shop, warehouse, variant)).toEqual({ on_hand: 5, reserved: 3, available: 2 });
   });
 
-  it('short of stock: the order stays confirmed and orders.order.stock_shortage says why; a later confirmation pays it', async () => {
+  it('short of stock, by default (refund): orders.order.stock_unavailable asks for the refund; the order is never paid, the refund ends it', async () => {
     const { order, variant } = await newOrder(4, 1);
+    // A staff order: the unit in stock is held, the rest backordered.
+    expect(order.line_items[0]).toMatchObject({ quantity: 4, backordered_quantity: 3 });
+    expect(await levelOf(t, shop, warehouse, variant)).toEqual({ on_hand: 1, reserved: 1, available: 0 });
     await confirmPayment(t, shop, order);
-    await expectStatus(order.id, 'confirmed');
-    const [shortage] = await outbox(t, 'orders.order.stock_shortage', order.id);
-    expect(shortage.data).toMatchObject({ id: order.id, status: 'confirmed', code: 'INSUFFICIENT_STOCK' });
-    expect(await levelOf(t, shop, warehouse, variant)).toEqual({ on_hand: 1, reserved: 0, available: 1 });
+    const read = await getOrder(t, shop, order.id);
+    expect(read.status).toBe('confirmed');
+    expect(read.history.at(-1)).toMatchObject({ action: 'note', from: 'confirmed', to: 'confirmed', note: 'stock unavailable (INSUFFICIENT_STOCK): what was paid is refunded' });
+    const [unavailable] = await outbox(t, 'orders.order.stock_unavailable', order.id);
+    expect(unavailable.data).toEqual({
+      id: order.id, number: order.number, status: 'confirmed', currency: order.currency, payment_id: `pay_${order.id.slice(0, 8)}`,
+      code: 'INSUFFICIENT_STOCK', message: expect.any(String),
+      details: [{ message: '3 requested, 0 available', variant_id: variant, warehouse_id: warehouse, requested: 3, available: 0 }],
+    });
+    expect(await outbox(t, 'orders.order.stock_shortage', order.id)).toEqual([]);
+    // Stock arriving, or the job raised again, does not pay it while its money goes back.
     await stockUp(t, shop, [variant], 10, warehouse);
     await confirmPayment(t, shop, order);
-    await expectStatus(order.id, 'paid');
-    expect(await levelOf(t, shop, warehouse, variant)).toMatchObject({ reserved: 4 });
+    await expectStatus(order.id, 'confirmed');
+    expect(await outbox(t, 'orders.order.stock_unavailable', order.id)).toHaveLength(1);
+    expect(await outbox(t, 'orders.order.paid', order.id)).toEqual([]);
+    const payment = { payment_id: `pay_${order.id.slice(0, 8)}`, amount: order.total, currency: order.currency, refunded_amount: order.total };
+    await inTenant(t, shop, (tx) => t.app.container.resolve(Orders).recordRefunds(tx, order.id, [payment], 'stock unavailable'));
+    await expectStatus(order.id, 'refunded');
+    expect(await levelOf(t, shop, warehouse, variant)).toEqual({ on_hand: 11, reserved: 0, available: 11 });
+  });
+
+  it('short of stock with the policy wait: the order stays confirmed and orders.order.stock_shortage says why; a later confirmation pays it', async () => {
+    expect((await admin()('PUT', `${ORDERS}/settings`, { stock_policy: 'wait' })).json().data).toMatchObject({ stock_policy: 'wait', stock_policy_is_default: false });
+    try {
+      const { order, variant } = await newOrder(4, 1);
+      await confirmPayment(t, shop, order);
+      await expectStatus(order.id, 'confirmed');
+      const [shortage] = await outbox(t, 'orders.order.stock_shortage', order.id);
+      expect(shortage.data).toMatchObject({ id: order.id, status: 'confirmed', code: 'INSUFFICIENT_STOCK' });
+      expect(await outbox(t, 'orders.order.stock_unavailable', order.id)).toEqual([]);
+      expect(await levelOf(t, shop, warehouse, variant)).toEqual({ on_hand: 1, reserved: 1, available: 0 });
+      await stockUp(t, shop, [variant], 10, warehouse);
+      await confirmPayment(t, shop, order);
+      await expectStatus(order.id, 'paid');
+      expect(await levelOf(t, shop, warehouse, variant)).toMatchObject({ reserved: 4 });
+      expect((await getOrder(t, shop, order.id)).line_items[0].backordered_quantity).toBe(0);
+    } finally {
+      await admin()('PUT', `${ORDERS}/settings`, { stock_policy: 'refund' });
+    }
+  });
+
+  it('the store settings: refund by default, admin only, a precise 400 for anything else', async () => {
+    const other = await t.createTenant();
+    expect((await caller(t, other)('GET', `${ORDERS}/settings`)).json().data).toEqual({ stock_policy: 'refund', stock_policy_is_default: true, updated_at: null });
+    expect((await caller(t, other)('PUT', `${ORDERS}/settings`, { stock_policy: 'later' })).json().error.code).toBe('VALIDATION_ERROR');
+    expect((await caller(t, other, other.storefrontToken)('GET', `${ORDERS}/settings`)).statusCode).toBe(403);
+    expect((await caller(t, other)('PUT', `${ORDERS}/settings`, { stock_policy: 'wait' })).statusCode).toBe(200);
+    // Another store's setting is its own.
+    expect((await admin()('GET', `${ORDERS}/settings`)).json().data.stock_policy).toBe('refund');
   });
 
   it('a part payment leaves the order pending with what is due; the payments that cover it pay it, each counted once', async () => {

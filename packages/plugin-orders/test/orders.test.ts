@@ -24,8 +24,8 @@ describe('POST /orders', () => {
     const order = res.json().data as OrderJson;
     expect(order).toMatchObject({ status: 'pending', currency: 'PEN', customer_email: 'rosa@example.com', customer_id: null, subtotal: 9000 + 3750, total: 12750, shipping_address: ADDRESS, fulfillments: [], history: [] });
     expect(order.line_items).toEqual([
-      { id: expect.any(String), variant_id: a.id, product_id: a.product_id, title: 'Chullo', variant_title: 'Size 1', sku: expect.stringMatching(/^SKU-/), quantity: 2, fulfilled_quantity: 0, unit_price_amount: 4500, total_amount: 9000, requires_shipping: true, discount_amount: 0, tax_class: 'standard', tax_rate: 0, tax_amount: 0, offer_id: null },
-      { id: expect.any(String), variant_id: b.id, product_id: b.product_id, title: 'Chullo', variant_title: 'Size 2', sku: expect.stringMatching(/^SKU-/), quantity: 3, fulfilled_quantity: 0, unit_price_amount: 1250, total_amount: 3750, requires_shipping: true, discount_amount: 0, tax_class: 'standard', tax_rate: 0, tax_amount: 0, offer_id: null },
+      { id: expect.any(String), variant_id: a.id, product_id: a.product_id, title: 'Chullo', variant_title: 'Size 1', sku: expect.stringMatching(/^SKU-/), quantity: 2, fulfilled_quantity: 0, backordered_quantity: 0, unit_price_amount: 4500, total_amount: 9000, requires_shipping: true, discount_amount: 0, tax_class: 'standard', tax_rate: 0, tax_amount: 0, offer_id: null },
+      { id: expect.any(String), variant_id: b.id, product_id: b.product_id, title: 'Chullo', variant_title: 'Size 2', sku: expect.stringMatching(/^SKU-/), quantity: 3, fulfilled_quantity: 0, backordered_quantity: 0, unit_price_amount: 1250, total_amount: 3750, requires_shipping: true, discount_amount: 0, tax_class: 'standard', tax_rate: 0, tax_amount: 0, offer_id: null },
     ]);
     // A higher sent price is not charged either: the catalog's price is the price.
     const higher = await createOrder(t, shop, [{ variant_id: a.id, quantity: 1, price: 99999 }]);
@@ -57,7 +57,9 @@ describe('POST /orders', () => {
   });
 
   it('refuses mixed currencies, unknown variants and missing shipping addresses (422)', async () => {
-    const [usd] = await createVariants(t, shop, [100], {}, { currency: 'USD' });
+    // A variant priced in another currency before the catalog refused one: written as such data was.
+    const [usd] = await createVariants(t, shop, [100]);
+    await t.app.orm.em.getConnection().execute(`update catalog_variant set currency = 'USD' where id = ?`, [usd.id]);
     const [pen] = await createVariants(t, shop, [100], {}, { currency: 'PEN' });
     const mixed = await admin()('POST', ORDERS, { customer_email: 'a@example.com', line_items: [{ variant_id: usd.id, quantity: 1 }, { variant_id: pen.id, quantity: 1 }], shipping_address: ADDRESS });
     expect(mixed.statusCode).toBe(422);

@@ -1,6 +1,6 @@
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrder, createVariants, getOrder, inTenant, levelOf, ordersApp, outbox, stockUp } from './helpers.js';
+import { createOrder, createVariants, getOrder, inTenant, levelOf, ordersApp, outbox, stockPolicy, stockUp, track } from './helpers.js';
 
 // The payments plugin publishes payments.payment.confirmed; the outbox relay hands it to the
 // orders plugin, which queues a job after commit. Workers run here, as in production.
@@ -11,6 +11,8 @@ beforeAll(async () => {
   t = await ordersApp({ workers: true });
   shop = await t.createTenant();
   warehouse = await stockUp(t, shop, [], 0);
+  // Paid orders short of stock wait for it here; the default (refund) is tested below.
+  await stockPolicy(t, shop, 'wait');
 });
 afterAll(async () => t?.close());
 
@@ -39,6 +41,7 @@ describe('payments.payment.confirmed', () => {
 
   it('short of stock, stops at confirmed and publishes orders.order.stock_shortage', async () => {
     const [v] = await createVariants(t, shop, [2500]);
+    await track(t, shop, v.id);
     const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
     await raise({ payment_id: 'pay_2', order_id: order.id, amount: order.total, currency: order.currency });
     await until(async () => (await outbox(t, 'orders.order.stock_shortage', order.id)).length > 0);
@@ -47,6 +50,7 @@ describe('payments.payment.confirmed', () => {
 
   it('short of stock, it waits: stock received for it moves it on to paid, oldest order first', async () => {
     const [v] = await createVariants(t, shop, [2500]);
+    await track(t, shop, v.id);
     const first = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
     const second = await createOrder(t, shop, [{ variant_id: v.id, quantity: 2 }]);
     const unpaid = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
@@ -77,6 +81,7 @@ describe('payments.payment.confirmed', () => {
 
   it('a cancelled order waiting for stock waits no more', async () => {
     const [v] = await createVariants(t, shop, [2500]);
+    await track(t, shop, v.id);
     const order = await createOrder(t, shop, [{ variant_id: v.id, quantity: 1 }]);
     await raise({ payment_id: 'pay_5', order_id: order.id, amount: order.total, currency: order.currency });
     await until(async () => (await outbox(t, 'orders.order.stock_shortage', order.id)).length > 0);

@@ -46,6 +46,8 @@ export interface CheckoutLine {
   tax_amount?: number;
   /** The seller's offer the line is bought on (a marketplace). */
   offer_id: string | null;
+  /** Set when the order is placed: units sold as a backorder (the variant allows it), shipped once stock arrives. */
+  backordered_quantity?: number;
 }
 
 export const Checkout = defineEntity({

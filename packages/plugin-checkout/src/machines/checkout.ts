@@ -13,8 +13,8 @@ const OPEN: CheckoutStatus[] = ['pending', 'shipping_set', 'payment_pending'];
  * open: addresses without a shipping rate give `shipping_set`; addresses with a rate make the
  * total final, and the checkout then awaits payment (`payment_pending`). The shipping step may be
  * sent again until an order is placed (entering payment_pending places it; the service then
- * refuses further shipping changes with 409 CHECKOUT_ORDER_PLACED). `complete` follows the
- * payments plugin's confirmation of that order. `completed` and `abandoned` are final.
+ * refuses further shipping changes with 409 CHECKOUT_ORDER_PLACED). `complete` follows that
+ * order being paid. `completed` and `abandoned` are final.
  */
 export const checkoutMachine = defineMachine<Checkout, CheckoutStatus>({
   name: 'checkout',

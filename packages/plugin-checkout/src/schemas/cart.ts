@@ -71,6 +71,7 @@ export const CheckoutLineOut = CartLineOut.extend({
   tax_class: z.string().meta({ description: '`standard`, `exempt` (or taxable false), or a class the store named' }),
   tax_rate: z.number().int().meta({ description: 'Basis points (1800 = 18 %)' }),
   tax_amount: z.number().int().meta({ description: "Tax of the line after its discounts, rounded half up to the minor unit; the lines' and shipping_tax add up to tax_total" }),
+  backordered_quantity: z.number().int().meta({ description: 'Once the order is placed: units not in stock, sold as a backorder (the variant allows it) and shipped once stock arrives' }),
 }).meta({ id: 'CheckoutTaxedLine' });
 
 export const CartOut = z

@@ -182,8 +182,13 @@ export class Checkouts {
       // Priced and taxed for this address and this shipping charge.
       await this.refreshPrices(tx, checkout);
       checkout.updatedAt = tx.now();
-      if (action === 'await_payment') checkout.orderId = (await this.placeOrder(tx, checkout)).id;
-      return checkoutMachine.apply(tx, checkout, action);
+      if (action !== 'await_payment') return checkoutMachine.apply(tx, checkout, action);
+      const order = await this.placeOrder(tx, checkout);
+      checkout.orderId = order.id;
+      await checkoutMachine.apply(tx, checkout, action);
+      // Nothing to pay (a 100 % coupon, free shipping): the order is paid already.
+      if (order.status === 'paid') return this.completeNow(tx, checkout);
+      return checkout;
     });
   }
 
@@ -214,7 +219,7 @@ export class Checkouts {
    * refused (422 CHECKOUT_PRICES_CHANGED) rather than charging another amount.
    */
   private async placeOrder(tx: Tx, checkout: Checkout): Promise<Order> {
-    const order = await this.orders.placeOrder(tx, {
+    const { order, lines } = await this.orders.place(tx, {
       customerEmail: checkout.email,
       customerId: checkout.customerId,
       lines: checkout.lineItems.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.unit_price, discount: l.discount_amount ?? l.volume_discount, offerId: l.offer_id ?? null })),
@@ -230,6 +235,11 @@ export class Checkouts {
       },
       currency: checkout.currency,
     });
+    // What the warehouses could not hold of a line the variant lets the store backorder.
+    const backordered = new Map(lines.map((l) => [l.variantId, l.backorderedQuantity]));
+    if ([...backordered.values()].some((n) => n > 0)) {
+      checkout.lineItems = checkout.lineItems.map((l) => ({ ...l, backordered_quantity: backordered.get(l.variant_id) ?? 0 }));
+    }
     if (order.total !== checkout.total || order.subtotal !== checkout.subtotal) {
       throw AppError.unprocessable('CHECKOUT_PRICES_CHANGED', 'The catalog prices changed since the checkout was made; abandon it and check the cart out again', [
         { path: 'params.id', message: 'prices changed', checkout_total: checkout.total, order_total: order.total },
@@ -276,10 +286,9 @@ export class Checkouts {
   }
 
   /**
-   * POST /complete: payment_pending → completed for the checkout's own order, once the payment
-   * plugin confirmed and the order verified its payment (the order is paid or further on). The
-   * job that follows `payments.payment.confirmed` does the same; whichever comes second finds it
-   * completed and answers it as it is.
+   * POST /complete: payment_pending → completed for the checkout's own order, once the order is
+   * paid (or further on). The job that follows `orders.order.paid` does the same; whichever comes
+   * second finds it completed and answers it as it is.
    */
   async complete(id: string, orderId: string, shopper: Shopper): Promise<Checkout> {
     return this.db.tenant(async (tx) => {
@@ -299,16 +308,21 @@ export class Checkouts {
           { path: 'body.order_id', message: `the order is ${order?.status ?? 'gone'}`, order_status: order?.status ?? null },
         ]);
       }
-      checkout.completedAt = tx.now();
-      checkout.updatedAt = tx.now();
-      return checkoutMachine.apply(tx, checkout, 'complete');
+      return this.completeNow(tx, checkout);
     });
+  }
+
+  private async completeNow(tx: Tx, checkout: Checkout): Promise<Checkout> {
+    checkout.completedAt = tx.now();
+    checkout.updatedAt = tx.now();
+    return checkoutMachine.apply(tx, checkout, 'complete');
   }
 
   /** The orders plugin's own cancel, joined to this transaction; only while the order awaits payment. */
   private async cancelOrder(tx: Tx, orderId: string): Promise<void> {
     const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (!order || order.status === 'cancelled') return;
+    // Cancelled already, or refunded (its stock could not be had): nothing left to cancel.
+    if (!order || order.status === 'cancelled' || order.status === 'refunded') return;
     if (order.status !== 'pending') {
       throw AppError.conflict('The order of this checkout has a confirmed payment', 'CHECKOUT_ORDER_PAID', [
         { path: 'params.id', message: 'its order is paid', order_id: orderId, order_status: order.status },

@@ -113,7 +113,7 @@ export function checkoutOut(c: CheckoutState) {
     status: c.status,
     currency: c.currency,
     // Lines kept before taxes were computed read as untaxed.
-    line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, ...l, offer_id: l.offer_id ?? null })),
+    line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, backordered_quantity: 0, ...l, offer_id: l.offer_id ?? null })),
     coupon_code: c.couponCode,
     subtotal: c.subtotal,
     shipping_total: c.shippingTotal,

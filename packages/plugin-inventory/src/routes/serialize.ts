@@ -1,6 +1,7 @@
 import type { StockAdjustment } from '../entities/stock-adjustment.js';
 import type { StockReservation } from '../entities/stock-reservation.js';
 import type { Warehouse } from '../entities/warehouse.js';
+import type { VariantSettingView } from '../services/variant-settings.js';
 import type { StockLevelView, WarehouseDetail } from '../services/warehouses.js';
 
 export function warehouseOut(w: Warehouse) {
@@ -69,5 +70,19 @@ export function reservationOut(r: StockReservation) {
     released_quantity: r.releasedQuantity,
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+export function variantSettingOut({ variantId, productId, sku, setting, stocked }: VariantSettingView) {
+  return {
+    variant_id: variantId,
+    product_id: productId,
+    sku,
+    tracked: setting?.tracked ?? null,
+    allow_backorder: setting?.allowBackorder ?? false,
+    is_tracked: setting?.tracked ?? stocked,
+    has_stock_record: stocked,
+    created_at: setting?.createdAt.toISOString() ?? null,
+    updated_at: setting?.updatedAt.toISOString() ?? null,
   };
 }

@@ -12,6 +12,11 @@ const Lines = z.array(Line).min(1, 'give at least one line').max(500);
 export const ReserveInput = z.strictObject({ orderId: Uuid, lines: Lines, warehouseId: Uuid.optional() });
 export type ReserveInput = z.input<typeof ReserveInput>;
 export const ReservationLines = Lines.optional();
+/** What short stock does to `Reservations.hold` (decision 0054). */
+export const SHORTFALLS = ['refuse', 'backorder', 'accept'] as const;
+export const HoldInput = z.strictObject({ orderId: Uuid, lines: Lines, shortfall: z.enum(SHORTFALLS) });
+export type HoldInput = z.input<typeof HoldInput>;
+export type Shortfall = (typeof SHORTFALLS)[number];
 export type ReservationLine = z.input<typeof Line>;
 
 export const ReservationOut = z

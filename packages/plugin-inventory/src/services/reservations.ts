@@ -6,10 +6,24 @@ import { inject, injectable } from 'tsyringe';
 import type { ZodType } from 'zod';
 import { StockReservation } from '../entities/stock-reservation.js';
 import { Warehouse } from '../entities/warehouse.js';
-import { ReservationLines, ReserveInput, type ReservationLine } from '../schemas/reservation.js';
-import { insufficientStock, StockLedger, type StockSession } from './stock-ledger.js';
+import { HoldInput, ReservationLines, ReserveInput, type ReservationLine, type Shortfall } from '../schemas/reservation.js';
+import { insufficientStock, StockLedger, type Shortage, type StockSession } from './stock-ledger.js';
+import { VariantSettings } from './variant-settings.js';
 
-export type { ReservationLine, ReserveInput } from '../schemas/reservation.js';
+export type { HoldInput, ReservationLine, ReserveInput, Shortfall } from '../schemas/reservation.js';
+
+/** What `hold` did for one variant. */
+export interface HeldLine {
+  variantId: string;
+  /** Untracked: sold without a reservation, nothing held. */
+  tracked: boolean;
+  allowBackorder: boolean;
+  requested: number;
+  /** Units reserved by this call. */
+  reserved: number;
+  /** Units of a tracked variant it could not reserve (backordered). */
+  short: number;
+}
 
 /** Units that moved for one variant in one warehouse. */
 export interface ReservationChange {
@@ -36,7 +50,43 @@ export class Reservations {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(StockLedger) private readonly ledger: StockLedger,
+    @inject(VariantSettings) private readonly settings: VariantSettings,
   ) {}
+
+  /**
+   * Holds for `orderId` what the store keeps stock of among `lines`, in the default warehouse
+   * (decision 0054); untracked variants are sold without a reservation (one statement tells).
+   * What a tracked variant is short of: `refuse` answers 409 INSUFFICIENT_STOCK, `backorder` too
+   * unless the variant allows backorders, `accept` never; the rest of what is available is reserved
+   * and the line says what is `short`. Nothing is written when it refuses.
+   */
+  async hold(tx: Tx, input: HoldInput): Promise<HeldLine[]> {
+    const { orderId, lines, shortfall } = parse(HoldInput, input);
+    const wanted = merge(lines);
+    const terms = await this.settings.terms(tx, [...wanted.keys()]);
+    const out = [...wanted].map(([variantId, requested]): HeldLine => {
+      const t = terms.get(variantId);
+      return { variantId, tracked: t?.tracked ?? false, allowBackorder: t?.allowBackorder ?? false, requested, reserved: 0, short: 0 };
+    });
+    const tracked = out.filter((l) => l.tracked);
+    if (tracked.length === 0) return out;
+    const warehouse = await defaultWarehouse(tx.em);
+    const session = await this.ledger.open(tx, tracked.map((l) => l.variantId), 'lines.variantId');
+    const refused: Shortage[] = [];
+    for (const line of tracked) {
+      const available = warehouse ? session.available(warehouse.id, line.variantId) : 0;
+      line.reserved = Math.min(line.requested, available);
+      line.short = line.requested - line.reserved;
+      if (line.short > 0 && refuses(shortfall, line)) refused.push({ variantId: line.variantId, warehouseId: warehouse?.id ?? null, requested: line.requested, available });
+    }
+    if (refused.length > 0) throw insufficientStock(refused);
+    const takes = new Map(tracked.filter((l) => l.reserved > 0).map((l) => [l.variantId, l.reserved]));
+    if (warehouse && takes.size > 0) {
+      await this.addRows(tx, session, orderId, warehouse.id, takes);
+      await session.save();
+    }
+    return out;
+  }
 
   /**
    * Holds `lines` for `orderId` in one warehouse (the given one, else the default), all or
@@ -52,17 +102,23 @@ export class Reservations {
       .filter(([variantId, quantity]) => session.available(warehouse.id, variantId) < quantity)
       .map(([variantId, requested]) => ({ variantId, warehouseId: warehouse.id, requested, available: session.available(warehouse.id, variantId) }));
     if (short.length > 0) throw insufficientStock(short);
+    const rows = await this.addRows(tx, session, orderId, warehouse.id, wanted);
+    await session.save();
+    return rows;
+  }
 
-    const existing = await tx.em.find(StockReservation, { orderId, warehouseId: warehouse.id, variantId: { $in: [...wanted.keys()] } }, { refresh: true });
+  /** Adds `wanted` to what the order holds in the warehouse (its rows made where it has none); the caller saves the session. */
+  private async addRows(tx: Tx, session: StockSession, orderId: string, warehouseId: string, wanted: Map<string, number>): Promise<StockReservation[]> {
+    const existing = await tx.em.find(StockReservation, { orderId, warehouseId, variantId: { $in: [...wanted.keys()] } }, { refresh: true });
     const rows = new Map(existing.map((r) => [r.variantId, r]));
     const at = tx.now();
     for (const [variantId, quantity] of wanted) {
-      session.levelFor(warehouse.id, variantId).reserved += quantity;
+      session.levelFor(warehouseId, variantId).reserved += quantity;
       const row = rows.get(variantId) ?? tx.em.create(StockReservation, {
         id: randomUUID(),
         tenantId: tx.tenantId,
         orderId,
-        warehouseId: warehouse.id,
+        warehouseId,
         variantId,
         quantity: 0,
         consumedQuantity: 0,
@@ -74,7 +130,6 @@ export class Reservations {
       row.updatedAt = at;
       rows.set(variantId, row);
     }
-    await session.save();
     return [...rows.values()];
   }
 
@@ -181,6 +236,16 @@ async function warehouseFor(em: EntityManager, id?: string): Promise<Warehouse> 
   if (!warehouse) throw AppError.conflict('The store has no warehouse to reserve stock in', 'NO_DEFAULT_WAREHOUSE');
   if (!warehouse.isActive) throw AppError.conflict(`Warehouse ${warehouse.code} is not active`, 'WAREHOUSE_INACTIVE');
   return warehouse;
+}
+
+/** The store's default warehouse, share-locked (it cannot be switched off under the reservation), or null. */
+async function defaultWarehouse(em: EntityManager): Promise<Warehouse | null> {
+  return em.findOne(Warehouse, { isDefault: true }, { lockMode: LockMode.PESSIMISTIC_READ });
+}
+
+/** Whether a short line stops the hold. */
+function refuses(shortfall: Shortfall, line: HeldLine): boolean {
+  return shortfall === 'refuse' || (shortfall === 'backorder' && !line.allowBackorder);
 }
 
 /** Lines of one variant added together. */

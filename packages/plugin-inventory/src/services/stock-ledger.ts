@@ -238,7 +238,8 @@ async function announce(tx: Tx, productIds: Set<string>): Promise<void> {
 
 export interface Shortage {
   variantId: string;
-  warehouseId: string;
+  /** null: the store has no warehouse to reserve in. */
+  warehouseId: string | null;
   requested: number;
   available: number;
   path?: string;

@@ -18,6 +18,8 @@ export const LineItem = defineEntity({
     quantity: p.integer(),
     /** Units already in a fulfilment. */
     fulfilledQuantity: p.integer(),
+    /** Units of a tracked variant sold without stock and not held since: shipped once stock arrives (decision 0054). */
+    backorderedQuantity: p.integer(),
     unitPriceAmount: p.bigint('number'),
     totalAmount: p.bigint('number'),
     requiresShipping: p.boolean(),

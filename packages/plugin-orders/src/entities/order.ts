@@ -70,6 +70,8 @@ export const Order = defineEntity({
     paidAt: p.datetime().nullable(),
     /** Set while a payment that covers the order is confirmed but its stock could not be reserved. */
     awaitingStockPaymentId: p.string().nullable(),
+    /** Set when its stock was found unavailable and the store's policy is to refund: it is never paid then. */
+    stockUnavailableAt: p.datetime().nullable(),
     fulfilledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -59,12 +59,14 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
 
   r.post('/orders', {
     config: { auth: ADMIN, permission: 'orders.write' },
-    schema: { tags, summary: "Create an order (each line is charged the catalog's price)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422, 503) } },
+    schema: { tags, summary: "Create an order (each line is charged the catalog's price; stock is held where there is some, the rest backordered)", body: OrderCreate, response: { 201: dataOf(OrderOut), ...errorResponses(400, 401, 403, 422, 503) } },
   }, async (req, reply) => {
+    // Staff may sell what is not in stock: the lines show what is backordered.
     const order = await orders.create({
       customerEmail: req.body.customer_email,
       lines: req.body.line_items.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.price })),
       shippingAddress: req.body.shipping_address ?? null,
+      shortfall: 'accept',
     });
     return reply.code(201).send(await view(order.id));
   });

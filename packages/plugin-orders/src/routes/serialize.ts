@@ -15,6 +15,7 @@ export function lineItemOut(l: LineItem) {
     sku: l.sku ?? null,
     quantity: l.quantity,
     fulfilled_quantity: l.fulfilledQuantity,
+    backordered_quantity: l.backorderedQuantity,
     unit_price_amount: l.unitPriceAmount,
     total_amount: l.totalAmount,
     requires_shipping: l.requiresShipping,

@@ -52,6 +52,7 @@ export const OrderLineItemOut = z
     sku: z.string().nullable(),
     quantity: z.number().int(),
     fulfilled_quantity: z.number().int().meta({ description: 'Units already in a fulfillment' }),
+    backordered_quantity: z.number().int().meta({ description: 'Units the store keeps stock of that the order does not hold: sold as a backorder (or by staff without stock), shipped once stock arrives' }),
     unit_price_amount: z.number().int(),
     total_amount: z.number().int(),
     requires_shipping: z.boolean(),

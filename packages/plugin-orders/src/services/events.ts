@@ -9,6 +9,7 @@ export const ORDER_EVENTS = [
   'orders.order.confirmed',
   'orders.order.paid',
   'orders.order.stock_shortage',
+  'orders.order.stock_unavailable',
   'orders.order.payment_mismatch',
   'orders.order.ready_to_ship',
   'orders.order.ready_to_ship_reverted',

@@ -46,5 +46,5 @@ export function amountDue(order: Pick<Order, 'status' | 'total' | 'amountPaid' |
   return Math.max(0, order.total - (order.amountPaid - order.amountRefunded));
 }
 
-/** True when the confirmed payments, net of refunds, cover the order's total. */
-export const isCovered = (order: Order) => order.total > 0 && order.amountPaid - order.amountRefunded >= order.total;
+/** True when the confirmed payments, net of refunds, cover the order's total (always, for a total of 0). */
+export const isCovered = (order: Order) => order.amountPaid - order.amountRefunded >= order.total;

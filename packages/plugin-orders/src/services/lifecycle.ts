@@ -29,6 +29,14 @@ export function assertCan(order: Order, action: string): void {
   ]);
 }
 
+/** A note in the order's history; the status stays. */
+export function addHistoryNote(tx: Tx, order: Order, note: string): Order {
+  const at = tx.now();
+  order.history = [...order.history, { action: 'note', from: order.status, to: order.status, note, at: at.toISOString() }];
+  order.updatedAt = at;
+  return order;
+}
+
 /**
  * Moves the order by `action` through the machine, records the move in its history and publishes
  * the move's event (orders.order.fulfilled with the shipment that completed the order).

@@ -9,12 +9,14 @@ import { z } from 'zod';
 import { Fulfillment } from '../entities/fulfillment.js';
 import { LineItem } from '../entities/line-item.js';
 import { Order, type ShippingAddress } from '../entities/order.js';
+import { ORDER_CANCEL_GUARDS, type CancelGuards } from './cancel-guard.js';
 import { publishCreated, publishFulfillment } from './events.js';
 import { orderMachine } from '../machines/order.js';
-import { isCovered, recordPayments, type PaymentEntry } from './ledger.js';
-import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
+import { recordPayments, type PaymentEntry } from './ledger.js';
+import { addHistoryNote, assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
 import { OrderPrices, type LinePrices } from './prices.js';
+import { NOTHING_TO_PAY, Settlement } from './settlement.js';
 import { Shipping } from './shipping.js';
 import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
 
@@ -46,6 +48,12 @@ export interface PlaceOrderInput {
   taxes?: TaxQuote;
   /** When given, the variants' currency must be this one. */
   currency?: string;
+  /**
+   * What a line of a tracked variant short of stock does (decision 0054): `backorder` (default, the
+   * checkout) refuses the order with inventory's 409 INSUFFICIENT_STOCK unless the variant allows
+   * backorders; `accept` (staff) places it, the line showing what is backordered.
+   */
+  shortfall?: 'backorder' | 'accept';
 }
 
 /**
@@ -87,17 +95,24 @@ export class Orders {
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(LOGGER) private readonly logger: Logger,
     @inject(LineOffers) private readonly offers: LineOffersStrategy,
+    @inject(ORDER_CANCEL_GUARDS) private readonly cancelGuards: CancelGuards,
+    @inject(Settlement) private readonly settlement: Settlement,
   ) {}
 
   async create(input: PlaceOrderInput): Promise<Order> {
     return this.db.tenant((tx) => this.placeOrder(tx, input));
   }
 
+  async placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
+    return (await this.place(tx, input)).order;
+  }
+
   /**
    * Places an order inside the caller's transaction (the checkout's): prices from the catalog,
-   * lines as a snapshot, the customer linked by e-mail, the next order number of the store.
+   * lines as a snapshot, the customer linked by e-mail, the next order number of the store, the
+   * stock of tracked variants held (decision 0054). An order of total 0 is paid at once.
    */
-  async placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
+  async place(tx: Tx, input: PlaceOrderInput): Promise<{ order: Order; lines: LineItem[] }> {
     const merged = new Map<string, number>();
     for (const l of input.lines) merged.set(l.variantId, (merged.get(l.variantId) ?? 0) + l.quantity);
     if (merged.size === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
@@ -126,9 +141,12 @@ export class Orders {
     const customer = input.customerId ? null : await this.customers.findByEmail(email);
     const customerId = input.customerId ?? customer?.id ?? null;
     const offered = await this.offeredLines(tx, input.lines, byId);
+    const id = randomUUID();
+    // Refused before anything is priced or numbered: the checkout stays at its step.
+    const stockLines = ordered.map((v) => ({ variantId: v.id, quantity: merged.get(v.id)!, requiresShipping: v.requiresShipping, offerId: offered.get(v.id)?.offerId }));
+    const backordered = await this.shipping.holdNew(tx, id, stockLines, input.shortfall ?? 'backorder');
     const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id)), customerId);
 
-    const id = randomUUID();
     const at = tx.now();
     const lines = ordered.map((v, position) => {
       const quantity = merged.get(v.id)!;
@@ -146,6 +164,7 @@ export class Orders {
         sku: v.sku ?? null,
         quantity,
         fulfilledQuantity: 0,
+        backorderedQuantity: backordered.get(v.id) ?? 0,
         unitPriceAmount: price,
         totalAmount: price * quantity,
         requiresShipping: v.requiresShipping,
@@ -195,6 +214,7 @@ export class Orders {
       cancelledAt: null,
       paidAt: null,
       awaitingStockPaymentId: null,
+      stockUnavailableAt: null,
       amountPaid: 0,
       amountRefunded: 0,
       fulfilledAt: null,
@@ -203,7 +223,8 @@ export class Orders {
     });
     publishCreated(tx, order, lines);
     if (offered.size > 0) await this.offers.orderPlaced(tx, order, lines);
-    return order;
+    if (order.total === 0) await this.settlement.payIfCovered(tx, order, NOTHING_TO_PAY, lines);
+    return { order, lines };
   }
 
   /**
@@ -244,17 +265,26 @@ export class Orders {
     return Number(row.last_number);
   }
 
-  /** pending, confirmed or paid → cancelled; the stock it holds is given back. */
+  /**
+   * pending, confirmed or paid → cancelled; the stock it holds is given back. Every registered
+   * `OrderCancelGuard` is asked first, the order locked and nothing changed yet.
+   */
   async cancel(id: string, reason?: string): Promise<Order> {
     return this.db.tenant(async (tx) => {
       const order = await lockOrder(tx, id);
       assertCan(order, 'cancel');
+      for (const guard of this.cancelGuards()) await guard.check(tx, order);
       await this.shipping.releaseAll(tx, order.id);
       order.awaitingStockPaymentId = null;
       await move(tx, order, 'cancel', reason ?? null);
       await this.offers.orderChanged(tx, order);
       return order;
     });
+  }
+
+  /** A note in the order's history (another plugin's word on it, e.g. a refund of late money); the status stays. */
+  async addNote(tx: Tx, orderId: string, note: string): Promise<Order> {
+    return addHistoryNote(tx, await lockOrder(tx, orderId), note);
   }
 
   /** paid → ready_to_ship (packed, waiting for the courier). */
@@ -351,32 +381,8 @@ export class Orders {
         });
         return order;
       }
-      return this.payIfCovered(tx, order, payment.payment_id);
+      return this.settlement.payIfCovered(tx, order, payment.payment_id);
     });
-  }
-
-  /** pending → confirmed → paid once the order's payments cover it and its stock is reserved. */
-  private async payIfCovered(tx: Tx, order: Order, paymentId: string): Promise<Order> {
-    if ((order.status !== 'pending' && order.status !== 'confirmed') || !isCovered(order)) return order;
-    const note = `payment ${paymentId}`;
-    if (order.status === 'pending') await move(tx, order, 'confirm', note);
-    try {
-      await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status === 400) throw error;
-      tx.publish('orders.order.stock_shortage', {
-        id: order.id, number: order.number, status: order.status, payment_id: paymentId,
-        code: error.code, message: error.message, details: error.details,
-      });
-      // Restocking any of its variants tries again (stockArrived).
-      order.awaitingStockPaymentId = paymentId;
-      order.updatedAt = tx.now();
-      return order;
-    }
-    order.awaitingStockPaymentId = null;
-    await move(tx, order, 'pay', note);
-    await this.offers.orderChanged(tx, order);
-    return order;
   }
 
   /**
@@ -397,18 +403,8 @@ export class Orders {
     );
     let paid = 0;
     for (const { id } of waiting) {
-      const moved = await this.db.tenant(async (tx) => {
-        const order = await lockOrder(tx, id);
-        // A refund while it waited may have left it short of its total: it waits for payment again.
-        if (order.status !== 'confirmed' || !order.awaitingStockPaymentId || !isCovered(order)) return false;
-        // Still short: the error rolls back anything reserved on the way, and the order keeps waiting.
-        await this.shipping.reserveRest(tx, order, await linesOf(tx, order.id));
-        const note = `payment ${order.awaitingStockPaymentId}; stock arrived`;
-        order.awaitingStockPaymentId = null;
-        await move(tx, order, 'pay', note);
-        await this.offers.orderChanged(tx, order);
-        return true;
-      }).catch((error: unknown) => {
+      // Still short: the error rolls back anything reserved on the way, and the order keeps waiting.
+      const moved = await this.db.tenant(async (tx) => this.settlement.retry(tx, await lockOrder(tx, id))).catch((error: unknown) => {
         if (!(error instanceof AppError) || error.status === 400) this.logger.warn({ err: error, orderId: id }, 'restocked order not moved to paid');
         return false;
       });

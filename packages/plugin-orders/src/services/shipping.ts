@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
-import { Reservations } from '@qhatu/plugin-inventory';
+import { Reservations, type HeldLine, type Shortfall } from '@qhatu/plugin-inventory';
 import { inject, injectable } from 'tsyringe';
 import { Fulfillment, type FulfillmentItem, type FulfillmentStatus } from '../entities/fulfillment.js';
 import type { LineItem } from '../entities/line-item.js';
@@ -18,6 +18,17 @@ export interface ShipmentDetails {
 /** Units of each variant; `undefined` means everything left to ship. */
 export type Wanted = Map<string, number> | undefined;
 
+/** A line as far as stock goes. */
+export interface StockLine {
+  variantId: string;
+  quantity: number;
+  requiresShipping: boolean;
+  offerId?: string | null;
+}
+
+/** Lines that ship from the store's warehouses; a seller's offer ships from the seller's stock, held by the marketplace. */
+const fromWarehouses = (line: StockLine) => line.requiresShipping && !line.offerId;
+
 /**
  * Stock and shipments of orders, always inside the caller's transaction: what an order holds in
  * inventory, and a shipment that takes its units out of stock.
@@ -34,19 +45,34 @@ export class Shipping {
   }
 
   /**
-   * Reserves what the order's shippable lines still need (all or nothing; inventory's 409/422
-   * when it cannot). Lines that do not require shipping keep no stock.
+   * A new order's stock (decision 0054): what its lines of tracked variants need is held in this
+   * transaction as `shortfall` allows (inventory's 409 INSUFFICIENT_STOCK otherwise). Answers the
+   * units short per variant, sold as a backorder.
    */
-  async reserveRest(tx: Tx, order: Order, lines: LineItem[]): Promise<void> {
+  async holdNew(tx: Tx, orderId: string, lines: StockLine[], shortfall: Shortfall): Promise<Map<string, number>> {
+    const wanted = lines.filter(fromWarehouses).map((l) => ({ variantId: l.variantId, quantity: l.quantity }));
+    if (wanted.length === 0) return new Map();
+    const held = await this.reservations.hold(tx, { orderId, lines: wanted, shortfall });
+    return new Map(held.filter((l) => l.short > 0).map((l) => [l.variantId, l.short]));
+  }
+
+  /**
+   * Tops up what the order holds to what its lines of tracked variants still need. A variant that
+   * allows backorders takes what there is and stays short (answered, and shown on its line); any
+   * other shortage is inventory's 409 INSUFFICIENT_STOCK and nothing is reserved. Idempotent.
+   */
+  async reserveRest(tx: Tx, order: Order, lines: LineItem[]): Promise<HeldLine[]> {
     const held = await this.held(tx, order.id);
     const need = new Map<string, number>();
-    for (const line of lines) {
-      // A seller's offer ships from the seller's stock, held by the marketplace.
-      if (!line.requiresShipping || line.offerId) continue;
-      need.set(line.variantId, (need.get(line.variantId) ?? 0) + line.quantity - line.fulfilledQuantity);
-    }
+    for (const line of lines.filter(fromWarehouses)) need.set(line.variantId, (need.get(line.variantId) ?? 0) + line.quantity - line.fulfilledQuantity);
     const deficit = [...need].map(([variantId, n]) => ({ variantId, quantity: n - (held.get(variantId) ?? 0) })).filter((l) => l.quantity > 0);
-    if (deficit.length > 0) await this.reservations.reserve(tx, { orderId: order.id, lines: deficit });
+    const short = deficit.length > 0 ? (await this.reservations.hold(tx, { orderId: order.id, lines: deficit, shortfall: 'backorder' })).filter((l) => l.short > 0) : [];
+    const left = new Map(short.map((l) => [l.variantId, l.short]));
+    for (const line of lines) {
+      const backordered = Math.min(left.get(line.variantId) ?? 0, line.quantity - line.fulfilledQuantity);
+      if (line.backorderedQuantity !== backordered) line.backorderedQuantity = backordered;
+    }
+    return short;
   }
 
   /** Gives back everything the order holds (cancelled or refunded). */
@@ -56,24 +82,29 @@ export class Shipping {
 
   /**
    * A shipment of `wanted` (or all that is left): checked against what is left to ship (422
-   * LINE_ITEM_NOT_FOUND, FULFILLMENT_QUANTITY_EXCEEDED, NOTHING_TO_FULFILL), its stock reserved
-   * where the order does not hold it yet (cash on delivery ships before payment) and consumed.
+   * LINE_ITEM_NOT_FOUND, FULFILLMENT_QUANTITY_EXCEEDED, NOTHING_TO_FULFILL). The stock of tracked
+   * variants is reserved where the order does not hold it yet (cash on delivery ships before
+   * payment) and consumed; an untracked variant ships without stock (what it holds is consumed).
    */
   async ship(tx: Tx, order: Order, lines: LineItem[], wanted: Wanted, details: ShipmentDetails, titles = new Map<string, string>()): Promise<Fulfillment> {
     const items = this.plan(lines, wanted, titles);
-    const stocked = items.filter((i) => {
-      const line = lines.find((l) => l.id === i.line_item_id)!;
-      return line.requiresShipping && !line.offerId;
-    });
+    const stocked = items.filter((i) => fromWarehouses(lines.find((l) => l.id === i.line_item_id)!));
     if (stocked.length > 0) {
       const held = await this.held(tx, order.id);
       const deficit = stocked
         .map((i) => ({ variantId: i.variant_id, quantity: i.quantity - (held.get(i.variant_id) ?? 0) }))
         .filter((l) => l.quantity > 0);
-      if (deficit.length > 0) await this.reservations.reserve(tx, { orderId: order.id, lines: deficit });
-      await this.reservations.consume(tx, order.id, stocked.map((i) => ({ variantId: i.variant_id, quantity: i.quantity })));
+      if (deficit.length > 0) {
+        for (const l of await this.reservations.hold(tx, { orderId: order.id, lines: deficit, shortfall: 'refuse' })) held.set(l.variantId, (held.get(l.variantId) ?? 0) + l.reserved);
+      }
+      const taken = stocked.map((i) => ({ variantId: i.variant_id, quantity: Math.min(i.quantity, held.get(i.variant_id) ?? 0) })).filter((l) => l.quantity > 0);
+      if (taken.length > 0) await this.reservations.consume(tx, order.id, taken);
     }
-    for (const item of items) lines.find((l) => l.id === item.line_item_id)!.fulfilledQuantity += item.quantity;
+    for (const item of items) {
+      const line = lines.find((l) => l.id === item.line_item_id)!;
+      line.fulfilledQuantity += item.quantity;
+      line.backorderedQuantity = Math.min(line.backorderedQuantity, line.quantity - line.fulfilledQuantity);
+    }
     const at = tx.now();
     const status = details.status ?? 'shipped';
     const fulfillment = tx.em.create(Fulfillment, {
