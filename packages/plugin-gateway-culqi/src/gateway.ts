@@ -6,6 +6,7 @@ import type {
   ConfirmRequest,
   GatewayContext,
   InboundNotification,
+  LookupRequest,
   ParsedNotification,
   PaymentGateway,
   RefundRequest,
@@ -35,6 +36,13 @@ interface CulqiCharge {
   id: string;
   outcome?: CulqiOutcome | null;
   source?: { object?: string; type?: string } | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** A page of Culqi's charge list: newest first, `paging.cursors.after` leading to the next (older) page. */
+interface CulqiChargeList {
+  data?: CulqiCharge[];
+  paging?: { next?: string | null; cursors?: { after?: string | null } | null } | null;
 }
 
 /** Culqi's error object (card_error, invalid_request_error, authentication_error, parameter_error). */
@@ -57,12 +65,16 @@ interface CulqiRefund {
 }
 
 const TIMEOUT_MS = 20_000;
+/** A look-up lists charges from this long before the payment was recorded (the two clocks may differ). */
+const LOOKUP_SKEW_MS = 10 * 60_000;
+/** Pages of 100 charges of one amount and currency searched before giving up (asked again later). */
+const LOOKUP_PAGES = 20;
 
 async function call<T>(ctx: GatewayContext, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ ok: boolean; status: number; json: T & CulqiError }> {
   const headers: Record<string, string> = { authorization: `Bearer ${ctx.credentials.secret_key}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${ctx.baseUrl}${path}`, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS),
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
   const text = await res.text();
   let json: T & CulqiError;
@@ -175,6 +187,28 @@ export const culqiGateway: PaymentGateway = {
     const res = await call<CulqiCharge>(ctx, 'GET', `/v2/charges/${encodeURIComponent(providerPaymentId)}`);
     if (!res.ok || res.json.object !== 'charge') throw new Error(`Culqi answered ${res.status}: ${errorMessage(res.status, res.json)}`);
     return chargeResult(res.json);
+  },
+
+  /**
+   * A charge whose answer was lost, found by the store's own reference: Culqi's charge list
+   * (`GET /v2/charges`) of the payment's amount and currency since it was recorded, searched for
+   * the charge whose metadata names the payment (a 3-D Secure charge repeated by confirm carries it
+   * too). Culqi charges are not idempotent, so they are never repeated; null when Culqi has none.
+   */
+  async lookup(ctx: GatewayContext, req: LookupRequest): Promise<ChargeResult | null> {
+    const query = new URLSearchParams({
+      amount: String(req.amount), currency_code: req.currency, creation_date_from: String(req.createdAt.getTime() - LOOKUP_SKEW_MS), limit: '100',
+    });
+    for (let page = 0; page < LOOKUP_PAGES; page++) {
+      const res = await call<CulqiChargeList>(ctx, 'GET', `/v2/charges?${query}`);
+      if (!res.ok || !Array.isArray(res.json.data)) throw new Error(`Culqi answered ${res.status} to the charge list: ${errorMessage(res.status, res.json)}`);
+      const found = res.json.data.find((c) => c?.object === 'charge' && c.metadata?.qhatu_payment_id === req.paymentId);
+      if (found) return chargeResult(found);
+      const after = res.json.paging?.cursors?.after;
+      if (!after || !res.json.paging?.next) return null;
+      query.set('after', after);
+    }
+    throw new Error(`Culqi lists over ${LOOKUP_PAGES * 100} charges of ${req.amount} ${req.currency} since the payment; asked again later`);
   },
 
   async refund(ctx: GatewayContext, req: RefundRequest): Promise<RefundResult> {

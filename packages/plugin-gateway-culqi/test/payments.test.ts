@@ -139,6 +139,26 @@ describe('POST /payments on Culqi', () => {
     expect((await caller(t, other)('POST', `${PAYMENTS}/${payment.id}/confirm`, { authentication_3ds: forged })).statusCode).toBe(404);
   });
 
+  it('a 3-D Secure confirm whose answer was lost is looked up: found, the payment is paid; never at Culqi, the shopper confirms again', async () => {
+    const charges = (req: { method?: string; url?: string }) => req.method === 'POST' && req.url === '/v2/charges';
+    const authentication = double.authenticate('tkn_test_3ds');
+    const lost = (await pay(store, await createOrder(admin), 'tkn_test_3ds')).json().data;
+    double.loseAnswers(1, charges);
+    const unanswered = await store('POST', `${PAYMENTS}/${lost.id}/confirm`, { authentication_3ds: authentication });
+    expect(unanswered.statusCode).toBe(502);
+    expect(unanswered.json().error.code).toBe('GATEWAY_UNAVAILABLE');
+    const made = [...double.charges.values()].filter((c) => c.metadata.qhatu_payment_id === lost.id);
+    expect(made).toHaveLength(1);
+    expect((await store('GET', `${PAYMENTS}/${lost.id}`)).json().data).toMatchObject({ status: 'paid', provider_payment_id: made[0].id });
+
+    const dropped = (await pay(store, await createOrder(admin), 'tkn_test_3ds')).json().data;
+    double.dropRequests(1, charges);
+    expect((await store('POST', `${PAYMENTS}/${dropped.id}/confirm`, { authentication_3ds: authentication })).statusCode).toBe(502);
+    expect((await store('GET', `${PAYMENTS}/${dropped.id}`)).json().data).toMatchObject({ status: 'pending', next_action: { type: 'culqi_3ds' } });
+    expect((await store('POST', `${PAYMENTS}/${dropped.id}/confirm`, { authentication_3ds: authentication })).json().data).toMatchObject({ status: 'paid' });
+    expect([...double.charges.values()].filter((c) => c.metadata.qhatu_payment_id === dropped.id)).toHaveLength(1);
+  });
+
   it('a charge without a verdict stays processing; polling GET re-reads it from Culqi', async () => {
     const payment = (await pay(store, await createOrder(admin), 'tkn_test_held')).json().data;
     expect(payment).toMatchObject({ status: 'processing', provider_payment_id: expect.stringMatching(/^chr_test_/) });
@@ -183,12 +203,42 @@ describe('POST /payments on Culqi', () => {
     expect(key.json().data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('llave privada') });
   });
 
-  it('a provider that cannot be reached: 201 failed, the reason says so', async () => {
+  it('a provider that cannot be reached: 201 pending (Culqi may have charged), its amount counted, until Culqi can be asked', async () => {
     await withUnreachableGateway(culqi, BASE_URL_VARIABLE, (api) => configure(api, account), async (api) => {
-      const res = await pay(api, await createOrder(api));
+      const order = await createOrder(api);
+      const res = await pay(api, order);
       expect(res.statusCode).toBe(201);
-      expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
+      expect(res.json().data).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+      expect((await api('GET', `${PAYMENTS}/${res.json().data.id}`)).json().data).toMatchObject({ status: 'pending', failure_reason: null });
+      expect((await pay(api, order)).json().error.code).toBe('PAYMENT_EXCEEDS_BALANCE');
     });
+  });
+
+  it('a charge whose answer was lost is looked up by the payment id in its metadata, never charged again', async () => {
+    const charges = () => [...double.charges.values()];
+    double.loseAnswers(1, (req) => req.method === 'POST' && req.url === '/v2/charges');
+    const before = charges().length;
+    const payment = (await pay(store, await createOrder(admin))).json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+    const [made] = charges().slice(before);
+    expect(made.metadata).toMatchObject({ qhatu_payment_id: payment.id });
+    const read = (await store('GET', `${PAYMENTS}/${payment.id}`)).json().data;
+    expect(read).toMatchObject({ status: 'paid', provider_payment_id: made.id, failure_reason: null });
+    expect(charges()).toHaveLength(before + 1);
+    const listed = double.requests.filter((r) => r.method === 'GET' && r.path === '/v2/charges');
+    expect(listed.length).toBeGreaterThan(0);
+    expect(double.requests.filter((r) => r.method === 'POST' && r.path === '/v2/charges' && r.json.metadata && (r.json.metadata as { qhatu_payment_id?: string }).qhatu_payment_id === payment.id)).toHaveLength(1);
+  });
+
+  it('a charge that never reached Culqi: the look-up finds none, and the payment fails on Culqi’s word, its amount free again', async () => {
+    const order = await createOrder(admin);
+    double.dropRequests(1, (req) => req.method === 'POST' && req.url === '/v2/charges');
+    const payment = (await pay(store, order)).json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null });
+    const read = (await store('GET', `${PAYMENTS}/${payment.id}`)).json().data;
+    expect(read).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: 'Culqi has no charge for this payment: its charge never reached Culqi' });
+    expect(await outbox(t, 'payments.payment.failed', payment.id)).toHaveLength(1);
+    expect((await pay(store, order)).json().data.status).toBe('paid');
   });
 
   it('another store cannot read the payment; storefront keys cannot refund', async () => {

@@ -67,7 +67,7 @@ export async function lyra<T>(ctx: GatewayContext, webService: string, body: Rec
       accept: 'application/json',
     },
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
   const text = await res.text();
   let envelope: { status?: unknown; answer?: unknown };

@@ -54,7 +54,7 @@ async function call<T>(ctx: GatewayContext, method: 'GET' | 'POST', path: string
   if (method === 'POST') headers['content-type'] = 'application/json';
   if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
   const res = await fetch(`${ctx.baseUrl}${path}`, {
-    method, headers, body: method === 'POST' ? JSON.stringify(options.body ?? {}) : undefined, signal: AbortSignal.timeout(TIMEOUT_MS),
+    method, headers, body: method === 'POST' ? JSON.stringify(options.body ?? {}) : undefined, signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
   const text = await res.text();
   let json: Partial<T> & MpError;

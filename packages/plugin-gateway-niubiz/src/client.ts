@@ -36,7 +36,7 @@ async function send(ctx: GatewayContext, token: string, method: 'GET' | 'POST', 
   const headers: Record<string, string> = { authorization: token, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${ctx.baseUrl}${path}`, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS),
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
 }
 

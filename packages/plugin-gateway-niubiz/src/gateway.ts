@@ -4,6 +4,7 @@ import type {
   ChargeResult,
   GatewayContext,
   InboundNotification,
+  LookupRequest,
   ParsedCallback,
   PaymentGateway,
   RefundRequest,
@@ -130,6 +131,23 @@ export const niubizGateway: PaymentGateway = {
     const result = authorizationResult(res);
     // A re-read without an action code tells nothing: the stored state stays the truth.
     if (result.status === 'failed' && !result.providerPaymentId) throw new Error(`Niubiz could not re-read transaction ${providerPaymentId}: ${result.failureReason}`);
+    return result;
+  },
+
+  /**
+   * An authorization whose answer was lost, found by the store's own reference: the session's
+   * purchase number, unique per merchant, so its authorization can only be this payment's
+   * (`GET /api.authorization/v3/retrieve/purchase/{merchant_id}/{purchase number}`). An
+   * authorization is not repeated (its transaction token is good once). Null on Niubiz's 404.
+   */
+  async lookup(ctx: GatewayContext, req: LookupRequest): Promise<ChargeResult | null> {
+    const purchase = req.session?.data.purchase_number;
+    // Without a session's purchase number the charge was refused here, never sent.
+    if (typeof purchase !== 'string' || !/^\d{1,12}$/.test(purchase)) return null;
+    const res = await niubiz(ctx, 'GET', `/api.authorization/v3/retrieve/purchase/${segment(ctx.credentials.merchant_id)}/${segment(purchase)}`);
+    if (res.status === 404) return null;
+    const result = authorizationResult(res);
+    if (result.status === 'failed' && !result.providerPaymentId) throw new Error(`Niubiz could not re-read purchase ${purchase}: ${result.failureReason}`);
     return result;
   },
 

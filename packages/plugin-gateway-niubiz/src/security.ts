@@ -21,7 +21,7 @@ async function requestToken(ctx: GatewayContext): Promise<string> {
   const res = await fetch(`${ctx.baseUrl}/api.security/v1/security`, {
     method: 'GET',
     headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`, accept: 'text/plain' },
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
   const text = (await res.text()).trim();
   if (res.status === 401 || res.status === 403) {

@@ -230,17 +230,38 @@ describe('POST /payments on Niubiz', () => {
     expect(again.json().error.code).toBe('PAYMENT_SESSION_USED');
   });
 
-  it('a Niubiz that cannot be reached for the authorization: 201 failed, the reason says so', async () => {
+  it('a Niubiz that cannot be reached for the authorization: 201 pending and counted; once it answers, the purchase number finds nothing and the payment fails on its word', async () => {
     const order = await createOrder(admin);
     const { session, token } = await paidInForm(store, double, order.id);
     double.down = true;
+    let payment;
     try {
       const res = await pay(store, order, session.reference, token);
       expect(res.statusCode).toBe(201);
-      expect(res.json().data).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: expect.stringContaining('could not be reached') });
+      payment = res.json().data;
+      expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null, failure_reason: null });
+      expect((await store('GET', `${PAYMENTS}/${payment.id}`)).json().data.status).toBe('pending');
     } finally {
       double.down = false;
     }
+    const read = (await store('GET', `${PAYMENTS}/${payment.id}`)).json().data;
+    expect(read).toMatchObject({ status: 'failed', provider_payment_id: null, failure_reason: 'Niubiz has no charge for this payment: its charge never reached Niubiz' });
+    expect(double.requests.filter((r) => r.path === `/api.authorization/v3/retrieve/purchase/${merchant.merchantId}/${session.client.purchase_number}`)).toHaveLength(1);
+  });
+
+  it('an authorization whose answer was lost is found by the session’s purchase number, never authorized twice', async () => {
+    const order = await createOrder(admin);
+    const { session, token } = await paidInForm(store, double, order.id);
+    const authorizations = () => double.requests.filter((r) => r.path.startsWith('/api.authorization/v3/authorization/')).length;
+    const asked = authorizations();
+    double.loseAnswers(1, (req) => req.method === 'POST' && (req.url ?? '').startsWith('/api.authorization/v3/authorization/'));
+    const payment = (await pay(store, order, session.reference, token)).json().data;
+    expect(payment).toMatchObject({ status: 'pending', provider_payment_id: null });
+    const made = [...double.transactions.values()].filter((x) => x.purchaseNumber === session.client.purchase_number);
+    expect(made).toHaveLength(1);
+    const read = (await store('GET', `${PAYMENTS}/${payment.id}`)).json().data;
+    expect(read).toMatchObject({ status: 'paid', provider_payment_id: made[0].transactionId, failure_reason: null });
+    expect(authorizations()).toBe(asked + 1);
   });
 });
 

@@ -52,10 +52,10 @@ export function alignetMessage(status: number, answer: AlignetAnswer): string {
 /** Alignet writes booleans as `true` or `"true"`. */
 export const truthy = (value: unknown) => value === true || value === 'true';
 
-async function send<T>(url: string, method: 'GET' | 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown): Promise<Answer<T>> {
+async function send<T>(ctx: GatewayContext, url: string, method: 'GET' | 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown): Promise<Answer<T>> {
   const all: Record<string, string> = { accept: 'application/json', 'alg-api-version': ALG_API_VERSION, ...headers };
   if (body !== undefined) all['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(url, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS) });
   const text = await res.text();
   let json: unknown;
   try {
@@ -84,7 +84,7 @@ function cacheKey(ctx: GatewayContext): string {
 }
 
 async function requestToken(ctx: GatewayContext): Promise<IssuedToken> {
-  const res = await send<{ access_token: string; expires_in: string | number }>(`${authBaseUrl(ctx.baseUrl)}/token`, 'POST', {}, {
+  const res = await send<{ access_token: string; expires_in: string | number }>(ctx, `${authBaseUrl(ctx.baseUrl)}/token`, 'POST', {}, {
     action: 'authorize',
     grant_type: 'client_credentials',
     audience: ctx.baseUrl,
@@ -118,10 +118,10 @@ function forgetToken(ctx: GatewayContext, token: string): void {
  */
 export async function withToken<T>(ctx: GatewayContext, url: string, method: 'GET' | 'POST' | 'DELETE', body?: unknown): Promise<Answer<T>> {
   const token = await accessToken(ctx);
-  const res = await send<T>(url, method, { authorization: `Bearer ${token}` }, body);
+  const res = await send<T>(ctx, url, method, { authorization: `Bearer ${token}` }, body);
   if (res.status !== 401) return res;
   forgetToken(ctx, token);
-  return send<T>(url, method, { authorization: `Bearer ${await accessToken(ctx)}` }, body);
+  return send<T>(ctx, url, method, { authorization: `Bearer ${await accessToken(ctx)}` }, body);
 }
 
 /** A call to the API host (`/charges…`). */

@@ -53,7 +53,7 @@ async function requestToken(ctx: GatewayContext): Promise<IssuedToken> {
     method: 'POST',
     headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: 'grant_type=client_credentials',
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS),
   });
   const answer = await read<{ access_token: string; expires_in: number }>(res);
   if (!answer.ok) throw new TokenRefused(answer as PayPalAnswer<never>);
@@ -97,7 +97,7 @@ export async function paypal<T>(ctx: GatewayContext, method: 'GET' | 'POST', pat
     // The whole resource back from a write, not PayPal's minimal answer.
     if (method === 'POST') Object.assign(headers, { 'content-type': 'application/json', prefer: 'return=representation' });
     if (options.requestId) headers['paypal-request-id'] = options.requestId;
-    const res = await fetch(`${ctx.baseUrl}${path}`, { method, headers, body: method === 'POST' ? (body ?? '{}') : undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(`${ctx.baseUrl}${path}`, { method, headers, body: method === 'POST' ? (body ?? '{}') : undefined, signal: AbortSignal.timeout(ctx.timeoutMs ?? TIMEOUT_MS) });
     if (res.status === 401 && attempt === 0) {
       await res.body?.cancel();
       tokens.drop(key, token);

@@ -16,11 +16,12 @@ const MAX_CLIENTS = 100;
 
 const clients = new Map<string, Stripe>();
 
-/** The Stripe client for this store's secret key at the operator's base URL (protocol, host, port). */
+/** The Stripe client for this store's secret key at the operator's base URL (protocol, host, port), with the operator's timeout if set. */
 export function stripeClient(ctx: GatewayContext): Stripe {
   const key = ctx.credentials.secret_key ?? '';
   // The map is keyed by a hash, so no secret key sits in it as a key.
-  const id = createHash('sha256').update(ctx.baseUrl).update('\0').update(key).digest('hex');
+  const timeout = ctx.timeoutMs ?? TIMEOUT_MS;
+  const id = createHash('sha256').update(ctx.baseUrl).update('\0').update(key).update(`\0${timeout}`).digest('hex');
   const cached = clients.get(id);
   if (cached) {
     clients.delete(id);
@@ -28,7 +29,7 @@ export function stripeClient(ctx: GatewayContext): Stripe {
     return cached;
   }
   // Without telemetry the SDK neither writes an id file under ~/.config/stripe nor sends the machine's OS.
-  const client = new Stripe(key, { ...address(ctx.baseUrl), timeout: TIMEOUT_MS, maxNetworkRetries: MAX_NETWORK_RETRIES, telemetry: false });
+  const client = new Stripe(key, { ...address(ctx.baseUrl), timeout, maxNetworkRetries: MAX_NETWORK_RETRIES, telemetry: false });
   clients.set(id, client);
   if (clients.size > MAX_CLIENTS) clients.delete(clients.keys().next().value!);
   return client;

@@ -31,6 +31,8 @@ export interface GatewayContext {
   credentials: Record<string, string>;
   baseUrl: string;
   tenantId: string;
+  /** The operator's bound on one provider call (`QHATU_GATEWAY_TIMEOUT_MS`); absent, the gateway's own. */
+  timeoutMs?: number;
 }
 
 export type ChargeStatus = 'pending' | 'processing' | 'paid' | 'failed';
@@ -103,6 +105,21 @@ export interface ParsedCallback {
   sessionId: string;
   /** Payment fields for `charge` (e.g. `transaction_token`); the session's own field is added. */
   fields: Record<string, unknown>;
+}
+
+/**
+ * A look-up at the provider of the charge Qhatu asked for a payment, by the store's own reference
+ * (the payment id in the charge's metadata, the session's purchase number): what `lookup` gets.
+ */
+export interface LookupRequest {
+  paymentId: string;
+  orderId: string;
+  amount: number;
+  currency: string;
+  /** The payment session the payment paid, or null. */
+  session: StoredSession | null;
+  /** When the payment was recorded: the charge, if any, was made after it. */
+  createdAt: Date;
 }
 
 export interface ChargeResult {
@@ -178,9 +195,10 @@ export interface PaymentGateway {
    * Which calls can be made again with the same request and never charge or refund twice: with
    * an idempotency key made from Qhatu's payment or refund id (Stripe's, Mercado Pago's and
    * PayPal's APIs take one), or because the call only reads back what the browser already did
-   * (Izipay's and Pay-me's charges). A call of these whose answer was lost (a timeout, a dropped
-   * connection, a 5xx) is repeated until the provider answers, instead of being recorded failed
-   * while the provider may have done it.
+   * (Izipay's and Pay-me's charges). A charge whose answer was lost (a timeout, a dropped
+   * connection, a 5xx, the process killed) is repeated until the provider answers; a gateway whose
+   * charge is not idempotent implements `lookup` instead. A refund of these whose answer was lost
+   * is repeated too.
    */
   readonly idempotent?: { charge: boolean; refund: boolean };
   /** Creates and confirms the charge from the client's token; throws when the provider cannot be reached. */
@@ -192,12 +210,20 @@ export interface PaymentGateway {
    */
   confirm?(ctx: GatewayContext, request: ConfirmRequest): Promise<ChargeResult>;
   /**
-   * Voids a payment the shopper left halfway (3-D Secure never finished), so that it can no longer
-   * be completed, and answers its state afterwards: failed, or what it became if the shopper
-   * finished first. The sweep calls it a day after the payment was made. Gateways whose provider
-   * cannot void a pending payment, or expires it by itself, omit it: the payment is re-read.
+   * Voids a payment the shopper left halfway (3-D Secure never finished, or given up with `POST
+   * /payments/:id/cancel`), so that it can no longer be completed, and answers its state
+   * afterwards: failed, or what it became if the shopper finished first. Gateways whose provider
+   * cannot void a pending payment omit it: the payment is re-read, and a cancel is refused while
+   * the provider still holds it open.
    */
   cancel?(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
+  /**
+   * Finds, by the store's own reference, the charge Qhatu asked for a payment whose answer was
+   * lost: its result, or null when the provider has no such charge (its word that nothing was
+   * charged). Gateways whose charge is not idempotent implement it; throws when the provider
+   * cannot be reached or cannot tell.
+   */
+  lookup?(ctx: GatewayContext, request: LookupRequest): Promise<ChargeResult | null>;
   /** Re-reads a payment from the provider (polling, and before a notification moves anything). */
   status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult>;
   /** Refunds on the original gateway; `amount` is always given (full refunds are worked out by payments). */

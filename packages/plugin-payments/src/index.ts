@@ -1,4 +1,5 @@
-import { CONFIG, definePlugin, Jobs, LOGGER, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, OutboxRelay, type JobDefinition, type QhatuConfig } from '@qhatu/core';
+import { ORDER_CANCEL_GUARD } from '@qhatu/plugin-orders';
 import { instanceCachingFactory } from 'tsyringe';
 import { GatewaySetting } from './entities/gateway-setting.js';
 import { Notification } from './entities/notification.js';
@@ -15,16 +16,22 @@ import { sessionNumberMigration } from './migrations/0004_session_number.js';
 import { chargeRetryMigration } from './migrations/0005_charge_retry.js';
 import { providerIndexMigration } from './migrations/0006_provider_index.js';
 import { refundTaxMigration } from './migrations/0007_refund_tax.js';
+import { unansweredCallsMigration } from './migrations/0008_unanswered_calls.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
-import { PAYMENT_EVENTS } from './services/events.js';
+import { PaymentCancellations } from './services/cancellations.js';
+import { PAYMENT_EVENTS, type ReturnReason } from './services/events.js';
 import { GatewaySettings } from './services/gateway-settings.js';
 import { Gateways } from './services/gateways.js';
 import { Notifications } from './services/notifications.js';
+import { paymentsInProgressGuard } from './services/order-guard.js';
 import { PaymentMetrics } from './services/payment-metrics.js';
 import { Payments } from './services/payments.js';
+import { ChargeRecovery } from './services/recovery.js';
 import { Refunds } from './services/refunds.js';
+import { CANCELLED_ORDER_JOB, LATE_PAYMENT_JOB, MoneyReturns, UNSTOCKED_ORDER_JOB } from './services/returns.js';
+import { Settlement } from './services/settlement.js';
 import { Sessions } from './services/sessions.js';
 import { PaymentSweep, SWEEP_JOB } from './services/sweep.js';
 
@@ -38,18 +45,33 @@ export { refundMachine } from './machines/refund.js';
 export { Gateways } from './services/gateways.js';
 export { GatewaySettings } from './services/gateway-settings.js';
 export { Payments, type PaymentInput } from './services/payments.js';
-export { Refunds, type RefundInput } from './services/refunds.js';
+export { Refunds, type RefundInput, type ReturnedMoney } from './services/refunds.js';
+export { ChargeRecovery } from './services/recovery.js';
+export { PaymentCancellations } from './services/cancellations.js';
+export { MoneyReturns, LATE_PAYMENT_JOB, CANCELLED_ORDER_JOB, UNSTOCKED_ORDER_JOB } from './services/returns.js';
+export { paymentsInProgressGuard } from './services/order-guard.js';
+export { paymentSettings, type PaymentSettings } from './services/settings.js';
 export { Notifications, type NotificationOutcome, type CallbackOutcome } from './services/notifications.js';
 export { Sessions, type SessionInput } from './services/sessions.js';
 export { PaymentSweep, SWEEP_JOB as PAYMENT_SWEEP_JOB, type PaymentSweepResult } from './services/sweep.js';
 export * from './services/events.js';
+
+/** The job that sends an order's money back for `reason` (see `MoneyReturns`). */
+const returning = (reason: ReturnReason): JobDefinition => ({
+  handler: (data: unknown, { container }) => container.resolve(MoneyReturns).returnOrder(reason, data).then(() => undefined),
+  attempts: 5,
+  backoffMs: 2000,
+});
 
 /** Payments: the gateway plugin API, payments and refunds on any installed gateway, inbound notifications. */
 export default definePlugin({
   name: 'payments',
   dependsOn: ['orders'],
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
-  migrations: [paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration, refundTaxMigration],
+  migrations: [
+    paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration, refundTaxMigration,
+    unansweredCallsMigration,
+  ],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
   permissions: [
@@ -65,12 +87,25 @@ export default definePlugin({
       ),
     });
     container.registerSingleton(PaymentMetrics);
+    container.registerSingleton(Settlement);
     container.registerSingleton(GatewaySettings);
     container.registerSingleton(Sessions);
-    container.registerSingleton(Payments);
     container.registerSingleton(Refunds);
+    container.registerSingleton(ChargeRecovery);
+    container.registerSingleton(Payments);
+    container.registerSingleton(PaymentCancellations);
+    container.registerSingleton(MoneyReturns);
     container.registerSingleton(Notifications);
     container.registerSingleton(PaymentSweep);
+    // An order is not cancelled (nor its checkout abandoned) while one of its payments is in flight.
+    container.register(ORDER_CANCEL_GUARD, { useValue: paymentsInProgressGuard });
+  },
+  onReady({ container }) {
+    // Money an order must not keep goes back by itself: each job is queued with the event, in the relay's transaction.
+    const relay = container.resolve(OutboxRelay);
+    relay.queueOn('orders.order.payment_mismatch', LATE_PAYMENT_JOB, (data) => data.reason === 'late');
+    relay.queueOn('orders.order.cancelled', CANCELLED_ORDER_JOB);
+    relay.queueOn('orders.order.stock_unavailable', UNSTOCKED_ORDER_JOB);
   },
   jobs: {
     // Payments and refunds left open by their provider, every store in one run.
@@ -79,6 +114,10 @@ export default definePlugin({
         container.resolve(PaymentSweep).run((err, row) => log.warn({ err, tenantId: row.tenant_id, id: row.id }, 'payment sweep could not re-read a row')),
       attempts: 1,
     },
+    // Money an order must not keep, sent back; a provider's refusal is tried again.
+    [LATE_PAYMENT_JOB]: returning('late'),
+    [CANCELLED_ORDER_JOB]: returning('order_cancelled'),
+    [UNSTOCKED_ORDER_JOB]: returning('stock_unavailable'),
   },
   background({ container }) {
     const jobs = container.resolve(Jobs);

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { Secrets, type QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
@@ -10,7 +8,12 @@ import inventory from '@qhatu/plugin-inventory';
 import media from '@qhatu/plugin-media';
 import orders from '@qhatu/plugin-orders';
 import { expect } from 'vitest';
+import type { ProviderDouble } from './http-double.js';
 import payments from './index.js';
+import { stopStoreProcesses } from './store-process.js';
+
+export { HttpDouble, type ProviderDouble, type RecordedRequest } from './http-double.js';
+export { spawnStoreProcess, startStoreProcess, stopStoreProcesses, type SpawnedStoreProcess, type StoreProcess } from './store-process.js';
 
 /** What every gateway package's tests share: the app around a gateway, callers, an order to pay. */
 
@@ -19,108 +22,40 @@ export const GATEWAYS = '/api/v1/payments/gateways';
 export const SESSIONS = '/api/v1/payments/sessions';
 export const MISSING = '00000000-0000-4000-8000-000000000001';
 
-/** The app with `gateway` pointed at its provider double through `baseUrlVariable` (operator configuration). */
+/**
+ * The app with `gateway` pointed at its provider double through `baseUrlVariable` (operator
+ * configuration). A charge whose answer was lost is asked again at the next read (no quiet time:
+ * in these tests no first call is still under way), unless `env` says otherwise.
+ */
 export async function gatewayApp(
   gateway: QhatuPlugin,
   baseUrlVariable: string,
   baseUrl: string,
-  options: { workers?: boolean; plugins?: QhatuPlugin[] } = {},
+  options: { workers?: boolean; plugins?: QhatuPlugin[]; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   return createTestApp({
     plugins: options.plugins ?? [media, catalog, customers, inventory, orders, payments, gateway],
     workers: options.workers,
-    env: { [baseUrlVariable]: baseUrl },
+    env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0', [baseUrlVariable]: baseUrl, ...options.env },
   });
 }
 
-/** A provider double, started: where its gateway is pointed, and how it is stopped. */
-export interface ProviderDouble {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A provider's API on 127.0.0.1, as a gateway's double serves it: `handle` answers each request. */
-/** A request a provider double received, as tests inspect it (a double may record more). */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  contentType: string | undefined;
-  json: Record<string, unknown>;
-}
-
-export abstract class HttpDouble implements ProviderDouble {
-  url = '';
-  private server?: Server;
-
-  /** Listens on a free port, `url` its address. */
-  async start(): Promise<this> {
-    const server = createServer((req, res) => {
-      if (this.lose > 0 && this.loses(req)) {
-        // Done, but the answer never arrives: the connection drops instead.
-        this.lose--;
-        const cut = () => {
-          req.socket.destroy();
-          return res;
-        };
-        res.writeHead = cut as never;
-        res.end = cut as never;
-      }
-      void this.handle(req, res);
-    });
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  private lose = 0;
-  private loses: (req: IncomingMessage) => boolean = () => true;
-
-  /**
-   * The next `count` requests that `which` picks are carried out but their answers are lost (the
-   * connection drops after the work is done), as when a provider times out after charging.
-   */
-  loseAnswers(count: number, which: (req: IncomingMessage) => boolean = () => true): void {
-    this.lose = count;
-    this.loses = which;
-  }
-
-  /** Stops listening, cutting any connection still open. */
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
-
-  /** What tests see of a request: its method, path, credentials, content type and JSON body. */
-  protected recordOf(req: IncomingMessage, path: string, json: Record<string, unknown>): RecordedRequest {
-    return { method: req.method ?? '', path, authorization: req.headers.authorization, contentType: req.headers['content-type'], json };
-  }
-
-  /** The request's whole body as text. */
-  protected async body(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
-
-  /** A JSON answer, as providers send theirs. */
-  protected json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-  }
-}
-
-/** The app on `double` with two stores in `currency` (PEN unless told), neither configured; `close()` stops the app and the double. */
-export async function gatewayStores<D extends ProviderDouble>(gateway: QhatuPlugin, baseUrlVariable: string, double: D, options: { currency?: string } = {}) {
-  const t = await gatewayApp(gateway, baseUrlVariable, double.url).catch(async (error: unknown) => {
+/**
+ * The app on `double` (with `workers` and `env` when told) with two stores in `currency` (PEN unless
+ * told), neither configured; `close()` stops the store processes started on it, the app and the double.
+ */
+export async function gatewayStores<D extends ProviderDouble>(
+  gateway: QhatuPlugin,
+  baseUrlVariable: string,
+  double: D,
+  options: { currency?: string; workers?: boolean; env?: Record<string, string> } = {},
+) {
+  const t = await gatewayApp(gateway, baseUrlVariable, double.url, { workers: options.workers, env: options.env }).catch(async (error: unknown) => {
     await double.close();
     throw error;
   });
   const close = async () => {
+    await stopStoreProcesses();
     await t.close();
     await double.close();
   };

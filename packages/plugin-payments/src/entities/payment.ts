@@ -21,10 +21,12 @@ export const Payment = defineEntity({
     /** What the gateway keeps while the payment is pending (`ChargeResult.keep`); never shown. */
     gatewayData: p.json<Record<string, unknown>>().nullable(),
     /**
-     * The client's payment fields, sealed, while a charge whose answer was lost is repeated
-     * (idempotent gateways only); null otherwise. Never shown.
+     * The client's payment fields, sealed, from the moment the payment is recorded until the
+     * provider's answer to its charge is: what a repeat of the charge needs. Never shown.
      */
     retryFields: p.text().nullable(),
+    /** The provider call whose answer is not recorded yet (`charge` or `confirm`); null once answered. */
+    awaitingAnswer: p.string().$type<'charge' | 'confirm'>().nullable(),
     /** The payment session it paid, for gateways that open one. */
     sessionId: p.uuid().nullable(),
     /** Sum of the refunds the provider confirmed. */

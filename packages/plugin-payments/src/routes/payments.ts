@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { PaymentConfirm, PaymentCreate, PaymentListQuery, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { PaymentCancellations } from '../services/cancellations.js';
 import { Payments, type PaymentFilter } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
 import { Sessions } from '../services/sessions.js';
@@ -13,6 +14,7 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
   const payments = container.resolve(Payments);
   const refunds = container.resolve(Refunds);
   const sessions = container.resolve(Sessions);
+  const cancellations = container.resolve(PaymentCancellations);
   const tags = ['Payments'];
 
   r.post('/payments/sessions', {
@@ -72,6 +74,18 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
     },
     // A payment that was pending has no refunds yet.
   }, async (req) => ({ data: paymentOut(await payments.confirm(req.params.id, req.body ?? {})) }));
+
+  r.post('/payments/:id/cancel', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary:
+        'Give up a pending payment (3-D Secure left unfinished): the provider is told (voided where it can) and the payment becomes failed, or what the provider says it became; its amount is then free for a new payment. 409 PAYMENT_NOT_PENDING, PAYMENT_IN_PROGRESS (its charge has no answer yet) or PAYMENT_STILL_OPEN (the provider cannot void it and still holds it open)',
+      params: IdParams,
+      response: { 200: dataOf(PaymentOut), ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+    },
+    // A payment that was pending has no refunds yet.
+  }, async (req) => ({ data: paymentOut(await cancellations.cancel(req.params.id)) }));
 
   r.post('/payments/:id/refund', {
     config: { auth: ADMIN, permission: 'payments.refund' },

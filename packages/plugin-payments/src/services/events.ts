@@ -8,8 +8,13 @@ export const PAYMENT_FAILED = 'payments.payment.failed';
 export const PAYMENT_REFUNDED = 'payments.payment.refunded';
 export const REFUND_REFUNDED = 'payments.refund.refunded';
 export const REFUND_FAILED = 'payments.refund.failed';
+/** Money the store sent back by itself (late, a cancelled order, no stock): the refund that carries it follows. */
+export const PAYMENT_RETURNED = 'payments.payment.returned';
 
-export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED];
+export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED, PAYMENT_RETURNED];
+
+/** Why the store sent money back by itself. */
+export type ReturnReason = 'late' | 'order_cancelled' | 'stock_unavailable';
 
 /** paid: the orders and checkout plugins listen to `confirmed`; `captured` is the specification's outbound event. */
 export function publishPaid(tx: Tx, p: Payment): void {
@@ -37,4 +42,8 @@ export function publishRefund(tx: Tx, p: Payment, r: Refund): void {
   }
   tx.publish(REFUND_REFUNDED, data);
   tx.publish(PAYMENT_REFUNDED, { id: p.id, order_id: p.orderId, amount: p.amount, refunded_amount: p.refundedAmount, currency: p.currency, status: p.status });
+}
+
+export function publishReturned(tx: Tx, p: Payment, r: Refund, reason: ReturnReason): void {
+  tx.publish(PAYMENT_RETURNED, { id: p.id, order_id: p.orderId, refund_id: r.id, amount: r.amount, currency: p.currency, gateway: p.gateway, reason });
 }

@@ -65,7 +65,8 @@ export class GatewaySettings {
         { path: 'body.gateway', message: stored ? 'is disabled by the store' : 'has no credentials; PUT /api/v1/payments/gateways/' + gateway.id },
       ]);
     }
-    return { credentials: this.open(stored), baseUrl: this.gateways.baseUrl(gateway), tenantId: tx.tenantId };
+    const timeoutMs = this.gateways.timeoutMs();
+    return { credentials: this.open(stored), baseUrl: this.gateways.baseUrl(gateway), tenantId: tx.tenantId, ...(timeoutMs ? { timeoutMs } : {}) };
   }
 
   private open(setting: GatewaySetting): Record<string, string> {

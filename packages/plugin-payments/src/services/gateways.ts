@@ -46,6 +46,12 @@ export class Gateways {
     return (this.config.environment[key] || gateway.defaultBaseUrl).replace(/\/+$/, '');
   }
 
+  /** The operator's bound on one provider call (QHATU_GATEWAY_TIMEOUT_MS), or undefined: each gateway's own. */
+  timeoutMs(): number | undefined {
+    const value = Number(this.config.environment.QHATU_GATEWAY_TIMEOUT_MS);
+    return Number.isInteger(value) && value > 0 ? value : undefined;
+  }
+
   /**
    * Checks a payment request against the gateway: its currency and its own fields, each failure
    * named in the details. Returns the gateway's fields.

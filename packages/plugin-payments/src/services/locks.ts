@@ -13,8 +13,9 @@ export function unreachable(error: unknown): string {
   return `The payment provider could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/**
- * A charge or refund whose answer was lost, on an idempotent gateway, is repeated for this long,
- * well within the time providers keep idempotency keys; then it is failed.
- */
-export const RETRY_FOR_MS = 6 * 3_600_000;
+/** 409 PAYMENT_IN_PROGRESS: a call to the provider about this payment has no answer yet. */
+export function unanswered(payment: Payment, retryAfterMs: number): AppError {
+  return AppError.conflict('The payment provider has not answered about this payment yet; it is asked again shortly', 'PAYMENT_IN_PROGRESS', [
+    { path: 'params.id', message: `waits for the provider's answer to its ${payment.awaitingAnswer}`, payment_id: payment.id, retry_after_seconds: Math.ceil(retryAfterMs / 1000) },
+  ]);
+}

@@ -8,16 +8,23 @@ import { Refund, type RefundReason } from '../entities/refund.js';
 import type { RefundResult } from '../gateway.js';
 import { paymentMachine, REFUNDABLE } from '../machines/payment.js';
 import { refundMachine } from '../machines/refund.js';
-import { publishRefund } from './events.js';
+import { publishRefund, publishReturned, type ReturnReason } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
-import { lockPayment, RETRY_FOR_MS, unreachable } from './locks.js';
+import { lockPayment, unreachable } from './locks.js';
 import { PaymentMetrics } from './payment-metrics.js';
 
 export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
   amount: number;
   reason?: RefundReason;
+}
+
+/** Money the store sends back by itself: said in `payments.payment.returned` and in a note on the order. */
+export interface ReturnedMoney {
+  reason: ReturnReason;
+  /** The order's note, once the refund is recorded. */
+  note: (refund: Refund, payment: Payment) => string;
 }
 
 /**
@@ -46,7 +53,8 @@ export class Refunds {
     @inject(PaymentMetrics) private readonly metrics: PaymentMetrics,
   ) {}
 
-  async create(paymentId: string, input: RefundInput): Promise<Refund> {
+  /** Records the refund (its amount counted at once), then asks the provider; `returned` when the store sends the money back by itself. */
+  async create(paymentId: string, input: RefundInput, returned?: ReturnedMoney): Promise<Refund> {
     const { payment, refund, ctx, gateway } = await this.db.tenant(async (tx) => {
       const payment = await lockPayment(tx, paymentId);
       if (!REFUNDABLE.includes(payment.status)) {
@@ -72,6 +80,10 @@ export class Refunds {
         id: randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
         providerRefundId: null, failureReason: null, createdAt: at, updatedAt: at,
       });
+      if (returned) {
+        publishReturned(tx, payment, refund, returned.reason);
+        await this.orders.addNote(tx, payment.orderId, returned.note(refund, payment));
+      }
       return { payment, refund, ctx, gateway };
     });
     let result: RefundResult;
@@ -93,8 +105,7 @@ export class Refunds {
 
   /**
    * Repeats, with the same refund id (so the same idempotency key), a refund whose answer was lost
-   * on an idempotent gateway. Unanswered for RETRY_FOR_MS, it is failed with a word to check the
-   * provider before refunding again.
+   * on an idempotent gateway, until the provider answers: failing it could send the money twice.
    */
   async retry(refundId: string): Promise<void> {
     const found = await this.db.tenant(async (tx) => {
@@ -110,16 +121,11 @@ export class Refunds {
     try {
       result = await gateway.refund(ctx, { refundId, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
     } catch (error) {
-      this.logger.warn({ err: error, gateway: gateway.id, refundId }, 'refund gateway call failed again');
+      this.logger.warn({ err: error, gateway: gateway.id, refundId }, 'refund gateway call failed again; asked later');
       await this.db.tenant(async (tx) => {
-        const locked = await lockPayment(tx, payment.id);
+        await lockPayment(tx, payment.id);
         const stored = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
-        if (stored.status !== 'pending' || stored.providerRefundId) return;
-        if (tx.now().getTime() - stored.createdAt.getTime() < RETRY_FOR_MS) {
-          stored.updatedAt = tx.now();
-          return;
-        }
-        await this.apply(tx, locked, stored, { status: 'failed', providerRefundId: null, failureReason: `${unreachable(error)} (for 6 hours); check the provider's dashboard before refunding again` });
+        if (stored.status === 'pending' && !stored.providerRefundId) stored.updatedAt = tx.now();
       });
       return;
     }
