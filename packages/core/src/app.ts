@@ -128,6 +128,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       url: databaseUrl,
       poolMax: embedded ? 4 : config.databasePoolMax,
       entities: plugins.flatMap((p) => p.entities ?? []),
+      logger,
     });
     closers.unshift(() => orm.close());
 
@@ -163,6 +164,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const tokens = container.resolve(AccessTokens);
     closers.unshift(() => tokens.close());
     const db = container.resolve(Database);
+    const retries = metrics.counter('qhatu_db_transaction_retries_total', 'Transactions run again after a lost connection or a serialization failure, by reason', ['reason']);
+    db.onRetry((reason) => retries.inc({ reason }));
     const sync: CacheSync | undefined = config.redisUrl
       ? new RedisCacheSync(config.redisUrl, config.queuePrefix, logger)
       : embedded

@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   QHATU_CACHE: z.enum(['on', 'off']).default('on'),
   QHATU_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(64),
   QHATU_FACT_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(32),
+  QHATU_QUEUE_STALL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -46,6 +47,8 @@ export interface QhatuConfig {
   readCache: { enabled: boolean; maxBytes: number };
   /** What hot writes keep of a store's facts (decision 0049): on with `QHATU_CACHE`, `QHATU_FACT_CACHE_MAX_MB` (default 32). */
   factCache: { enabled: boolean; maxBytes: number };
+  /** Work waiting this long with no job running makes `/health/ready` answer 503 (`QHATU_QUEUE_STALL_SECONDS`, default 30). */
+  queueStallMs: number;
   /** The raw environment, for plugins that read settings of their own (validated by them). */
   environment: Record<string, string | undefined>;
 }
@@ -96,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     readCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_CACHE_MAX_MB * 1024 * 1024 },
     factCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_FACT_CACHE_MAX_MB * 1024 * 1024 },
+    queueStallMs: e.QHATU_QUEUE_STALL_SECONDS * 1000,
     environment: { ...env },
   };
 }

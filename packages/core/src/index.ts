@@ -20,6 +20,7 @@ export { TenantContext, type Principal, type RequestScope, type TokenKind } from
 export { corePlugin } from './core-plugin.js';
 export { Database, Tx, uuidArray, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
 export { joinedColumns, joinedEntity } from './db/joined.js';
+export { leavesDatabase } from './db/retry.js';
 export { startEmbeddedDatabase } from './db/embedded.js';
 export {
   AccessToken,

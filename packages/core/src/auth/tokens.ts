@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal, TokenKind } from '../context.js';
 import { Database, type Tx } from '../db/database.js';
 import { AccessToken } from '../db/entities.js';
+import { retryingRead } from '../db/retry.js';
 import { AppError } from '../errors.js';
 import { CLOCK, CONFIG, type Clock } from '../tokens.js';
 import type { QhatuConfig } from '../config.js';
@@ -154,8 +155,8 @@ export class AccessTokens {
   }
 
   private async load(tenantId: string, hash: string): Promise<CachedToken> {
-    // One statement for every kind: a staff member's status and role ride on the token's row.
-    const rows = await this.db.query<TokenRow>(
+    // One statement for every kind: a staff member's status and role ride on the token's row. A read: asked again after a lost connection.
+    const rows = await retryingRead(() => this.db.query<TokenRow>(
       `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status,
               s.status as staff_status, r.id as role_id, r.built_in, r.permissions
          from core_access_token t
@@ -164,7 +165,7 @@ export class AccessTokens {
          left join core_role r on r.tenant_id = t.tenant_id and r.id = coalesce(s.role_id, t.role_id)
         where t.tenant_id = ? and t.token_hash = ?`,
       [tenantId, hash],
-    );
+    ));
     const row = rows[0];
     if (!row || row.revoked_at) throw AppError.unauthenticated('The bearer token is not valid');
     if (row.kind === 'staff' && row.staff_status !== 'active') {

@@ -4,13 +4,14 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { inject, injectable } from 'tsyringe';
-import { TenantContext } from '../context.js';
+import { TenantContext, type RequestScope } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
 import type { Logger } from 'pino';
 import type { QhatuConfig } from '../config.js';
 import { CLOCK, CONFIG, LOGGER, ORM, type Clock } from '../tokens.js';
 import { OutboxEvent } from './entities.js';
 import { APP_ROLE } from './migrations.js';
+import { currentAttempt, isConnectionLost, neverSent, retrying, retryingRead, type Attempt } from './retry.js';
 
 // One statement switches to the RLS role and sets the tenant, both local to the transaction.
 const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', ?, true)`;
@@ -39,6 +40,8 @@ const riding = new WeakSet<object>();
  * round trip. Only the BEGIN of the transaction `tenant()` is opening is changed (an async-local
  * marks it, and the mark is spent by it); `tenant()` checks that it was and enters the tenant
  * itself otherwise, so a knex that spells BEGIN differently costs a round trip, never the isolation.
+ * It also notes when a transaction's COMMIT goes out (a connection lost from then on may have
+ * committed it, so it is not run again), and marks a connection a statement lost as broken.
  */
 function rideOnBegin(client: KnexClient): void {
   // A transaction's client is a fresh object of the same class (knex's makeTxClient): the class's method is the one to wrap.
@@ -47,12 +50,30 @@ function rideOnBegin(client: KnexClient): void {
   riding.add(proto);
   const query = proto._query;
   proto._query = function (this: KnexClient, connection, obj) {
+    const control = obj.sql === 'BEGIN;' || obj.sql === 'COMMIT;';
+    if (!control) {
+      return query.call(this, connection, obj).catch((error: unknown) => {
+        markIfLost(connection, error);
+        throw error;
+      });
+    }
+    const attempt = currentAttempt();
+    if (attempt && obj.sql === 'COMMIT;') attempt.commitSent = true;
     const pending = beginning.getStore();
+    let sent = obj;
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
-      return query.call(this, connection, { ...obj, sql: `BEGIN; ${pending.sql}` });
+      sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
     }
-    return query.call(this, connection, obj);
+    // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
+    return query.call(this, connection, sent).catch((error: unknown) => {
+      if (attempt) {
+        attempt.controlFailure ??= error;
+        if (neverSent(error)) attempt.commitSent = false;
+      }
+      markIfLost(connection, error);
+      throw error;
+    });
   };
 }
 
@@ -78,8 +99,9 @@ export class Tx implements TxReader {
   ) {}
 
   /**
-   * Runs `fn` once this transaction has committed (never if it rolls back): the place to queue
-   * jobs about rows it wrote, which another connection must be able to see.
+   * Runs `fn` once this transaction has committed (never if it rolls back), for work that must
+   * see the commit. A job queued here is lost if the queue fails at that moment; one that must not
+   * be is queued with the transaction (`Jobs.addIn(tx, ...)`).
    */
   afterCommit(fn: () => Promise<void> | void): void {
     this.committed.push(fn);
@@ -294,6 +316,20 @@ function rowsOfLast<R>(result: { rows: unknown[] } | Array<{ rows: unknown[] }>)
   return (Array.isArray(result) ? result[result.length - 1].rows : result.rows) as R[];
 }
 
+/**
+ * A connection a statement failed on for good is marked as knex marks a broken one, so that the
+ * pool drops it rather than lend it to the next transaction (the driver may not have noticed yet).
+ */
+function markIfLost(connection: unknown, error: unknown): void {
+  if (isConnectionLost(error)) (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
+}
+
+/** Back to the pool, unless the connection was lost. */
+async function release(client: { releaseConnection(connection: unknown): Promise<unknown> }, connection: PgClient, failure: unknown): Promise<void> {
+  if (failure !== undefined) markIfLost(connection, failure);
+  await client.releaseConnection(connection);
+}
+
 interface ActiveTx {
   tx: Tx;
 }
@@ -321,16 +357,38 @@ export class Database {
 
   private readonly logFailure = (err: unknown) => this.logger.error({ err }, 'after-commit step failed');
 
+  private readonly retryListeners: Array<(reason: 'connection' | 'serialization') => void> = [];
+
+  /** Calls `listener` each time a transaction runs again after a lost connection or a serialization failure (metrics). */
+  onRetry(listener: (reason: 'connection' | 'serialization') => void): void {
+    this.retryListeners.push(listener);
+  }
+
+  private readonly noteRetry = (err: unknown) => {
+    const reason = isConnectionLost(err) ? 'connection' : 'serialization';
+    this.logger.warn({ err, reason }, 'transaction run again');
+    for (const listener of this.retryListeners) listener(reason);
+  };
+
   /**
    * Runs `work` in one transaction of the current tenant: as the RLS role, with the tenant
    * filter on, and with its events emitted after commit. A nested call joins the open one.
+   * After a lost connection or a serialization failure `work` may run again (decision 0051): it
+   * should only touch the database, or say when it does more (`leavesDatabase()`).
    */
   async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return work(open.tx);
+    // A lost connection or a serialization failure runs the whole body again when that is safe (decision 0051).
+    const { result, tx } = await retrying(() => this.tenantOnce(work, tenantId, scope), this.noteRetry);
+    await this.bus.committed(tx.pending);
+    await tx.runAfterCommit(this.logFailure);
+    return result;
+  }
 
-    const pending: DomainEvent[] = [];
+  /** One attempt of `tenant()`: the result, and the `Tx` whose events and after-commit steps follow its commit. */
+  private async tenantOnce<T>(work: (tx: Tx) => Promise<T>, tenantId: string, scope: RequestScope | undefined): Promise<{ result: T; tx: Tx }> {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const entry: PendingEntry = { sql: UUID.test(tenantId) ? enterTenantSql(tenantId) : '', sent: !UUID.test(tenantId) };
@@ -340,16 +398,14 @@ export class Database {
         if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
         entry.sent = true;
         em.setFilterParams('tenant', { tenantId });
-        const tx = (opened = new Tx(em, tenantId, this.clock, pending));
+        const tx = (opened = new Tx(em, tenantId, this.clock, []));
         const inner = { ...(scope ?? {}), tenantId };
         active.set(inner, { tx });
         // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
         return beginning.exit(() => TenantContext.run(inner, () => work(tx)));
       }),
     );
-    await this.bus.committed(pending);
-    await opened?.runAfterCommit(this.logFailure);
-    return result;
+    return { result, tx: opened! };
   }
 
   /**
@@ -357,13 +413,13 @@ export class Database {
    * entities need `filters: { tenant: false }` here. With `tenantId`, `tx.publish` records events of that tenant.
    */
   async platform<T>(work: (tx: Tx) => Promise<T>, tenantId = ''): Promise<T> {
-    const pending: DomainEvent[] = [];
-    let opened: Tx | undefined;
-    const result = await this.orm.em
-      .fork({ clear: true })
-      .transactional((em) => work((opened = new Tx(em, tenantId, this.clock, pending))));
-    await this.bus.committed(pending);
-    await opened?.runAfterCommit(this.logFailure);
+    const { result, tx } = await retrying(async () => {
+      let opened: Tx | undefined;
+      const result = await this.orm.em.fork({ clear: true }).transactional((em) => work((opened = new Tx(em, tenantId, this.clock, []))));
+      return { result, tx: opened! };
+    }, this.noteRetry);
+    await this.bus.committed(tx.pending);
+    await tx.runAfterCommit(this.logFailure);
     return result;
   }
 
@@ -378,6 +434,10 @@ export class Database {
     if (open && open.tx.tenantId === tenantId) {
       return work({ tenantId, query: (sql, params = []) => open.tx.em.execute(sql, params) });
     }
+    return retryingRead(() => this.readOnce(work, tenantId), this.noteRetry);
+  }
+
+  private async readOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string): Promise<T> {
     const enter = enterTenantSql(tenantId);
     const client = this.orm.em.getConnection().getKnex().client;
     const connection = (await client.acquireConnection()) as PgClient;
@@ -385,6 +445,7 @@ export class Database {
       this.statements.emit('statement', sql, params);
       return ((await connection.query(sql, params)) as { rows: unknown[] }).rows;
     };
+    let failure: unknown;
     try {
       // The tenant id is a checked UUID: safe to write into the statement, which lets BEGIN carry it.
       await run(`BEGIN READ ONLY; ${enter}`);
@@ -392,10 +453,11 @@ export class Database {
       await run('COMMIT');
       return result;
     } catch (error) {
+      failure = error;
       await run('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      await client.releaseConnection(connection);
+      await release(client, connection, failure);
     }
   }
 
@@ -410,11 +472,16 @@ export class Database {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
+    return retryingRead(() => this.readOneOnce(work, tenantId), this.noteRetry);
+  }
+
+  private async readOneOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string): Promise<T> {
     const enter = enterTenantSql(tenantId);
     const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
     let sent = false;
     let preparing: string[] = [];
+    let failure: unknown;
     try {
       return await work({
         tenantId,
@@ -433,10 +500,11 @@ export class Database {
         },
       });
     } catch (error) {
+      failure = error;
       if (connection) await abandon(connection, preparing);
       throw error;
     } finally {
-      if (connection) await client.releaseConnection(connection);
+      if (connection) await release(client, connection, failure);
     }
   }
 
@@ -453,6 +521,14 @@ export class Database {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work);
+    const { result, pending, committed } = await retrying((attempt) => this.writeOnce(work, tenantId, attempt), this.noteRetry);
+    await this.bus.committed(pending);
+    for (const fn of committed) await Promise.resolve().then(fn).catch(this.logFailure);
+    return result;
+  }
+
+  /** One attempt of `write()`: the result, and the events and after-commit steps that follow its commit. */
+  private async writeOnce<T>(work: (sql: SqlTx) => Promise<T>, tenantId: string, attempt: Attempt) {
     const enter = enterTenantSql(tenantId);
     const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
@@ -495,20 +571,22 @@ export class Database {
       },
       afterCommit: (fn) => void committed.push(fn),
     };
-    let result: T;
+    let failure: unknown;
     try {
-      result = await work(sql);
+      const result = await work(sql);
+      // From here a lost connection may have committed the transaction: it is not run again.
+      attempt.commitSent = begun || writes.length > 0;
       if (writes.length > 0) await run([...writes, { sql: 'COMMIT' }]);
       else if (begun) await send('COMMIT');
+      return { result, pending, committed };
     } catch (error) {
+      failure = error;
+      if (neverSent(error)) attempt.commitSent = false;
       if (connection && begun) await abandon(connection, preparing);
       throw error;
     } finally {
-      if (connection) await client.releaseConnection(connection);
+      if (connection) await release(client, connection, failure);
     }
-    await this.bus.committed(pending);
-    for (const fn of committed) await Promise.resolve().then(fn).catch(this.logFailure);
-    return result;
   }
 
   /** `write` joining an open `tenant()` transaction: on its connection, events on it, queued writes when `work` ends. */

@@ -6,6 +6,7 @@ import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { NotificationRouter } from './embedded-notifications.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -59,6 +60,10 @@ interface QueuedMessage {
   reject(error: Error): void;
   onData(data: Uint8Array): void;
 }
+interface SocketHandler {
+  handlerId: number;
+  socket: { writable: boolean; write(data: Uint8Array): unknown } | null;
+}
 interface QueryQueue {
   queue: QueuedMessage[];
   processing: boolean;
@@ -79,14 +84,19 @@ const TERMINATE = 0x58; // 'X'
  * statement ("bind message supplies 15 parameters, but prepared statement requires 13"): the
  * job queue's and the app's statements broke each other under load. Here a connection that has
  * begun an extended-protocol exchange keeps PGlite until its Sync, as it keeps it for a whole
- * transaction already. A connection that goes away mid-exchange releases it.
+ * transaction already. A connection that goes away mid-exchange releases it. Notifications in
+ * any answer go to the connections that listen for them (`NotificationRouter`).
  */
 export function keepExtendedQueriesTogether(server: PGLiteSocketServer, db: PGlite): void {
-  const queue = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
+  const { queryQueue: queue, handlers } = server as unknown as { queryQueue: QueryQueue; handlers: Set<SocketHandler> };
+  const notifications = new NotificationRouter((handlerId, data) => {
+    for (const handler of handlers) if (handler.handlerId === handlerId && handler.socket?.writable) handler.socket.write(data);
+  });
   let owner: number | null = null;
   const clear = queue.clearQueueForHandler.bind(queue);
   queue.clearQueueForHandler = (handlerId: number) => {
     if (owner === handlerId) owner = null;
+    notifications.forget(handlerId);
     clear(handlerId);
     if (!queue.processing) void queue.processQueue();
   };
@@ -101,12 +111,14 @@ export function keepExtendedQueriesTogether(server: PGLiteSocketServer, db: PGli
         if (index === -1) break;
         const query = this.queue.splice(index, 1)[0]!;
         const type = query.message[0]!;
+        notifications.noteQuery(query.handlerId, query.message);
         let size = 0;
         try {
           await db.runExclusive(() => db.execProtocolRawStream(query.message, {
             onRawData: (data: Uint8Array) => {
               size += data.length;
-              query.onData(data);
+              const own = notifications.answer(query.handlerId, data);
+              if (own.length > 0) query.onData(own);
             },
           }));
         } catch (error) {

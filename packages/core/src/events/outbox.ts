@@ -32,7 +32,9 @@ const DISPATCH_BATCH = 500;
 
 /**
  * Moves committed outbox rows to their out-of-process subscribers (webhooks, search indexers) by
- * jobs: at least once, retried with backoff; a periodic sweep picks up what a crash left behind.
+ * jobs: at least once, retried with backoff; a periodic sweep picks up what a crash or a failed
+ * dispatch left behind. A row is marked published in the transaction its subscribers wrote and
+ * queued in: a failure anywhere leaves it pending.
  */
 export class OutboxRelay {
   private readonly subscribers: OutboxSubscriber[] = [];
@@ -82,17 +84,14 @@ export class OutboxRelay {
   /**
    * Reacts to another plugin's event with a job of one's own: for each committed event of `type`,
    * `job` is queued (once per event: its id names the job) with the event's data, in the event's
-   * tenant, after the relay's transaction commits; with `accept`, only events whose data it accepts. The job
-   * must be safe to run twice.
+   * tenant; with `accept`, only events whose data it accepts. The job is queued in the relay's
+   * transaction (`Jobs.addIn`): the event counts as published only once its jobs are queued, and
+   * a failure to queue one fails the dispatch, which is tried again. The job must be safe to run twice.
    */
   queueOn(type: string, job: string, accept?: (data: Record<string, unknown>) => boolean): void {
-    this.subscribe((event, tx) => {
+    this.subscribe(async (event, tx) => {
       if (event.type !== type || (accept && !accept(event.data))) return;
-      tx.afterCommit(() =>
-        TenantContext.run({ tenantId: event.tenantId }, () => this.jobs.add(job, event.data, { jobId: `${job}-${event.id}` })).then(
-          () => undefined,
-        ),
-      );
+      await TenantContext.run({ tenantId: event.tenantId }, () => this.jobs.addIn(tx, job, event.data, { jobId: `${job}-${event.id}` }));
     });
   }
 

@@ -6,7 +6,7 @@ import type { AccessTokens } from '../auth/tokens.js';
 import { AppError, isAppError, withArticle } from '../errors.js';
 import { assertPermission } from '../auth/permissions.js';
 import { admits, authorize } from '../http/auth.js';
-import { databaseError } from '../http/errors.js';
+import { databaseError, RETRY_AFTER_SECONDS, unavailableError } from '../http/errors.js';
 import type { QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
 import type { QhatuGraphQLContext } from './types.js';
@@ -104,10 +104,11 @@ export async function hostGraphQL(
           },
         };
       } catch (error) {
-        return { container, authError: isAppError(error) ? error : AppError.unauthenticated() };
+        // A token that could not be looked up (the database unavailable) is not a bad token.
+        return { container, authError: isAppError(error) ? error : (unavailableError(error) ?? AppError.unauthenticated()) };
       }
     },
-    errorFormatter: (execution) => {
+    errorFormatter: (execution, context) => {
       // mercurius wraps validation failures (depth, unknown fields) in one error that carries the real ones.
       const flat = (execution.errors ?? []).flatMap((e) => {
         const inner = ((e as GraphQLError).originalError as { errors?: GraphQLError[] } | undefined)?.errors;
@@ -121,6 +122,8 @@ export async function hostGraphQL(
         const message = code === 'INTERNAL_ERROR' ? 'An unexpected error occurred' : original === thrown ? e.message : (original as Error).message;
         return { message, locations: e.locations, path: e.path, extensions: { code, path: e.path ?? null } };
       });
+      // As over REST, an answer the database could not give says when to ask again.
+      if (errors.some((e) => e.extensions.code === 'SERVICE_UNAVAILABLE')) context.reply?.header('retry-after', String(RETRY_AFTER_SECONDS));
       return { statusCode: 200, response: { data: execution.data ?? null, errors } };
     },
   });

@@ -1,8 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isConnectionLost, isSerializationFailure, outcomeUnknown } from '../db/retry.js';
 import { AppError, isAppError, type ErrorDetail } from '../errors.js';
 
+/** Seconds a client is asked to wait before sending a request answered 503 again. */
+export const RETRY_AFTER_SECONDS = 1;
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return reply
     .code(error.status)
     .type('application/json')
@@ -19,13 +24,25 @@ const PG_CODES: Record<string, () => AppError> = {
   // A NUL character (U+0000), which PostgreSQL stores in no text or jsonb.
   '22021': () => AppError.validation('A text contains a character that cannot be stored (U+0000)'),
   '22P05': () => AppError.validation('A text contains a character that cannot be stored (U+0000)'),
-  // Two transactions waited on each other or overlapped: nothing was written; the same request may be sent again.
-  '40P01': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
-  '40001': () => AppError.conflict('A concurrent change got in the way; retry the request', 'CONCURRENT_UPDATE'),
 };
 
-/** What a PostgreSQL error the client caused (a unique value, a bad reference, a NUL) means, or null. */
+/**
+ * A lost connection or a serialization failure the transaction could not be run again after
+ * (decision 0051): 503, the same request may be sent again in a moment; never a 500.
+ */
+export function unavailableError(error: unknown): AppError | null {
+  if (outcomeUnknown(error)) {
+    return new AppError(503, 'SERVICE_UNAVAILABLE', 'The connection to the database was lost while the change was being committed: it may have been applied; check before sending it again');
+  }
+  if (isSerializationFailure(error)) return new AppError(503, 'SERVICE_UNAVAILABLE', 'A concurrent change got in the way and nothing was changed; send the request again');
+  if (isConnectionLost(error)) return new AppError(503, 'SERVICE_UNAVAILABLE', 'The connection to the database was lost before anything was saved; send the request again');
+  return null;
+}
+
+/** What a PostgreSQL error means for the client (a unique value, a bad reference, a NUL, a lost connection), or null. */
 export function databaseError(error: unknown): AppError | null {
+  const unavailable = unavailableError(error);
+  if (unavailable) return unavailable;
   const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
   const code = e?.code ?? e?.cause?.code;
   const pg = typeof code === 'string' && Object.hasOwn(PG_CODES, code) ? PG_CODES[code] : undefined;
@@ -79,7 +96,9 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 is the database out of reach for a moment (decision 0051): a warning, not a fault of the code.
+    if (appError.status === 503) request.log.warn({ err: error }, 'request answered 503');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>

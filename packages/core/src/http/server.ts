@@ -203,9 +203,17 @@ export async function buildHttp(
   http.get('/health/ready', { schema: { hide: true } }, async (_req, reply) => {
     const checks: Record<string, string> = {};
     await db.query('select 1').then(() => (checks.database = 'ok'), () => (checks.database = 'down'));
-    await jobs.ping().then(() => (checks.queue = 'ok'), () => (checks.queue = 'down'));
+    // Jobs that wait with none running (no worker, or a stuck one) make the service unready: paid orders would wait.
+    const stall = await jobs.stall(config.queueStallMs).then(
+      (found) => ((checks.queue = found ? 'stalled' : 'ok'), found),
+      () => void (checks.queue = 'down'),
+    );
     const ready = Object.values(checks).every((c) => c === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    const stalled = stall && {
+      queue: { name: stall.queue, waiting: stall.waiting, active: 0, stalled_seconds: stall.seconds },
+      message: `${stall.waiting} job(s) have waited in the queue "${stall.queue}" for ${stall.seconds} s with none running`,
+    };
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks, ...stalled });
   });
 
   // The REST API: zod validation and serialization, auth by each route's rule, idempotent POSTs.

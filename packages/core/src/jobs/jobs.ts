@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { TenantContext } from '../context.js';
+import type { TxReader } from '../db/database.js';
+import { leavesDatabase } from '../db/retry.js';
 import { jobTraceContext, traceJob } from '../observability/tracing.js';
 
 export interface JobContext {
@@ -25,7 +27,7 @@ export interface QueueOptions {
   redisUrl?: string;
   /** The Redis key prefix; PostgreSQL queues live in the database's own schema. */
   prefix?: string;
-  /** PGlite serves one session: workers poll instead of waiting for notifications. */
+  /** PGlite serves one session: a worker also looks for jobs every few seconds, should a notification not reach it. */
   embedded: boolean;
   logger: Logger;
 }
@@ -35,6 +37,25 @@ export type JobRunListener = (name: string, outcome: 'completed' | 'failed', sec
 
 export const QUEUE_NAME = 'qhatu';
 export const BULLMQ_SCHEMA = 'bullmq';
+
+/** Work that has waited with nothing running (readiness): the queue, its figures, and for how long. */
+export interface QueueStall {
+  queue: string;
+  waiting: number;
+  seconds: number;
+}
+
+/**
+ * The PostgreSQL queue's own function for adding one job (what `Queue.add` calls), with the
+ * arguments a job without parent, deduplication, scheduler or priority takes: queue, id, name,
+ * data, options, priority, delay, timestamp, attempts, then the parent's, deduplication's and
+ * scheduler's (none) and LIFO (no). It inserts `on conflict (queue, id) do nothing` and notifies
+ * the workers, which hear it when the transaction commits.
+ */
+const ADD_JOB_SQL = `select ${BULLMQ_SCHEMA}.add_job(?, ?, ?, ?::jsonb, ?::jsonb, 0, ?, ?, ?, null, null, null, null, null, false) as id`;
+
+/** Where the embedded database cannot wake a worker, it looks for new jobs at least this often (seconds). */
+const EMBEDDED_WAIT_S = 5;
 
 interface Envelope {
   tenantId?: string;
@@ -54,6 +75,8 @@ export class Jobs {
 
   private container?: DependencyContainer;
   private readonly runListeners: JobRunListener[] = [];
+  /** The job at the head of the queue as `stall` last saw it, and since when it has waited. */
+  private watched?: { head: string; since: number };
 
   constructor(private readonly options: QueueOptions) {
     if (options.redisUrl) {
@@ -98,28 +121,67 @@ export class Jobs {
     return this.queue;
   }
 
-  /** Queues a job; inside a tenant context the job runs in that tenant. */
-  async add(name: string, data: unknown, opts: { delayMs?: number; jobId?: string } = {}): Promise<string | undefined> {
+  /** The options BullMQ stores with a job of `name` (`add` and `addIn` alike). */
+  private jobOptions(name: string, opts: { delayMs?: number; jobId?: string }) {
     const def = this.handlers.get(name);
     if (!def) throw new Error(`Job "${name}" is not defined`);
     // BullMQ keeps ':' for its own keys: a custom id with one is refused by the queue.
     if (opts.jobId?.includes(':')) throw new Error(`Job id "${opts.jobId}" must not contain ':'`);
-    const envelope: Envelope = { tenantId: TenantContext.current()?.tenantId, data, trace: jobTraceContext() };
-    const job = await this.getQueue().add(name, envelope, {
+    return {
       attempts: def.attempts,
       backoff: { type: 'exponential', delay: def.backoffMs },
       delay: opts.delayMs,
       jobId: opts.jobId,
       removeOnComplete: { age: 24 * 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600 },
-    });
+    };
+  }
+
+  private envelope(data: unknown): Envelope {
+    return { tenantId: TenantContext.current()?.tenantId, data, trace: jobTraceContext() };
+  }
+
+  /**
+   * Queues a job; inside a tenant context the job runs in that tenant. The job is queued at once,
+   * whatever becomes of a transaction this runs in (which is then not run again after a lost
+   * connection); `addIn` queues it with the transaction.
+   */
+  async add(name: string, data: unknown, opts: { delayMs?: number; jobId?: string } = {}): Promise<string | undefined> {
+    leavesDatabase();
+    const job = await this.getQueue().add(name, this.envelope(data), this.jobOptions(name, opts));
     return job.id;
+  }
+
+  /**
+   * Queues a job with `tx`: on the PostgreSQL queue it is inserted in `tx` (queued if and only if
+   * `tx` commits; the workers hear of it at the commit); on Redis it is queued now, before `tx`
+   * commits, and `jobId` makes the repeat after a rollback harmless (a job of that id is not queued
+   * twice). Either way a failure to queue it fails `tx`.
+   */
+  async addIn(tx: TxReader, name: string, data: unknown, opts: { jobId: string; delayMs?: number }): Promise<void> {
+    const options = this.jobOptions(name, opts);
+    if (this.redis) {
+      await this.getQueue().add(name, this.envelope(data), options);
+      return;
+    }
+    await tx.query(ADD_JOB_SQL, [
+      QUEUE_NAME,
+      opts.jobId,
+      name,
+      JSON.stringify(this.envelope(data)),
+      JSON.stringify(options),
+      opts.delayMs ?? 0,
+      Date.now(),
+      options.attempts,
+    ]);
   }
 
   /** Starts processing in this process. */
   async startWorkers(concurrency = 4): Promise<void> {
     if (this.worker) return;
-    this.worker = new this.classes.Worker(QUEUE_NAME, (job) => this.process(job), {
+    // The embedded database's notifications reach the worker (see `startEmbeddedDatabase`); this bounds a wait if one does not.
+    const Worker = this.options.embedded ? waitingAtMost(this.classes.Worker, EMBEDDED_WAIT_S) : this.classes.Worker;
+    this.worker = new Worker(QUEUE_NAME, (job) => this.process(job), {
       connection: this.connection as never,
       ...this.prefixOption(),
       concurrency,
@@ -158,9 +220,29 @@ export class Jobs {
     return this.getQueue().getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
   }
 
-  /** For readiness: the queue's store answers. */
-  async ping(): Promise<void> {
-    await this.getQueue().getJobCounts('waiting');
+  /**
+   * For readiness: work that has waited `windowMs` or more with nothing running (every process's
+   * workers), else undefined; it fails when the queue's store does not answer. How long is what
+   * this process has seen of the job at the head of the queue; a job never run nor delayed has
+   * waited since it was queued.
+   */
+  async stall(windowMs: number, now = Date.now()): Promise<QueueStall | undefined> {
+    const queue = this.getQueue();
+    const counts = await queue.getJobCounts('waiting', 'prioritized', 'active');
+    const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+    // The oldest waiting job, the next to run: the last of the list newest first (how both queues answer it without `asc`).
+    const last = (counts.waiting ?? 0) - 1;
+    const [head] = last >= 0 && !counts.active ? await queue.getJobs(['waiting'], last, last) : [];
+    if (!head?.id) {
+      this.watched = undefined;
+      return undefined;
+    }
+    if (this.watched?.head !== head.id) {
+      const untouched = !head.attemptsStarted && !head.attemptsMade && !head.opts.delay;
+      this.watched = { head: head.id, since: untouched ? Math.min(head.timestamp, now) : now };
+    }
+    const waited = now - this.watched.since;
+    return waited >= windowMs ? { queue: QUEUE_NAME, waiting, seconds: Math.floor(waited / 1000) } : undefined;
   }
 
   async close(): Promise<void> {
@@ -170,4 +252,13 @@ export class Jobs {
     this.queue = undefined;
     if (this.redis) this.redis.disconnect();
   }
+}
+
+/** `Worker` that waits for a new job at most `seconds` at a time, however far off the next delayed job is. */
+function waitingAtMost(base: typeof Worker, seconds: number): typeof Worker {
+  return class extends base {
+    override get maximumBlockTimeout(): number {
+      return Math.min(super.maximumBlockTimeout, seconds);
+    }
+  };
 }

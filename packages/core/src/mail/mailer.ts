@@ -5,6 +5,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { QhatuConfig } from '../config.js';
+import { leavesDatabase } from '../db/retry.js';
 import { CLOCK, CONFIG, LOGGER, type Clock } from '../tokens.js';
 
 export const DEFAULT_MAIL_FROM = 'Qhatu <no-reply@localhost>';
@@ -65,6 +66,8 @@ export class Mailer {
   }
 
   async send(message: MailMessage): Promise<SentMail> {
+    // A message sent is not taken back by a rollback: a transaction sending it is not run again.
+    leavesDatabase();
     const folder = this.folderOf(message.tenantId);
     const id = randomUUID();
     const at = this.clock.now();
