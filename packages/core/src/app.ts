@@ -135,7 +135,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const container = rootContainer.createChildContainer();
     const clock = options.clock ?? systemClock;
     const bus = new EventBus(logger);
-    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, prefix: config.queuePrefix, embedded: Boolean(embedded), logger });
+    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, prefix: config.queuePrefix, embedded: Boolean(embedded), logger, lockMs: config.jobLockMs });
     closers.unshift(() => jobs.close());
     container.register(CONFIG, { useValue: config });
     container.register(LOGGER, { useValue: logger });

@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   QHATU_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(64),
   QHATU_FACT_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   QHATU_QUEUE_STALL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
+  QHATU_JOB_LOCK_SECONDS: z.coerce.number().min(1).max(3_600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -49,6 +50,11 @@ export interface QhatuConfig {
   factCache: { enabled: boolean; maxBytes: number };
   /** Work waiting this long with no job running makes `/health/ready` answer 503 (`QHATU_QUEUE_STALL_SECONDS`, default 30). */
   queueStallMs: number;
+  /**
+   * How long a running job's lock lasts without renewal (`QHATU_JOB_LOCK_SECONDS`, default 30): a job
+   * whose worker died or lost its connection runs again about this long after.
+   */
+  jobLockMs: number;
   /** The raw environment, for plugins that read settings of their own (validated by them). */
   environment: Record<string, string | undefined>;
 }
@@ -100,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_CACHE_MAX_MB * 1024 * 1024 },
     factCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_FACT_CACHE_MAX_MB * 1024 * 1024 },
     queueStallMs: e.QHATU_QUEUE_STALL_SECONDS * 1000,
+    jobLockMs: e.QHATU_JOB_LOCK_SECONDS * 1000,
     environment: { ...env },
   };
 }

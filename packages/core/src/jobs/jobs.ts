@@ -30,6 +30,8 @@ export interface QueueOptions {
   /** PGlite serves one session: a worker also looks for jobs every few seconds, should a notification not reach it. */
   embedded: boolean;
   logger: Logger;
+  /** A running job's lock; stalled jobs (their worker gone) are looked for as often. Default 30 s. */
+  lockMs?: number;
 }
 
 /** Told of each job run that ends in this process's workers (metrics). */
@@ -117,7 +119,11 @@ export class Jobs {
   }
 
   private getQueue(): Queue {
-    this.queue ??= new this.classes.Queue(QUEUE_NAME, { connection: this.connection as never, ...this.prefixOption() });
+    if (!this.queue) {
+      this.queue = new this.classes.Queue(QUEUE_NAME, { connection: this.connection as never, ...this.prefixOption() });
+      // A lost connection of the queue's pool is an 'error' event: unheard, it would end the process.
+      this.queue.on('error', (err) => this.options.logger.warn({ err }, 'job queue connection error'));
+    }
     return this.queue;
   }
 
@@ -185,6 +191,8 @@ export class Jobs {
       connection: this.connection as never,
       ...this.prefixOption(),
       concurrency,
+      lockDuration: this.options.lockMs ?? 30_000,
+      stalledInterval: this.options.lockMs ?? 30_000,
       ...(this.options.embedded ? { drainDelay: 1 } : {}),
     });
     this.worker.on('failed', (job, err) => {
