@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, OutboxRelay, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, LOGGER, OutboxRelay, type QhatuConfig } from '@qhatu/core';
 import { Cart } from './entities/cart.js';
 import { CartItem } from './entities/cart-item.js';
 import { Checkout } from './entities/checkout.js';
@@ -8,14 +8,17 @@ import { checkoutMigration } from './migrations/0001_checkout.js';
 import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
 import { checkoutTaxesMigration } from './migrations/0003_taxes.js';
 import { checkoutOffersMigration } from './migrations/0004_offers.js';
+import { checkoutHoldsMigration } from './migrations/0005_holds.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
 import { CART_EVENTS, Carts } from './services/carts.js';
 import { CHECKOUT_EVENTS, Checkouts } from './services/checkouts.js';
 import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion, type OrderPaid } from './services/completion.js';
+import { CheckoutHolds, HOLD_SWEEP_JOB } from './services/holds.js';
 import { CartPricing } from './services/pricing.js';
-import { CHECKOUT_SETTINGS, readSettings } from './services/settings.js';
+import { CHECKOUT_SETTINGS, readSettings, type CheckoutSettings } from './services/settings.js';
+import { CHECKOUT_SHIPPING_PRICES, shippingPricesOf } from './services/shipping-prices.js';
 
 export { Cart } from './entities/cart.js';
 export { CartItem } from './entities/cart-item.js';
@@ -27,6 +30,7 @@ export { cartOut, type CartView } from './services/views.js';
 export { CartOut } from './schemas/cart.js';
 export { Checkouts } from './services/checkouts.js';
 export { CheckoutCompletion, CHECKOUT_PAYMENT_MISMATCH, type OrderPaid } from './services/completion.js';
+export { CheckoutHolds, HOLD_SWEEP_JOB, type HoldSweepResult } from './services/holds.js';
 export { CartPricing } from './services/pricing.js';
 export { CHECKOUT_SETTINGS, type CheckoutSettings } from './services/settings.js';
 
@@ -38,7 +42,7 @@ export default definePlugin({
   name: 'checkout',
   dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration, checkoutHoldsMigration],
   machines: [checkoutMachine],
   events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {
@@ -46,10 +50,13 @@ export default definePlugin({
     container.register(CHECKOUT_ABANDONED_HOOKS, {
       useFactory: (c) => (c.isRegistered(CHECKOUT_ABANDONED_HOOK, true) ? c.resolveAll<CheckoutAbandonedHook>(CHECKOUT_ABANDONED_HOOK) : []),
     });
+    // The shipping plugin's prices when it is installed, whichever order the plugins register in.
+    container.register(CHECKOUT_SHIPPING_PRICES, { useFactory: shippingPricesOf });
     container.registerSingleton(CartPricing);
     container.registerSingleton(Carts);
     container.registerSingleton(Checkouts);
     container.registerSingleton(CheckoutCompletion);
+    container.registerSingleton(CheckoutHolds);
   },
   onReady({ container }) {
     // An order paid in full (and holding its stock) completes its checkout, in a job the relay queues.
@@ -61,6 +68,24 @@ export default definePlugin({
       attempts: 5,
       backoffMs: 2000,
     },
+    // Unpaid checkouts whose hold on stock ran out, every store in one run (decision 0059).
+    [HOLD_SWEEP_JOB]: {
+      handler: (_data: unknown, { container, log }) =>
+        container.resolve(CheckoutHolds).sweep((err, row) => log.info({ err, tenantId: row.tenant_id, checkoutId: row.id }, 'checkout hold kept for now')),
+      attempts: 1,
+    },
+  },
+  background({ container }) {
+    const jobs = container.resolve(Jobs);
+    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
+    const { holdSweepMs } = container.resolve<CheckoutSettings>(CHECKOUT_SETTINGS);
+    // One queued sweep per interval slot, however many worker processes queue it.
+    const queue = () =>
+      void jobs.add(HOLD_SWEEP_JOB, {}, { jobId: `${HOLD_SWEEP_JOB}-${Math.floor(Date.now() / holdSweepMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the checkout hold sweep'));
+    const timer = setInterval(queue, holdSweepMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
   },
   routes: async (app, { container }) => {
     await cartRoutes(app, container);

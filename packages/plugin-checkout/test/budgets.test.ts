@@ -1,21 +1,25 @@
 import { TenantContext } from '@qhatu/core';
 import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import shipping from '@qhatu/plugin-shipping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutCompletion } from '../src/index.js';
 import { ADDRESS, caller, CARTS, CHECKOUTS, checkoutApp, createCoupon, createProduct, createVolumeTier, RATE, type Caller } from './helpers.js';
 
 // The SQL statements (round trips to PostgreSQL) of each step of the way from an empty cart to a
-// completed order, with a volume tier and a coupon in play: the budget the README states. A
-// tenant transaction's BEGIN carries the tenant setup (one round trip), COMMIT is one.
+// completed order, with a volume tier and a coupon in play, in a store that prices its shipping
+// (the shipping plugin's rate table): the budget the README states. A tenant transaction's BEGIN
+// carries the tenant setup (one round trip), COMMIT is one.
 let t: TestApp;
 let shop: TestTenant;
 let admin: Caller;
 let store: Caller;
 beforeAll(async () => {
-  t = await checkoutApp();
+  t = await checkoutApp({ plugins: [shipping] });
   shop = await t.createTenant({ currency: 'PEN' });
   admin = caller(t, shop);
   store = caller(t, shop, shop.storefrontToken);
+  const rate = { carrier: RATE.carrier, service_code: RATE.service, service_name: 'Olva Express', currency: 'PEN', amount: RATE.price, estimated_days: 2, weight_g: 30_000, origin_country: 'PE', destination_country: 'PE' };
+  expect((await admin('POST', '/shipping/rates', rate)).statusCode).toBe(201);
 });
 afterAll(async () => t?.close());
 
@@ -28,7 +32,7 @@ async function step(budget: number, status: number, work: () => ReturnType<Calle
 }
 
 describe('the cart → checkout → order path, statement by statement', () => {
-  it('stays within the stated budget at every step, 55 round trips in all', async () => {
+  it('stays within the stated budget at every step, 56 round trips in all', async () => {
     const scarf = await createProduct(admin, { title: 'Scarf', variants: [{ title: 'Grey', price: 1000 }] });
     const hat = await createProduct(admin, { title: 'Hat', variants: [{ title: 'Red', price: 2500 }] });
     await createVolumeTier(admin, scarf.id, 2, 1000);
@@ -49,8 +53,9 @@ describe('the cart → checkout → order path, statement by statement', () => {
     await take(3, 200, () => store('POST', `${CARTS}/${cart.id}/coupon`, { code: coupon.code }));
     await take(3, 200, () => store('GET', `${CARTS}/${cart.id}`));
     const checkout = await take(10, 201, () => store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' }));
-    const placed = await take(20, 200, () => store('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE }));
-    expect(placed.status).toBe('payment_pending');
+    // One more than before the store priced shipping: the rate table's price (ShippingPrices.priceFor).
+    const placed = await take(21, 200, () => store('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: { ...RATE, price: 1 } }));
+    expect(placed).toMatchObject({ status: 'payment_pending', shipping_total: RATE.price });
     await take(3, 200, () => store('GET', `${CHECKOUTS}/${checkout.id}`));
 
     // Its order paid completes the checkout (the job's work, without HTTP).
@@ -61,12 +66,13 @@ describe('the cart → checkout → order path, statement by statement', () => {
     counts.push(completion.count);
     const done = (await store('GET', `${CHECKOUTS}/${checkout.id}`)).json().data;
     expect(done.status).toBe('completed');
-    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(55);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(56);
   });
 
   // The reservation takes the inventory's locks (the default warehouse, the variants, their stock
-  // records) and writes what it holds and the catalog's inventory_quantity: 9 more round trips.
-  it('holds the stock of tracked variants in the shipping step in at most 25 round trips', async () => {
+  // records) and writes what it holds and the catalog's inventory_quantity: 9 more round trips
+  // (and the shipping price, one).
+  it('holds the stock of tracked variants in the shipping step in at most 26 round trips', async () => {
     const scarf = await createProduct(admin, { title: 'Scarf', variants: [{ title: 'Grey', price: 1000 }] });
     const hat = await createProduct(admin, { title: 'Hat', variants: [{ title: 'Red', price: 2500 }] });
     const warehouse = (await admin('POST', '/api/v1/inventory/warehouses', { name: 'Main', code: 'MAIN' })).json().data.id;
@@ -74,7 +80,7 @@ describe('the cart → checkout → order path, statement by statement', () => {
     const cart = (await store('POST', CARTS, {})).json().data;
     for (const p of [scarf, hat]) await store('POST', `${CARTS}/${cart.id}/items`, { variant_id: p.variants[0].id, quantity: 2 });
     const checkout = (await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' })).json().data;
-    const placed = await step(25, 200, () => store('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE }));
+    const placed = await step(26, 200, () => store('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE }));
     expect(placed.body.status).toBe('payment_pending');
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { AccessTokens, Database, definePlugin } from '@qhatu/core';
+import { AccessTokens, Database, definePlugin, type QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -25,10 +25,13 @@ export const DAY = 24 * HOUR;
 /** Stands in for the payments plugin (not built): it declares the event it will publish. */
 export const paymentsAnnouncer = definePlugin({ name: 'payments-announcer', events: ['payments.payment.confirmed'] });
 
-/** Checkout with the plugins it needs (createTestApp gives media's local storage a folder of its own). */
-export function checkoutApp(options: { clock?: TestClock; env?: Record<string, string>; workers?: boolean } = {}): Promise<TestApp> {
+/**
+ * Checkout with the plugins it needs, and `plugins` it works with (createTestApp gives media's
+ * local storage a folder of its own).
+ */
+export function checkoutApp(options: { clock?: TestClock; env?: Record<string, string>; workers?: boolean; plugins?: QhatuPlugin[] } = {}): Promise<TestApp> {
   return createTestApp({
-    plugins: [media, catalog, customers, inventory, discounts, orders, checkout, paymentsAnnouncer],
+    plugins: [media, catalog, customers, inventory, discounts, orders, checkout, paymentsAnnouncer, ...(options.plugins ?? [])],
     clock: options.clock,
     workers: options.workers,
     env: options.env,

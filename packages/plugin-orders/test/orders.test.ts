@@ -56,14 +56,17 @@ describe('POST /orders', () => {
     expect(order.customer_id).toBe(created.json().data.id);
   });
 
-  it('refuses mixed currencies, unknown variants and missing shipping addresses (422)', async () => {
+  it('refuses a variant not priced in the store currency (mixed or not), unknown variants and missing shipping addresses (422)', async () => {
     // A variant priced in another currency before the catalog refused one: written as such data was.
     const [usd] = await createVariants(t, shop, [100]);
     await t.app.orm.em.getConnection().execute(`update catalog_variant set currency = 'USD' where id = ?`, [usd.id]);
     const [pen] = await createVariants(t, shop, [100], {}, { currency: 'PEN' });
-    const mixed = await admin()('POST', ORDERS, { customer_email: 'a@example.com', line_items: [{ variant_id: usd.id, quantity: 1 }, { variant_id: pen.id, quantity: 1 }], shipping_address: ADDRESS });
+    const mixed = await admin()('POST', ORDERS, { customer_email: 'a@example.com', line_items: [{ variant_id: pen.id, quantity: 1 }, { variant_id: usd.id, quantity: 1 }], shipping_address: ADDRESS });
     expect(mixed.statusCode).toBe(422);
-    expect(mixed.json().error.code).toBe('MIXED_CURRENCIES');
+    expect(mixed.json().error).toMatchObject({
+      code: 'VARIANT_CURRENCY_MISMATCH',
+      details: [{ path: 'body.line_items.1.variant_id', variant_id: usd.id, currency: 'USD', store_currency: 'PEN' }],
+    });
     const unknown = await admin()('POST', ORDERS, { customer_email: 'a@example.com', line_items: [{ variant_id: MISSING, quantity: 1 }], shipping_address: ADDRESS });
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().error).toMatchObject({ code: 'VARIANT_NOT_FOUND', details: [{ variant_id: MISSING }] });
@@ -74,6 +77,24 @@ describe('POST /orders', () => {
     const ok = await admin()('POST', ORDERS, { customer_email: 'a@example.com', line_items: [{ variant_id: digital.id, quantity: 1 }] });
     expect(ok.statusCode).toBe(201);
     expect(ok.json().data.shipping_address).toBeNull();
+  });
+
+  it('refuses with 422 VARIANT_CURRENCY_MISMATCH a USD store\'s variant priced in PEN, rather than a PEN order taxed as USD; nothing is written', async () => {
+    const usdStore = await t.createTenant({ currency: 'USD' });
+    const [legacy, dollars] = await createVariants(t, usdStore, [3000, 500], { title: 'Manta' }, { currency: 'USD' });
+    await t.app.orm.em.getConnection().execute(`update catalog_variant set currency = 'PEN' where id = ?`, [legacy.id]);
+    const body = { customer_email: 'a@example.com', line_items: [{ variant_id: legacy.id, quantity: 2 }], shipping_address: ADDRESS };
+    const refused = await caller(t, usdStore)('POST', ORDERS, body);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toEqual({
+      code: 'VARIANT_CURRENCY_MISMATCH',
+      message: expect.stringContaining('USD'),
+      details: [{ path: 'body.line_items.0.variant_id', message: "is priced in PEN, not in the store's USD", variant_id: legacy.id, currency: 'PEN', store_currency: 'USD' }],
+    });
+    expect((await caller(t, usdStore)('GET', ORDERS)).json().data).toEqual([]);
+    // The store's own currency sells, and the first order still gets the first number.
+    const sold = await createOrder(t, usdStore, [{ variant_id: dollars.id, quantity: 1 }]);
+    expect(sold).toMatchObject({ currency: 'USD', total: 500, number: 1001 });
   });
 
   it('answers 400 VALIDATION_ERROR to bad bodies', async () => {

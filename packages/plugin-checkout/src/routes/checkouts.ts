@@ -15,6 +15,12 @@ const COMPLETE_DESCRIPTION = [
   'There is no way to complete without a confirmed payment.',
 ].join(' ');
 
+const SHIPPING_DESCRIPTION = [
+  'Addresses (billing defaults to shipping) and, optionally, the shipping rate; with a rate the order is placed and the checkout awaits payment.',
+  "Where the store prices shipping (the shipping plugin's rate table or a live carrier), the charge is the store's price for the carrier, service and parcel, whatever `price` is sent;",
+  'an unknown carrier or service is 422 SHIPPING_CARRIER_UNKNOWN / SHIPPING_SERVICE_UNKNOWN. A store that prices no shipping charges the price sent.',
+].join(' ');
+
 export async function checkoutRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const checkouts = container.resolve(Checkouts);
@@ -34,7 +40,7 @@ export async function checkoutRoutes(app: FastifyInstance, container: Dependency
 
   r.put('/checkout/checkouts/:id/shipping', {
     config,
-    schema: { tags, summary: 'Set the addresses and the shipping rate', params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409, 422, 503) },
+    schema: { tags, summary: 'Set the addresses and the shipping rate', description: SHIPPING_DESCRIPTION, params: CheckoutParams, body: CheckoutShipping, response: answer(200, 404, 409, 422, 503) },
   }, async (req) => ({ data: checkoutOut(await checkouts.setShipping(req.params.id, req.body, shopper())) }));
 
   r.post('/checkout/checkouts/:id/complete', {

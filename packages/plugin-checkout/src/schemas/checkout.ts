@@ -33,7 +33,11 @@ export const BillingAddress = z
   .meta({ id: 'CheckoutBillingAddress' });
 
 export const ShippingRateIn = z
-  .strictObject({ carrier: Text, service: Text, price: z.number().int().min(0).max(100_000_000) })
+  .strictObject({
+    carrier: Text,
+    service: Text.meta({ description: "The rate's service_code" }),
+    price: z.number().int().min(0).max(100_000_000).meta({ description: "Charged only where the store prices no shipping; otherwise the store's price is" }),
+  })
   .meta({ id: 'CheckoutShippingRate' });
 
 export const CheckoutShipping = z

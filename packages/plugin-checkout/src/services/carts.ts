@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, expectSql, FactCache, isExpectationFailure, Tenant, TenantContext, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, Database, expectSql, FactCache, isExpectationFailure, TenantContext, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { normalizeCode } from '@qhatu/plugin-discounts';
@@ -55,16 +55,25 @@ export class Carts {
     return this.db.tenant(async (tx) => {
       if (!shopper.customerId && input.customer_id) await assertCustomer(tx, input.customer_id);
       const at = tx.now();
-      const currency = input.currency ?? (await tx.em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      const store = await this.storeFacts(tx);
       const cart = tx.em.create(Cart, {
         ...blankCart(tx, at, this.settings.cartTtlMs),
         customerId: shopper.customerId ?? input.customer_id ?? null,
         sessionId: input.session_id ?? null,
-        currency,
+        currency: input.currency ?? store.currency,
       });
+      // Priced empty as a read prices it: whether the store's prices include the tax is its tax settings' say.
+      cart.pricesIncludeTax = (await this.pricing.quote(tx, cart, [], new Map(), undefined, store.read)).totals.pricesIncludeTax;
       tx.publish(CART_CREATED, cartEvent(cart));
       return { cart, items: [] };
     });
+  }
+
+  /** The store's currency and what pricing an empty cart reads (the tax facts at its origin), in one statement. */
+  private async storeFacts(tx: Tx): Promise<{ currency: string; read: PricingReads }> {
+    const none = 'select null::uuid where false';
+    const [row] = await tx.query<{ currency: string }>(`select t.currency, ${this.pricing.readsSql('t.id', none, none)} from core_tenant t where t.id = ?`, [tx.tenantId]);
+    return { currency: row.currency.trim(), read: this.pricing.readsFrom(row) };
   }
 
   /**

@@ -10,6 +10,7 @@ import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachi
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
+import { CHECKOUT_SHIPPING_PRICES, storeRate, type StoreShippingPrices } from './shipping-prices.js';
 import { checkoutEvent, taxedLines } from './views.js';
 
 export const CHECKOUT_CREATED = 'checkout.checkout.created';
@@ -36,6 +37,9 @@ const OPEN = new Set(['pending', 'shipping_set', 'payment_pending']);
 /** A checkout as answered: the stored one, or the same priced now without being written. */
 export type CheckoutState = Omit<Checkout, never>;
 
+/** The store's own keys: every checkout of the store. */
+const STORE: Shopper = { customerId: null };
+
 const PAYMENT_VERIFIED = new Set(['paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
 
 @injectable()
@@ -47,6 +51,7 @@ export class Checkouts {
     @inject(Orders) private readonly orders: Orders,
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(CHECKOUT_ABANDONED_HOOKS) private readonly abandonedHooks: CheckoutAbandonedHook[],
+    @inject(CHECKOUT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
   ) {}
 
   /**
@@ -159,7 +164,8 @@ export class Checkouts {
   }
 
   /**
-   * The shipping step: addresses (billing defaults to shipping) and, optionally, the shipping rate.
+   * The shipping step: addresses (billing defaults to shipping) and, optionally, the shipping rate,
+   * charged at the store's price where the store prices shipping (`storeRate`).
    * Without a rate the checkout is `shipping_set`; with one its total is final, the order is placed
    * in this transaction (with the coupon's use) and the checkout awaits its payment. Once an order
    * exists the shipping step is closed: 409 CHECKOUT_ORDER_PLACED.
@@ -177,8 +183,8 @@ export class Checkouts {
       }
       checkout.shippingAddress = address(input.shipping_address);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
-      checkout.shippingRate = input.shipping_rate ?? null;
-      checkout.shippingTotal = input.shipping_rate?.price ?? 0;
+      checkout.shippingRate = input.shipping_rate ? await storeRate(this.shippingPrices, tx, input.shipping_rate, checkout) : null;
+      checkout.shippingTotal = checkout.shippingRate?.price ?? 0;
       // Priced and taxed for this address and this shipping charge.
       await this.refreshPrices(tx, checkout);
       checkout.updatedAt = tx.now();
@@ -272,17 +278,39 @@ export class Checkouts {
     return this.db.tenant(async (tx) => {
       const checkout = await this.find(tx, id, shopper, true);
       if (checkout.status === 'abandoned') return checkout;
-      if (checkoutMachine.can(checkout, 'abandon')) {
-        if (checkout.orderId) await this.cancelOrder(tx, checkout.orderId);
-        checkout.abandonedAt = tx.now();
-        checkout.updatedAt = tx.now();
-      }
-      await checkoutMachine.apply(tx, checkout, 'abandon');
-      // The hooks may read the tables: they see the checkout abandoned.
-      await tx.em.flush();
-      for (const hook of this.abandonedHooks) await hook.checkoutAbandoned(tx, checkout);
-      return checkout;
+      return this.abandonLocked(tx, checkout, 'checkout abandoned');
     });
+  }
+
+  /**
+   * The hold sweep's abandon (decision 0059): the checkout, awaiting payment since before
+   * `cutoff`, is abandoned as `abandon` does it (its order cancelled through `Orders.cancel`, so
+   * the cancel guards are asked; the hooks run) while its order is still unpaid, nothing of it
+   * paid. Answers whether it was abandoned; a guard's refusal is thrown and nothing changes.
+   */
+  async expire(id: string, cutoff: Date, reason: string): Promise<boolean> {
+    return this.db.tenant(async (tx) => {
+      const checkout = await this.find(tx, id, STORE, true);
+      if (checkout.status !== 'payment_pending' || !checkout.orderId || checkout.updatedAt >= cutoff) return false;
+      const order = await tx.em.findOne(Order, { id: checkout.orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      // Paid (in part, too) meanwhile: the money decides, not the clock.
+      if (order?.status !== 'pending' || order.amountPaid > order.amountRefunded) return false;
+      await this.abandonLocked(tx, checkout, reason);
+      return true;
+    });
+  }
+
+  private async abandonLocked(tx: Tx, checkout: Checkout, reason: string): Promise<Checkout> {
+    if (checkoutMachine.can(checkout, 'abandon')) {
+      if (checkout.orderId) await this.cancelOrder(tx, checkout.orderId, reason);
+      checkout.abandonedAt = tx.now();
+      checkout.updatedAt = tx.now();
+    }
+    await checkoutMachine.apply(tx, checkout, 'abandon');
+    // The hooks may read the tables: they see the checkout abandoned.
+    await tx.em.flush();
+    for (const hook of this.abandonedHooks) await hook.checkoutAbandoned(tx, checkout);
+    return checkout;
   }
 
   /**
@@ -319,7 +347,7 @@ export class Checkouts {
   }
 
   /** The orders plugin's own cancel, joined to this transaction; only while the order awaits payment. */
-  private async cancelOrder(tx: Tx, orderId: string): Promise<void> {
+  private async cancelOrder(tx: Tx, orderId: string, reason: string): Promise<void> {
     const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     // Cancelled already, or refunded (its stock could not be had): nothing left to cancel.
     if (!order || order.status === 'cancelled' || order.status === 'refunded') return;
@@ -328,7 +356,7 @@ export class Checkouts {
         { path: 'params.id', message: 'its order is paid', order_id: orderId, order_status: order.status },
       ]);
     }
-    await this.orders.cancel(orderId, 'checkout abandoned');
+    await this.orders.cancel(orderId, reason);
   }
 
   private async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Checkout> {

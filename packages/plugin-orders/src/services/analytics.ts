@@ -13,6 +13,13 @@ const TOP_PRODUCTS = 10;
  */
 const NET_REVENUE = `(greatest(o.total - o.amount_refunded, 0)
   - case when o.total > 0 then round(o.tax_total::numeric * greatest(o.total - o.amount_refunded, 0) / o.total) else 0 end)`;
+/**
+ * A line's part of that, on the same basis: what the line was sold for after its share of the
+ * order's discounts, less its tax where the price includes it, for the share of the order kept
+ * (not refunded). An order's lines add up to its revenue less its shipping; rounded per product.
+ */
+const LINE_REVENUE = `(l.total_amount - l.discount_amount - case when o.prices_include_tax then l.tax_amount else 0 end)::numeric
+  * case when o.total > 0 then greatest(o.total - o.amount_refunded, 0)::numeric / o.total else 0 end`;
 
 export interface SalesRange {
   /** `YYYY-MM-DD`, a UTC day, included. */
@@ -57,7 +64,8 @@ export function rangeBounds(range: SalesRange): { from: Date; to: Date } {
  * The store's sales over a range of days (UTC), for its admin: two aggregate statements in one
  * read-only transaction, whatever the number of orders (the `orders_order_paid` index serves both).
  * Revenue is each order's total net of tax and of what was refunded of it, for orders in the store's currency
- * that were paid within the range and are paid or further on; top products by their lines' amounts net of tax.
+ * that were paid within the range and are paid or further on; top products by their lines' part of that revenue
+ * (net of their discounts, tax and refunds), so that products add up to it when an order has no shipping.
  */
 @injectable()
 export class SalesAnalytics {
@@ -77,7 +85,7 @@ export class SalesAnalytics {
         [from.toISOString(), to.toISOString(), sql.tenantId],
       );
       const top = await sql.query<{ product_id: string; title: string; revenue: string }>(
-        `select l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, sum(l.total_amount - case when o.prices_include_tax then l.tax_amount else 0 end) as revenue
+        `select l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, round(sum(${LINE_REVENUE})) as revenue
            from orders_order o
            join orders_line_item l on l.tenant_id = o.tenant_id and l.order_id = o.id
           where o.tenant_id = ? and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, LOGGER, type ErrorDetail, type Tx } from '@qhatu/core';
+import { AppError, Database, LOGGER, Tenant, type ErrorDetail, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type Variant } from '@qhatu/plugin-catalog';
 import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { ORDER_CANCEL_GUARDS, type CancelGuards } from './cancel-guard.js';
 import { publishCreated, publishFulfillment } from './events.js';
 import { orderMachine } from '../machines/order.js';
 import { recordPayments, type PaymentEntry } from './ledger.js';
+import { assertStoreCurrency } from './currency.js';
 import { addHistoryNote, assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
 import { OrderPrices, type LinePrices } from './prices.js';
@@ -48,6 +49,8 @@ export interface PlaceOrderInput {
   taxes?: TaxQuote;
   /** When given, the variants' currency must be this one. */
   currency?: string;
+  /** The store's currency (the REST create): a variant priced in another is 422 VARIANT_CURRENCY_MISMATCH. */
+  storeCurrency?: string;
   /**
    * What a line of a tracked variant short of stock does (decision 0054): `backorder` (default, the
    * checkout) refuses the order with inventory's 409 INSUFFICIENT_STOCK unless the variant allows
@@ -99,8 +102,12 @@ export class Orders {
     @inject(Settlement) private readonly settlement: Settlement,
   ) {}
 
+  /** The REST create: an order in the store's currency (each variant priced in it). */
   async create(input: PlaceOrderInput): Promise<Order> {
-    return this.db.tenant((tx) => this.placeOrder(tx, input));
+    return this.db.tenant(async (tx) => {
+      const store = await tx.em.findOneOrFail(Tenant, { id: tx.tenantId });
+      return this.placeOrder(tx, { ...input, storeCurrency: store.currency.trim() });
+    });
   }
 
   async placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
@@ -124,6 +131,7 @@ export class Orders {
     const byId = new Map(variants.map((v) => [v.id, v]));
     const missing: ErrorDetail[] = variantIds.filter((id) => !byId.has(id)).map((id) => ({ path: 'line_items', message: 'is not a variant of this store', variant_id: id }));
     if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', `Unknown variants: ${missing.map((m) => m.variant_id).join(', ')}`, missing);
+    if (input.storeCurrency) assertStoreCurrency(input.lines, byId, input.storeCurrency);
     const currencies = [...new Set(variants.map((v) => v.currency))];
     if (currencies.length > 1) {
       throw AppError.unprocessable('MIXED_CURRENCIES', `The variants are priced in ${currencies.join(' and ')}; an order has one currency`, currencies.map((c) => ({ message: 'currency of a line', currency: c })));

@@ -1,0 +1,49 @@
+import type { TxReader } from '@qhatu/core';
+import type { DependencyContainer } from 'tsyringe';
+import type { CheckoutAddress, CheckoutLine, ShippingRate } from '../entities/checkout.js';
+
+/** Where the shipping plugin registers its `ShippingPrices` (the checkout does not depend on that plugin). */
+export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
+/** What the checkout resolves: the shipping plugin's prices, or null without that plugin. */
+export const CHECKOUT_SHIPPING_PRICES = Symbol.for('qhatu.checkout.shipping-prices');
+
+/** The shipping plugin's `ShippingPrices`, as far as the shipping step asks it. */
+export interface StoreShippingPrices {
+  priceFor(
+    tx: TxReader,
+    request: { carrier: string; service: string; destination: CheckoutAddress; weightGrams: number; currency: string },
+  ): Promise<{ priced: true; price: number } | { priced: false }>;
+}
+
+/** The shipping plugin's prices when it is installed (resolved once every plugin has registered). */
+export function shippingPricesOf(container: DependencyContainer): StoreShippingPrices | null {
+  return container.isRegistered(SHIPPING_PRICES, true) ? container.resolve<StoreShippingPrices>(SHIPPING_PRICES) : null;
+}
+
+/** The parcel's weight: the lines that ship, each line's unit weight times its quantity (no weight counts 0). */
+export function parcelWeightG(lines: CheckoutLine[]): number {
+  return lines.reduce((sum, l) => sum + (l.requires_shipping ? (l.weight_grams ?? 0) * l.quantity : 0), 0);
+}
+
+/**
+ * The rate the shipping step charges: the store's price for the chosen carrier and service,
+ * whatever price the client sent (the shipping plugin's refusals, 422 SHIPPING_CARRIER_UNKNOWN and
+ * the like, reach the shopper as they are); the client's rate as sent where the store prices no
+ * shipping (no shipping plugin, or no rates and no live carrier): the specification's step.
+ */
+export async function storeRate(
+  prices: StoreShippingPrices | null,
+  tx: TxReader,
+  sent: ShippingRate,
+  checkout: { shippingAddress?: CheckoutAddress | null; lineItems: CheckoutLine[]; currency: string },
+): Promise<ShippingRate> {
+  if (!prices || !checkout.shippingAddress) return sent;
+  const price = await prices.priceFor(tx, {
+    carrier: sent.carrier,
+    service: sent.service,
+    destination: checkout.shippingAddress,
+    weightGrams: parcelWeightG(checkout.lineItems),
+    currency: checkout.currency,
+  });
+  return price.priced ? { carrier: sent.carrier, service: sent.service, price: price.price } : sent;
+}
