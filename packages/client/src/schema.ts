@@ -172,7 +172,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * E-mail the shopper a recovery link; the cart becomes reminded
+         * E-mail the shopper a recovery link; the cart becomes reminded (409 REMINDER_ALREADY_SENT within the reminder interval of the last one)
          * @description Needs the permission `abandoned-carts.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         post: {
@@ -1313,6 +1313,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         post?: never;
@@ -1520,6 +1529,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         post?: never;
@@ -1616,6 +1634,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Plain text: markup is removed when it is saved */
                         label?: string;
                     } | null;
                 };
@@ -1659,6 +1678,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7106,6 +7134,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -8527,7 +8564,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the addresses and the shipping rate */
+        /**
+         * Set the addresses and the shipping rate
+         * @description Addresses (billing defaults to shipping) and, optionally, the shipping rate; with a rate the order is placed and the checkout awaits payment. Where the store prices shipping (the shipping plugin's rate table or a live carrier), the charge is the store's price for the carrier, service and parcel, whatever `price` is sent; an unknown carrier or service is 422 SHIPPING_CARRIER_UNKNOWN / SHIPPING_SERVICE_UNKNOWN. A store that prices no shipping charges the price sent.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -14343,6 +14383,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inventory/variant-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The variants the store gave a stock setting, page by page
+         * @description Needs the permission `inventory.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    "filter[allow_backorder]"?: "true" | "false";
+                    "filter[tracked]"?: "true" | "false";
+                    /** @description Page size; default 25, values above 100 are clamped to 100 */
+                    limit?: number;
+                    sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["InventoryVariantSetting"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inventory/variant-settings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A variant's stock setting as it applies (the defaults when never set)
+         * @description Needs the permission `inventory.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["InventoryVariantSetting"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace a variant's stock setting: tracked or not, backorders allowed or not
+         * @description Needs the permission `inventory.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InventoryVariantSettingReplaceInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["InventoryVariantSetting"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inventory/warehouses": {
         parameters: {
             query?: never;
@@ -16806,7 +17070,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create an order (each line is charged the catalog's price)
+         * Create an order (each line is charged the catalog's price; stock is held where there is some, the rest backordered)
          * @description Needs the permission `orders.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         post: {
@@ -17634,6 +17898,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orders/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's order settings
+         * @description Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["OrderSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the store's order settings (what happens to a paid order that cannot get its stock)
+         * @description Needs the permission `orders.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderSettingsReplaceInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["OrderSettings"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments": {
         parameters: {
             query?: never;
@@ -17864,6 +18252,109 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give up a pending payment (3-D Secure left unfinished): the provider is told (voided where it can) and the payment becomes failed, or what the provider says it became; its amount is then free for a new payment. 409 PAYMENT_NOT_PENDING, PAYMENT_IN_PROGRESS (its charge has no answer yet) or PAYMENT_STILL_OPEN (the provider cannot void it and still holds it open) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Payment"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -21557,6 +22048,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -23699,7 +24199,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mark delivered (final); the order's matching fulfillment is delivered with it
+         * Mark delivered (final); the order's matching fulfillment is delivered with it (made of everything left to ship when none is open)
          * @description Needs the permission `shipping.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         post: {
@@ -23711,7 +24211,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ShipmentDeliveryInput"] | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -23762,6 +24266,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -25594,12 +26107,15 @@ export interface components {
         };
         BlogPost: {
             archived_at: string | null;
+            /** @description Plain text */
             author: string | null;
-            /** @description Sanitized HTML */
+            /** @description Sanitized HTML (render it as HTML) */
             content: string;
             /** Format: date-time */
             created_at: string;
+            /** @description Plain text */
             excerpt: string | null;
+            /** @description An http or https URL */
             featured_image: string | null;
             /** Format: uuid */
             id: string;
@@ -25607,47 +26123,54 @@ export interface components {
             slug: string;
             /** @enum {string} */
             status: "draft" | "published" | "archived";
+            /** @description Plain text each */
             tags: string[];
+            /** @description Plain text */
             title: string;
             /** Format: date-time */
             updated_at: string;
         };
         BlogPostCreate: {
-            /** @description The author's name, plain text */
+            /** @description The author's name. Plain text: markup is removed when it is stored; render it as text */
             author?: string | null;
             /** @description HTML. Sanitized when stored: scripts, event handlers, styles and javascript:/data: URLs are removed; text, headings, lists, tables, links and images stay */
             content?: string | null;
-            /** @description Plain text */
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             excerpt?: string | null;
             featured_image?: string | null;
             /** @description Made from the title when empty or absent (accents and punctuation folded); unique in the store */
             slug?: string | null;
-            /** @description Duplicates are dropped; order is kept */
+            /** @description Duplicates are dropped; order is kept. Plain text: markup is removed when it is stored; render it as text */
             tags?: string[];
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             title: string;
         };
         BlogPostCreateInput: {
-            /** @description The author's name, plain text */
+            /** @description The author's name. Plain text: markup is removed when it is stored; render it as text */
             author?: string | null;
             /** @description HTML. Sanitized when stored: scripts, event handlers, styles and javascript:/data: URLs are removed; text, headings, lists, tables, links and images stay */
             content?: string | null;
-            /** @description Plain text */
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             excerpt?: string | null;
             featured_image?: string | null;
             /** @description Made from the title when empty or absent (accents and punctuation folded); unique in the store */
             slug?: string | null;
-            /** @description Duplicates are dropped; order is kept */
+            /** @description Duplicates are dropped; order is kept. Plain text: markup is removed when it is stored; render it as text */
             tags?: string[];
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             title: string;
         };
         BlogPostInput: {
             archived_at: string | null;
+            /** @description Plain text */
             author: string | null;
-            /** @description Sanitized HTML */
+            /** @description Sanitized HTML (render it as HTML) */
             content: string;
             /** Format: date-time */
             created_at: string;
+            /** @description Plain text */
             excerpt: string | null;
+            /** @description An http or https URL */
             featured_image: string | null;
             /** Format: uuid */
             id: string;
@@ -25655,39 +26178,43 @@ export interface components {
             slug: string;
             /** @enum {string} */
             status: "draft" | "published" | "archived";
+            /** @description Plain text each */
             tags: string[];
+            /** @description Plain text */
             title: string;
             /** Format: date-time */
             updated_at: string;
         };
         /** @description The create fields; only the fields sent change. An empty slug is made anew from the title */
         BlogPostPatch: {
-            /** @description The author's name, plain text */
+            /** @description The author's name. Plain text: markup is removed when it is stored; render it as text */
             author?: string | null;
             /** @description HTML. Sanitized when stored: scripts, event handlers, styles and javascript:/data: URLs are removed; text, headings, lists, tables, links and images stay */
             content?: string | null;
-            /** @description Plain text */
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             excerpt?: string | null;
             featured_image?: string | null;
             /** @description Made from the title when empty or absent (accents and punctuation folded); unique in the store */
             slug?: string | null;
-            /** @description Duplicates are dropped; order is kept */
+            /** @description Duplicates are dropped; order is kept. Plain text: markup is removed when it is stored; render it as text */
             tags?: string[];
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             title?: string;
         };
         /** @description The create fields; only the fields sent change. An empty slug is made anew from the title */
         BlogPostPatchInput: {
-            /** @description The author's name, plain text */
+            /** @description The author's name. Plain text: markup is removed when it is stored; render it as text */
             author?: string | null;
             /** @description HTML. Sanitized when stored: scripts, event handlers, styles and javascript:/data: URLs are removed; text, headings, lists, tables, links and images stay */
             content?: string | null;
-            /** @description Plain text */
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             excerpt?: string | null;
             featured_image?: string | null;
             /** @description Made from the title when empty or absent (accents and punctuation folded); unique in the store */
             slug?: string | null;
-            /** @description Duplicates are dropped; order is kept */
+            /** @description Duplicates are dropped; order is kept. Plain text: markup is removed when it is stored; render it as text */
             tags?: string[];
+            /** @description Plain text: markup is removed when it is stored; render it as text */
             title?: string;
         };
         Brand: {
@@ -26144,12 +26671,16 @@ export interface components {
         };
         CheckoutShippingRate: {
             carrier: string;
+            /** @description Charged only where the store prices no shipping; otherwise the store's price is */
             price: number;
+            /** @description The rate's service_code */
             service: string;
         };
         CheckoutShippingRateInput: {
             carrier: string;
+            /** @description Charged only where the store prices no shipping; otherwise the store's price is */
             price: number;
+            /** @description The rate's service_code */
             service: string;
         };
         CheckoutShippingStep: {
@@ -26167,6 +26698,8 @@ export interface components {
             shipping_rate?: components["schemas"]["CheckoutShippingRateInput"] | null;
         };
         CheckoutTaxedLine: {
+            /** @description Once the order is placed: units not in stock, sold as a backorder (the variant allows it) and shipped once stock arrives */
+            backordered_quantity: number;
             /** @description volume_discount plus the line's share of the coupon, taken before tax */
             discount_amount: number;
             /** Format: uuid */
@@ -26200,6 +26733,8 @@ export interface components {
             weight_grams: number | null;
         };
         CheckoutTaxedLineInput: {
+            /** @description Once the order is placed: units not in stock, sold as a backorder (the variant allows it) and shipped once stock arrives */
+            backordered_quantity: number;
             /** @description volume_discount plus the line's share of the coupon, taken before tax */
             discount_amount: number;
             /** Format: uuid */
@@ -27996,6 +28531,7 @@ export interface components {
         };
         InstalledTheme: {
             activated_at: string | null;
+            /** @description Plain text */
             display_name: string;
             /** Format: uuid */
             id: string;
@@ -28009,6 +28545,7 @@ export interface components {
         };
         InstalledThemeInput: {
             activated_at: string | null;
+            /** @description Plain text */
             display_name: string;
             /** Format: uuid */
             id: string;
@@ -28020,7 +28557,54 @@ export interface components {
             theme_catalog_id: string;
             theme_name: string;
         };
+        InventoryVariantSetting: {
+            allow_backorder: boolean;
+            /** @description null: the store never set it (the defaults apply) */
+            created_at: string | null;
+            /** @description Whether a warehouse has a stock record of it */
+            has_stock_record: boolean;
+            /** @description Whether sales of it reserve stock now: tracked, or (automatic) it has a stock record */
+            is_tracked: boolean;
+            /** Format: uuid */
+            product_id: string;
+            sku: string | null;
+            /** @description As the store set it; null: automatic */
+            tracked: boolean | null;
+            updated_at: string | null;
+            /** Format: uuid */
+            variant_id: string;
+        };
+        InventoryVariantSettingInput: {
+            allow_backorder: boolean;
+            /** @description null: the store never set it (the defaults apply) */
+            created_at: string | null;
+            /** @description Whether a warehouse has a stock record of it */
+            has_stock_record: boolean;
+            /** @description Whether sales of it reserve stock now: tracked, or (automatic) it has a stock record */
+            is_tracked: boolean;
+            /** Format: uuid */
+            product_id: string;
+            sku: string | null;
+            /** @description As the store set it; null: automatic */
+            tracked: boolean | null;
+            updated_at: string | null;
+            /** Format: uuid */
+            variant_id: string;
+        };
+        InventoryVariantSettingReplace: {
+            /** @description Sell a tracked variant beyond what is available: the rest is backordered until stock arrives (default false) */
+            allow_backorder?: boolean;
+            /** @description true: the store keeps its stock (sold only with a reservation); false: sold without one; absent or null: tracked once the variant has a stock record in a warehouse */
+            tracked?: boolean | null;
+        };
+        InventoryVariantSettingReplaceInput: {
+            /** @description Sell a tracked variant beyond what is available: the rest is backordered until stock arrives (default false) */
+            allow_backorder?: boolean;
+            /** @description true: the store keeps its stock (sold only with a reservation); false: sold without one; absent or null: tracked once the variant has a stock record in a warehouse */
+            tracked?: boolean | null;
+        };
         LiveTheme: {
+            /** @description Plain text */
             display_name: string;
             /**
              * Format: uuid
@@ -28035,6 +28619,7 @@ export interface components {
             theme_name: string;
         };
         LiveThemeInput: {
+            /** @description Plain text */
             display_name: string;
             /**
              * Format: uuid
@@ -28690,6 +29275,8 @@ export interface components {
             tracking_url?: string;
         };
         OrderLineItem: {
+            /** @description Units the store keeps stock of that the order does not hold: sold as a backorder (or by staff without stock), shipped once stock arrives */
+            backordered_quantity: number;
             /** @description The line's share of the order's discounts, taken before tax */
             discount_amount: number;
             /** @description Units already in a fulfillment */
@@ -28718,6 +29305,8 @@ export interface components {
             variant_title: string;
         };
         OrderLineItemInput: {
+            /** @description Units the store keeps stock of that the order does not hold: sold as a backorder (or by staff without stock), shipped once stock arrives */
+            backordered_quantity: number;
             /** @description The line's share of the order's discounts, taken before tax */
             discount_amount: number;
             /** @description Units already in a fulfillment */
@@ -28750,6 +29339,40 @@ export interface components {
         };
         OrderNoteInput: {
             note?: string;
+        };
+        OrderSettings: {
+            /**
+             * @description What happens to a paid order that cannot get its stock (a staff order, a variant tracked since): refund (default): orders.order.stock_unavailable is published and the payments plugin refunds what was paid; wait: orders.order.stock_shortage is published and the order waits in confirmed until stock arrives
+             * @enum {string}
+             */
+            stock_policy: "refund" | "wait";
+            /** @description Whether the store never set it */
+            stock_policy_is_default: boolean;
+            updated_at: string | null;
+        };
+        OrderSettingsInput: {
+            /**
+             * @description What happens to a paid order that cannot get its stock (a staff order, a variant tracked since): refund (default): orders.order.stock_unavailable is published and the payments plugin refunds what was paid; wait: orders.order.stock_shortage is published and the order waits in confirmed until stock arrives
+             * @enum {string}
+             */
+            stock_policy: "refund" | "wait";
+            /** @description Whether the store never set it */
+            stock_policy_is_default: boolean;
+            updated_at: string | null;
+        };
+        OrderSettingsReplace: {
+            /**
+             * @description What happens to a paid order that cannot get its stock (a staff order, a variant tracked since): refund (default): orders.order.stock_unavailable is published and the payments plugin refunds what was paid; wait: orders.order.stock_shortage is published and the order waits in confirmed until stock arrives
+             * @enum {string}
+             */
+            stock_policy: "refund" | "wait";
+        };
+        OrderSettingsReplaceInput: {
+            /**
+             * @description What happens to a paid order that cannot get its stock (a staff order, a variant tracked since): refund (default): orders.order.stock_unavailable is published and the payments plugin refunds what was paid; wait: orders.order.stock_shortage is published and the order waits in confirmed until stock arrives
+             * @enum {string}
+             */
+            stock_policy: "refund" | "wait";
         };
         OrderShippingAddress: {
             address1: string;
@@ -29654,7 +30277,7 @@ export interface components {
             destination_address: components["schemas"]["ShippingAddress"];
             /**
              * Format: uuid
-             * @description The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, or the order's only undelivered fulfilment)
+             * @description The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, the order's only undelivered fulfilment, or, none open, one made of everything left to ship)
              */
             fulfillment_id?: string;
             height_cm: number;
@@ -29673,7 +30296,7 @@ export interface components {
             destination_address: components["schemas"]["ShippingAddressInput"];
             /**
              * Format: uuid
-             * @description The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, or the order's only undelivered fulfilment)
+             * @description The order's fulfilment this parcel carries; absent, it is found when the shipment is delivered (same tracking number, the order's only undelivered fulfilment, or, none open, one made of everything left to ship)
              */
             fulfillment_id?: string;
             height_cm: number;
@@ -29685,6 +30308,20 @@ export interface components {
             service_code: string;
             weight_g: number;
             width_cm: number;
+        };
+        ShipmentDelivery: {
+            /**
+             * Format: uuid
+             * @description The order's fulfilment this parcel carries, when the shipment names none and the order has several open
+             */
+            fulfillment_id?: string;
+        };
+        ShipmentDeliveryInput: {
+            /**
+             * Format: uuid
+             * @description The order's fulfilment this parcel carries, when the shipment names none and the order has several open
+             */
+            fulfillment_id?: string;
         };
         ShipmentFailure: {
             reason: string;
@@ -30628,11 +31265,14 @@ export interface components {
             slug?: string;
         };
         ThemeCatalogEntry: {
+            /** @description Plain text */
             author: string;
             /** Format: date-time */
             created_at: string;
             currency: string;
+            /** @description Plain text */
             description: string;
+            /** @description Plain text */
             display_name: string;
             /** Format: uuid */
             id: string;
@@ -30646,14 +31286,19 @@ export interface components {
             updated_at: string;
         };
         ThemeCatalogEntryCreate: {
+            /** @description Plain text: markup is removed when stored */
             author: string;
             /**
              * @default USD
              * @example PEN
              */
             currency: string;
-            /** @default  */
+            /**
+             * @description Plain text: markup is removed when stored
+             * @default
+             */
             description: string;
+            /** @description Plain text: markup is removed when stored */
             display_name: string;
             /** @description Optional; must agree with `price` (free exactly when the price is 0) */
             is_free?: boolean;
@@ -30662,21 +31307,29 @@ export interface components {
             preview_url?: string | null;
             /** @description Minor units of `currency`; 0 is a free theme */
             price: number;
-            /** @description The theme's own settings: what an install starts from (its baseline version) */
+            /** @description The theme's own settings: what an install starts from (its baseline version); cleaned as a draft is */
             settings?: components["schemas"]["ThemeSettings"];
-            /** @default [] */
+            /**
+             * @description Plain text each: markup is removed when stored
+             * @default []
+             */
             tags: string[];
             thumbnail_url?: string | null;
         };
         ThemeCatalogEntryCreateInput: {
+            /** @description Plain text: markup is removed when stored */
             author: string;
             /**
              * @default USD
              * @example PEN
              */
             currency: string;
-            /** @default  */
+            /**
+             * @description Plain text: markup is removed when stored
+             * @default
+             */
             description: string;
+            /** @description Plain text: markup is removed when stored */
             display_name: string;
             /** @description Optional; must agree with `price` (free exactly when the price is 0) */
             is_free?: boolean;
@@ -30685,18 +31338,24 @@ export interface components {
             preview_url?: string | null;
             /** @description Minor units of `currency`; 0 is a free theme */
             price: number;
-            /** @description The theme's own settings: what an install starts from (its baseline version) */
+            /** @description The theme's own settings: what an install starts from (its baseline version); cleaned as a draft is */
             settings?: components["schemas"]["ThemeSettingsInput"];
-            /** @default [] */
+            /**
+             * @description Plain text each: markup is removed when stored
+             * @default []
+             */
             tags: string[];
             thumbnail_url?: string | null;
         };
         ThemeCatalogEntryInput: {
+            /** @description Plain text */
             author: string;
             /** Format: date-time */
             created_at: string;
             currency: string;
+            /** @description Plain text */
             description: string;
+            /** @description Plain text */
             display_name: string;
             /** Format: uuid */
             id: string;
@@ -30735,7 +31394,7 @@ export interface components {
                 [key: string]: {
                     disabled?: boolean;
                     /**
-                     * @description Setting name → value (any JSON)
+                     * @description Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED).
                      * @default {}
                      */
                     settings: {
@@ -30746,7 +31405,7 @@ export interface components {
             };
             disabled?: boolean;
             /**
-             * @description Setting name → value (any JSON)
+             * @description Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED).
              * @default {}
              */
             settings: {
@@ -30761,7 +31420,7 @@ export interface components {
                 [key: string]: {
                     disabled?: boolean;
                     /**
-                     * @description Setting name → value (any JSON)
+                     * @description Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED).
                      * @default {}
                      */
                     settings: {
@@ -30772,7 +31431,7 @@ export interface components {
             };
             disabled?: boolean;
             /**
-             * @description Setting name → value (any JSON)
+             * @description Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED).
              * @default {}
              */
             settings: {
@@ -30795,6 +31454,7 @@ export interface components {
                 [key: string]: components["schemas"]["ThemeSectionInput"];
             };
         };
+        /** @description As stored: every value already cleaned. Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED). */
         ThemeSettingsOut: {
             section_order: string[];
             sections: {
@@ -30803,6 +31463,7 @@ export interface components {
                 };
             };
         };
+        /** @description As stored: every value already cleaned. Setting name → value (any JSON; objects and arrays nest). A string is read by the name that holds it (an array item by its array's name): `html` or `*_html` is HTML, sanitized to an allow-list when stored (render it as HTML); `url`, `href`, `src`, `link`, `image` or `*_url`, `*_href`, `*_src`, `*_link`, `*_image` (plurals too) is a URL: an http or https URL or a relative path, anything else is 422 THEME_SETTING_URL_INVALID; every other string is plain text, markup removed (render it as text), and no value may be a javascript:, vbscript: or data: URL. The keys `__proto__`, `constructor` and `prototype` are refused anywhere (422 THEME_SETTING_KEY_RESERVED). */
         ThemeSettingsOutInput: {
             section_order: string[];
             sections: {
@@ -30851,6 +31512,7 @@ export interface components {
             created_by: string | null;
             /** Format: uuid */
             id: string;
+            /** @description Plain text */
             label: string;
         };
         ThemeVersionSummaryInput: {
@@ -30863,6 +31525,7 @@ export interface components {
             created_by: string | null;
             /** Format: uuid */
             id: string;
+            /** @description Plain text */
             label: string;
         };
         Variant: {
@@ -30888,7 +31551,7 @@ export interface components {
         VariantCreate: {
             compare_at_price?: number | null;
             /**
-             * @description Defaults to the store's currency
+             * @description The store's currency (the default); another is 422 VARIANT_CURRENCY_MISMATCH
              * @example PEN
              */
             currency?: string;
@@ -30903,7 +31566,7 @@ export interface components {
         VariantCreateInput: {
             compare_at_price?: number | null;
             /**
-             * @description Defaults to the store's currency
+             * @description The store's currency (the default); another is 422 VARIANT_CURRENCY_MISMATCH
              * @example PEN
              */
             currency?: string;
@@ -30938,7 +31601,7 @@ export interface components {
         VariantPatch: {
             compare_at_price?: number | null;
             /**
-             * @description Defaults to the store's currency
+             * @description The store's currency (the default); another is 422 VARIANT_CURRENCY_MISMATCH
              * @example PEN
              */
             currency?: string;
@@ -30953,7 +31616,7 @@ export interface components {
         VariantPatchInput: {
             compare_at_price?: number | null;
             /**
-             * @description Defaults to the store's currency
+             * @description The store's currency (the default); another is 422 VARIANT_CURRENCY_MISMATCH
              * @example PEN
              */
             currency?: string;
