@@ -1,8 +1,35 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+// A proxy fastify may believe: an address, a CIDR range, or one of proxy-addr's names for local ranges.
+const isProxy = (entry: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+
+/** `QHATU_TRUST_PROXY`: a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
+const trustProxy = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) {
+    if (Number(text) >= 1 && Number(text) <= 32) return Number(text);
+    ctx.addIssue({ code: 'custom', message: 'a hop count must be 1 to 32' });
+    return z.NEVER;
+  }
+  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.filter((e) => !isProxy(e));
+  if (entries.length === 0 || bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `not an address, CIDR range or hop count: ${bad.join(', ') || text}` });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -11,6 +38,7 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_PREPARE: z.enum(['on', 'off']).optional(),
   REDIS_URL: z.string().url().optional(),
+  QHATU_TRUST_PROXY: trustProxy.optional(),
   QHATU_QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,40}$/i, 'letters, digits, dashes and underscores').default('qhatu'),
   QHATU_DATA_DIR: z.string().min(1).default('./.qhatu'),
   QHATU_PLATFORM_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
@@ -34,6 +62,11 @@ export interface QhatuConfig {
   /** Whether the hot paths may prepare statements on pooled connections (not on the embedded database's one shared session). */
   databasePrepare: boolean;
   redisUrl?: string;
+  /**
+   * The proxies whose X-Forwarded-For gives the client address (`QHATU_TRUST_PROXY`): a hop count
+   * or a list of addresses and CIDR ranges; `false` (unset) believes no header, only the socket.
+   */
+  trustProxy: false | number | string[];
   /** Keeps deployments that share one Redis apart. */
   queuePrefix: string;
   dataDir: string;
@@ -94,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolMax: e.DATABASE_POOL_MAX,
     databasePrepare: (e.DATABASE_PREPARE ?? (embedded ? 'off' : 'on')) === 'on',
     redisUrl: e.REDIS_URL,
+    trustProxy: e.QHATU_TRUST_PROXY ?? false,
     queuePrefix: e.QHATU_QUEUE_PREFIX,
     dataDir: e.QHATU_DATA_DIR,
     platformToken: e.QHATU_PLATFORM_TOKEN,

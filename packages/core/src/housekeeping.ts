@@ -5,7 +5,8 @@ const KEEP_DAYS = 7;
 
 /**
  * What the platform tidies in processes that run workers: access tokens revoked or expired for
- * a week, and Idempotency-Key answers past their 24 hours. Safe to run in several processes.
+ * a week, Idempotency-Key answers past their 24 hours, and sign-in counters whose window ended.
+ * Safe to run in several processes.
  */
 export class Housekeeping {
   private timer?: NodeJS.Timeout;
@@ -15,7 +16,7 @@ export class Housekeeping {
     private readonly logger: Logger,
   ) {}
 
-  async run(): Promise<{ tokens: number; idempotencyKeys: number }> {
+  async run(): Promise<{ tokens: number; idempotencyKeys: number; rateLimits: number }> {
     const tokens = await this.db.query<{ n: number }>(
       `with gone as (
          delete from core_access_token
@@ -28,7 +29,10 @@ export class Housekeeping {
       `with gone as (delete from core_idempotency_key where created_at < now() - interval '24 hours' returning 1)
        select count(*)::int as n from gone`,
     );
-    return { tokens: tokens[0].n, idempotencyKeys: keys[0].n };
+    const counters = await this.db.query<{ n: number }>(
+      `with gone as (delete from core_rate_limit where resets_at < now() returning 1) select count(*)::int as n from gone`,
+    );
+    return { tokens: tokens[0].n, idempotencyKeys: keys[0].n, rateLimits: counters[0].n };
   }
 
   start(everyMs = 3_600_000): void {

@@ -157,6 +157,28 @@ describe('Idempotency-Key', () => {
     expect(res.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
+  it('keeps keys apart per caller: another caller of the store sending the same key and body gets its own answer', async () => {
+    const made = await t.request({ method: 'POST', url: `/api/v1/tenants/${a.id}/api-keys`, headers: { authorization: `Bearer ${t.platformToken}` }, payload: { name: 'second admin', scope: 'admin' } });
+    const other = made.json().data.token as string;
+    const send = (token: string, body: string) =>
+      t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...a.headers(token), 'idempotency-key': 'shared-key' }, payload: { body } });
+    const first = await send(a.adminToken, 'same body');
+    const second = await send(other, 'same body');
+    expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    expect(second.json().data.id).not.toBe(first.json().data.id);
+    // Each caller repeating gets its own first answer; its own key with another body is refused.
+    expect((await send(a.adminToken, 'same body')).json()).toEqual(first.json());
+    const again = await send(other, 'same body');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(second.json());
+    const reused = await send(other, 'another body');
+    expect(reused.statusCode).toBe(409);
+    expect(reused.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const list = (await t.request({ method: 'GET', url: '/api/v1/notes', headers: a.headers() })).json().data;
+    expect(list.filter((n: { body: string }) => n.body === 'same body')).toHaveLength(2);
+  });
+
   it('keeps keys apart per tenant and refuses a malformed key', async () => {
     const b = await t.createTenant();
     const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: { ...b.headers(), 'idempotency-key': 'note-1' }, payload: { body: 'other tenant' } });

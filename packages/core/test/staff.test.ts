@@ -194,6 +194,36 @@ describe('roles and permissions', () => {
   });
 });
 
+describe('refusals to change roles', () => {
+  it('name once each permission the caller lacks, and say whether it was granting, changing or deleting', async () => {
+    const hr = (await call('POST', '/api/v1/roles', a.headers(), { name: 'Role keepers', permissions: ['staff.read', 'staff.manage'] })).json().data;
+    const h = a.headers((await member(a, 'keeper@example.com', hr.id)).token);
+    const writers = (await call('POST', '/api/v1/roles', a.headers(), { name: 'Writers', permissions: ['notes.write', 'notes.read'] })).json().data;
+    const readers = (await call('POST', '/api/v1/roles', a.headers(), { name: 'Readers', permissions: ['staff.read'] })).json().data;
+    const changed = await call('PATCH', `/api/v1/roles/${writers.id}`, h, { permissions: ['notes.write', 'notes.read'] });
+    expect(changed.statusCode).toBe(403);
+    expect(changed.json().error).toEqual({
+      code: 'FORBIDDEN',
+      message: 'You cannot change a role that holds permissions you do not hold: notes.read, notes.write',
+      details: [{ path: 'params.id', message: 'not held by you', permission: 'notes.read' }, { path: 'params.id', message: 'not held by you', permission: 'notes.write' }],
+    });
+    const granted = await call('PATCH', `/api/v1/roles/${readers.id}`, h, { permissions: ['staff.read', 'notes.write'] });
+    expect(granted.statusCode).toBe(403);
+    expect(granted.json().error).toEqual({
+      code: 'FORBIDDEN',
+      message: 'You cannot grant permissions you do not hold: notes.write',
+      details: [{ path: 'body.permissions', message: 'not held by you', permission: 'notes.write' }],
+    });
+    const deleted = await call('DELETE', `/api/v1/roles/${writers.id}`, h);
+    expect(deleted.statusCode).toBe(403);
+    expect(deleted.json().error.message).toBe('You cannot delete a role that holds permissions you do not hold: notes.read, notes.write');
+    // Nothing changed, and what the caller holds stays theirs to change.
+    const kept = (await call('GET', `/api/v1/roles/${writers.id}`, a.headers())).json().data;
+    expect(kept.permissions).toEqual(['notes.read', 'notes.write']);
+    expect((await call('PATCH', `/api/v1/roles/${readers.id}`, h, { permissions: ['staff.read', 'staff.manage'] })).statusCode).toBe(200);
+  });
+});
+
 describe('staff members and sign-in', () => {
   it('creates a member with a password who signs in, and never shows a password', async () => {
     const created = await call('POST', '/api/v1/staff', a.headers(), { email: ' Owner@Example.com ', first_name: 'Rosa', last_name: 'Quispe', role_id: roles.owner, password: PASSWORD });

@@ -177,9 +177,16 @@ describe('POST /api/v1/tenants/:id/api-keys', () => {
     expect(missing.statusCode).toBe(404);
   });
 
-  it('refuses an expired key', async () => {
+  it('refuses to issue a key already expired (422 API_KEY_EXPIRES_IN_PAST), and a key once it expired', async () => {
     const tenant = (await post('/api/v1/tenants', { name: 'Keys 3' })).json().data;
-    const key = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'old', scope: 'admin', expires_at: '2020-01-01T00:00:00Z' })).json().data;
+    const late = await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'late', scope: 'admin', expires_at: '2020-01-01T00:00:00Z' });
+    expect(late.statusCode).toBe(422);
+    expect(late.json()).toEqual({
+      error: { code: 'API_KEY_EXPIRES_IN_PAST', message: 'expires_at (2020-01-01T00:00:00.000Z) must be in the future', details: [{ path: 'body.expires_at', message: 'is not in the future' }] },
+    });
+    expect((await t.request({ method: 'GET', url: `/api/v1/tenants/${tenant.id}/api-keys`, headers: platform() })).json().data).toEqual([]);
+    const key = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'old', scope: 'admin', expires_at: '2099-01-01T00:00:00Z' })).json().data;
+    await t.app.orm.em.getConnection().execute(`update core_access_token set expires_at = '2020-01-01T00:00:00Z' where id = ?`, [key.id]);
     const res = await t.request({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${key.token}`, 'x-tenant-id': tenant.id }, payload: { query: '{ apiVersion }' } });
     expect(res.json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
@@ -219,17 +226,20 @@ describe('API key management', () => {
 });
 
 describe('housekeeping', () => {
-  it('purges tokens revoked or expired a week ago and stale Idempotency-Key answers, keeping the rest', async () => {
+  it('purges tokens revoked or expired a week ago, stale Idempotency-Key answers and ended sign-in counters, keeping the rest', async () => {
     const { Housekeeping } = await import('../src/index.js');
     const tenant = (await post('/api/v1/tenants', { name: 'Tidy' })).json().data;
     const live = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'live', scope: 'admin' })).json().data;
     const old = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'old', scope: 'admin' })).json().data;
-    const recent = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'recent', scope: 'admin', expires_at: '2020-01-01T00:00:00Z' })).json().data;
+    const recent = (await post(`/api/v1/tenants/${tenant.id}/api-keys`, { name: 'recent', scope: 'admin', expires_at: '2099-01-01T00:00:00Z' })).json().data;
     const sql = t.app.orm.em.getConnection();
     await sql.execute(`update core_access_token set revoked_at = now() - interval '8 days' where id = ?`, [old.id]);
     await sql.execute(`update core_access_token set expires_at = now() - interval '2 days' where id = ?`, [recent.id]);
     await sql.execute(`insert into core_idempotency_key (scope, key, request_hash, created_at) values ('platform', 'stale', 'x', now() - interval '25 hours'), ('platform', 'fresh', 'y', now())`);
+    await sql.execute(`insert into core_rate_limit (tenant_id, key, hits, resets_at) values (?, 'ended', 3, now() - interval '1 second'), (?, 'running', 3, now() + interval '1 minute')`, [tenant.id, tenant.id]);
     const purged = await t.app.container.resolve(Housekeeping).run();
+    expect(purged.rateLimits).toBeGreaterThanOrEqual(1);
+    expect((await sql.execute<{ key: string }[]>('select key from core_rate_limit where tenant_id = ?', [tenant.id])).map((r) => r.key)).toEqual(['running']);
     expect(purged.tokens).toBeGreaterThanOrEqual(1);
     const ids = (await sql.execute<{ id: string }[]>('select id from core_access_token where tenant_id = ?', [tenant.id])).map((r) => r.id);
     expect(ids.sort()).toEqual([live.id, recent.id].sort());

@@ -152,4 +152,26 @@ export const coreMigrations: Migration[] = [
     id: '0004_fact_versions',
     up: [...factVersionTables, ...expectFunction],
   },
+  {
+    // Idempotency keys belong to the caller (decision 0061): another caller's same key is another request.
+    id: '0005_idempotency_caller',
+    up: [
+      `ALTER TABLE core_idempotency_key ADD COLUMN caller text NOT NULL DEFAULT ''`,
+      `ALTER TABLE core_idempotency_key DROP CONSTRAINT core_idempotency_key_pkey`,
+      `ALTER TABLE core_idempotency_key ADD PRIMARY KEY (scope, caller, key)`,
+    ],
+  },
+  {
+    // Sign-in and sign-up counters shared by every API process (decision 0061); housekeeping drops ended windows.
+    id: '0006_rate_limits',
+    up: [
+      `CREATE TABLE core_rate_limit (
+         tenant_id uuid NOT NULL,
+         key text NOT NULL,
+         hits int NOT NULL,
+         resets_at timestamptz NOT NULL,
+         PRIMARY KEY (tenant_id, key))`,
+      `CREATE INDEX core_rate_limit_resets ON core_rate_limit (resets_at)`,
+    ],
+  },
 ];

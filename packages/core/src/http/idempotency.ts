@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { TenantContext } from '../context.js';
+import { TenantContext, type Principal } from '../context.js';
 import type { Secrets } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -16,13 +16,14 @@ interface StoredAnswer {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { scope: string; key: string };
+    idempotency?: { scope: string; caller: string; key: string };
   }
 }
 
 /**
  * `Idempotency-Key` on POST: a repeat with the same key and body within 24 h gets the first
  * answer again without the work being done twice; the same key with another body is a 409.
+ * Keys belong to the caller (the token's principal): another caller's same key is another request.
  */
 export function installIdempotency(app: FastifyInstance, db: Database, secrets: Secrets): void {
   app.addHook('preHandler', async (request, reply) => {
@@ -35,25 +36,27 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
         { path: 'headers.idempotency-key', message: 'is not valid' },
       ]);
     }
-    const scope = TenantContext.current()?.tenantId ?? 'platform';
+    const context = TenantContext.current();
+    const scope = context?.tenantId ?? 'platform';
+    const caller = callerOf(context?.principal);
     const hash = createHash('sha256')
       .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
       .digest('hex');
     const claimed = await db.query(
       `with expired as (
          delete from core_idempotency_key
-          where scope = ? and key = ? and created_at < now() - make_interval(hours => ${WINDOW_HOURS}))
-       insert into core_idempotency_key (scope, key, request_hash) values (?, ?, ?)
-       on conflict (scope, key) do nothing returning key`,
-      [scope, key, scope, key, hash],
+          where scope = ? and caller = ? and key = ? and created_at < now() - make_interval(hours => ${WINDOW_HOURS}))
+       insert into core_idempotency_key (scope, caller, key, request_hash) values (?, ?, ?, ?)
+       on conflict (scope, caller, key) do nothing returning key`,
+      [scope, caller, key, scope, caller, key, hash],
     );
     if (claimed.length > 0) {
-      request.idempotency = { scope, key };
+      request.idempotency = { scope, caller, key };
       return;
     }
     const [stored] = await db.query<StoredAnswer>(
-      'select request_hash, status_code, response_body from core_idempotency_key where scope = ? and key = ?',
-      [scope, key],
+      'select request_hash, status_code, response_body from core_idempotency_key where scope = ? and caller = ? and key = ?',
+      [scope, caller, key],
     );
     if (!stored) throw AppError.conflict('This Idempotency-Key is being reused; retry', 'IDEMPOTENCY_KEY_IN_USE');
     if (stored.request_hash !== hash) {
@@ -77,13 +80,19 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
     const claim = request.idempotency;
     if (!claim) return payload;
     if (reply.statusCode >= 500) {
-      await db.query('delete from core_idempotency_key where scope = ? and key = ?', [claim.scope, claim.key]);
+      await db.query('delete from core_idempotency_key where scope = ? and caller = ? and key = ?', [claim.scope, claim.caller, claim.key]);
     } else {
       await db.query(
-        'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and key = ?',
-        [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.key],
+        'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and caller = ? and key = ?',
+        [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.caller, claim.key],
       );
     }
     return payload;
   });
+}
+
+/** Who owns a key: the staff member, customer or vendor behind the token, or the API key itself; '' for a caller without a token. */
+function callerOf(principal: Principal | undefined): string {
+  if (!principal) return '';
+  return `${principal.kind}:${principal.id ?? ''}`;
 }

@@ -1,4 +1,5 @@
 import type { TokenKind } from '../context.js';
+import type { RateLimit } from './rate-limits.js';
 
 /**
  * Who may call a route: nobody needs a token (`public`), the platform operator, anyone naming a
@@ -18,8 +19,8 @@ declare module 'fastify' {
     permission?: string;
     /** Error codes this route's API uses for bad input, e.g. checkout's INVALID_REQUEST / INVALID_ID. */
     errorCodes?: { body?: string; params?: string; querystring?: string };
-    /** Requests allowed per caller and window on this route (see `rateLimited`). */
-    rateLimit?: { max: number; timeWindow: number | string };
+    /** Requests allowed per account and per client address in a window on this route (see `installRateLimits`). */
+    rateLimit?: RateLimit;
   }
 }
 

@@ -112,6 +112,9 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
+/** Trusts the nearest `count` hops before the socket, as fastify's numeric `trustProxy` does. */
+const hops = (count: number) => (_address: string, hop: number) => hop < count;
+
 /** A REST route of the app, as its plugin declared it. */
 export interface RouteInfo {
   plugin: string;
@@ -136,7 +139,8 @@ export async function buildHttp(
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the proxies the operator names (QHATU_TRUST_PROXY).
+    trustProxy: typeof config.trustProxy === 'number' ? hops(config.trustProxy) : config.trustProxy,
     // What Node's HTTP parser refuses before fastify sees it (a 20 KB URL, too many headers).
     clientErrorHandler: answerClientError,
     // A URL the router cannot read answers the contract's error body too.
@@ -230,7 +234,7 @@ export async function buildHttp(
       if (permission && (principal?.kind === 'admin' || principal?.kind === 'staff')) assertPermission(principal, permission);
     });
     refuseNulCharacters(api);
-    await installRateLimits(api, config);
+    await installRateLimits(api, config, db);
     installIdempotency(api, db, container.resolve(Secrets));
     // Every admin route names a declared permission, or the app does not start; each is recorded.
     const track = (scope: FastifyInstance, plugin: string) =>

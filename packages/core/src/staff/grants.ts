@@ -32,8 +32,17 @@ export async function callerGrant(tx: Tx): Promise<Grant> {
   return { owner: role.builtIn === 'owner', permissions: role.builtIn ? null : new Set(role.permissions) };
 }
 
-/** Refuses (403) handing out `role` or `permissions` the caller does not hold itself. */
-export function assertGrantable(grant: Grant, what: { role?: Role; permissions?: readonly string[] }, path: string): void {
+/** What a refusal says the caller tried: handing permissions out, or changing or deleting a role that holds them. */
+export type GrantAction = 'grant' | 'change' | 'delete';
+
+const REFUSALS: Record<GrantAction, string> = {
+  grant: 'You cannot grant permissions you do not hold',
+  change: 'You cannot change a role that holds permissions you do not hold',
+  delete: 'You cannot delete a role that holds permissions you do not hold',
+};
+
+/** Refuses (403) handing out `role` or `permissions` the caller does not hold itself (or changing or deleting a role holding them). */
+export function assertGrantable(grant: Grant, what: { role?: Role; permissions?: readonly string[] }, path: string, action: GrantAction = 'grant'): void {
   if (what.role?.builtIn === 'owner' && !grant.owner) {
     throw new AppError(403, 'FORBIDDEN', 'Only an owner can make someone an owner', [{ path, message: 'needs an owner' }]);
   }
@@ -42,8 +51,8 @@ export function assertGrantable(grant: Grant, what: { role?: Role; permissions?:
   if (wanted === null) {
     throw new AppError(403, 'FORBIDDEN', `Only a member holding every permission can grant the ${what.role!.name} role`, [{ path, message: 'grants more than you hold' }]);
   }
-  const missing = wanted.filter((p) => !grant.permissions!.has(p));
+  const missing = [...new Set(wanted.filter((p) => !grant.permissions!.has(p)))].sort();
   if (missing.length) {
-    throw new AppError(403, 'FORBIDDEN', `You cannot grant permissions you do not hold: ${missing.join(', ')}`, missing.map((permission) => ({ path, message: 'not held by you', permission })));
+    throw new AppError(403, 'FORBIDDEN', `${REFUSALS[action]}: ${missing.join(', ')}`, missing.map((permission) => ({ path, message: 'not held by you', permission })));
   }
 }

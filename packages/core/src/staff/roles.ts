@@ -61,8 +61,9 @@ export class Roles {
     return this.db.tenant(async (tx) => {
       const role = await this.lockCustom(tx, id, 'changed');
       const grant = await callerGrant(tx);
-      // Changing a role is granting what it ends up with, and taking away what it had.
-      assertGrantable(grant, { permissions: [...role.permissions, ...(patch.permissions ?? [])] }, 'body.permissions');
+      // Changing a role takes away what it had and grants what it ends up with: the caller must hold both.
+      assertGrantable(grant, { permissions: role.permissions }, 'params.id', 'change');
+      assertGrantable(grant, { permissions: patch.permissions ?? [] }, 'body.permissions');
       if (patch.name !== undefined) role.name = patch.name;
       if (patch.permissions !== undefined) role.permissions = [...patch.permissions].sort();
       role.updatedAt = tx.now();
@@ -76,7 +77,7 @@ export class Roles {
   async remove(id: string): Promise<void> {
     await this.db.tenant(async (tx) => {
       const role = await this.lockCustom(tx, id, 'deleted');
-      assertGrantable(await callerGrant(tx), { permissions: role.permissions }, 'params.id');
+      assertGrantable(await callerGrant(tx), { permissions: role.permissions }, 'params.id', 'delete');
       const members = await tx.em.count(StaffMember, { roleId: id });
       const keys = await tx.em.count(AccessToken, { roleId: id, revokedAt: null });
       if (members || keys) {

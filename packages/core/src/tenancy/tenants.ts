@@ -144,6 +144,12 @@ export class Tenants {
     return this.db.platform(async (tx) => {
       const tenant = await tx.em.findOne(Tenant, { id: tenantId });
       if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
+      // A key expired on arrival would work for no request: surely a mistaken date.
+      if (input.expiresAt && input.expiresAt.getTime() <= tx.now().getTime()) {
+        throw AppError.unprocessable('API_KEY_EXPIRES_IN_PAST', `expires_at (${input.expiresAt.toISOString()}) must be in the future`, [
+          { path: 'body.expires_at', message: 'is not in the future' },
+        ]);
+      }
       if (input.roleId) {
         if (input.scope !== 'admin') {
           throw AppError.validation('Only an admin key can be given a role', [{ path: 'body.role_id', message: 'needs scope "admin"' }]);
