@@ -63,7 +63,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
     it('refuses to work on a database that is behind', async () => {
       const early = await run(['tenants', 'create', '--name', 'Too Early'], behind.url);
       expect(early.code).toBe(1);
-      expect(early.stderr).toContain('the database is not up to date: 6 migration(s) pending (core/0001_tenancy, core/0002_staff, core/0003_search, core/0004_fact_versions, core/0005_idempotency_caller, core/0006_rate_limits)');
+      expect(early.stderr).toContain('the database is not up to date: 6 migration(s) pending (core/0001_tenancy, core/0002_staff, core/0003_search, core/0004_fact_versions, core/0005_idempotency_caller, ...)');
       expect(early.stderr).toContain('run `qhatu migrate` first');
     });
 
