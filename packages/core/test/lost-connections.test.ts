@@ -188,7 +188,7 @@ describe('under load while connections are terminated', () => {
       await killer;
     }
     const unexpected = answers.filter((x) => ![200, 201, 503].includes(x.status) || (x.status === 503 && (x.retryAfter !== '1' || x.code !== 'SERVICE_UNAVAILABLE')));
-    expect(unexpected).toEqual([]);
+    expect(unexpected, JSON.stringify(unexpected)).toEqual([]);
     expect(answers).toHaveLength(400);
     const hit = retries.length - before + answers.filter((x) => x.status === 503).length;
     expect(killed).toBeGreaterThan(0);

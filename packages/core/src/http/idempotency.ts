@@ -7,6 +7,8 @@ import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
 
 const WINDOW_HOURS = 24;
+/** A claim whose answer was never recorded (its process died, its database connection was lost) is free again after this. */
+const CLAIM_MINUTES = 5;
 
 interface StoredAnswer {
   request_hash: string;
@@ -45,7 +47,9 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
     const claimed = await db.query(
       `with expired as (
          delete from core_idempotency_key
-          where scope = ? and caller = ? and key = ? and created_at < now() - make_interval(hours => ${WINDOW_HOURS}))
+          where scope = ? and caller = ? and key = ?
+            and (created_at < now() - make_interval(hours => ${WINDOW_HOURS})
+                 or (status_code is null and created_at < now() - make_interval(mins => ${CLAIM_MINUTES}))))
        insert into core_idempotency_key (scope, caller, key, request_hash) values (?, ?, ?, ?)
        on conflict (scope, caller, key) do nothing returning key`,
       [scope, caller, key, scope, caller, key, hash],
@@ -79,13 +83,18 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
     if (!claim) return payload;
-    if (reply.statusCode >= 500) {
-      await db.query('delete from core_idempotency_key where scope = ? and caller = ? and key = ?', [claim.scope, claim.caller, claim.key]);
-    } else {
-      await db.query(
-        'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and caller = ? and key = ?',
-        [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.caller, claim.key],
-      );
+    try {
+      if (reply.statusCode >= 500) {
+        await db.query('delete from core_idempotency_key where scope = ? and caller = ? and key = ?', [claim.scope, claim.caller, claim.key]);
+      } else {
+        await db.query(
+          'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and caller = ? and key = ?',
+          [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.caller, claim.key],
+        );
+      }
+    } catch (error) {
+      // The answer stands: the work is done (or refused). A claim left unanswered is taken over after CLAIM_MINUTES.
+      request.log.warn({ err: error, key: claim.key }, 'idempotency answer not recorded');
     }
     return payload;
   });
