@@ -67,6 +67,17 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       expect(early.stderr).toContain('run `qhatu migrate` first');
     });
 
+    it("runs no plugin's onReady on a database that is behind: the full store says what is pending, not a raw SQL error", async () => {
+      const fullStore = new URL('../../../starters/full-store/qhatu.config.ts', import.meta.url).pathname;
+      for (const args of [['tenants', 'create', '--name', 'Too Early'], ['start']]) {
+        const early = await run([...args, '--config', fullStore], behind.url);
+        expect(early.code, early.stderr).toBe(1);
+        expect(early.stderr).toMatch(/the database is not up to date: \d+ migration\(s\) pending \(core\/0001_tenancy/);
+        expect(early.stderr).toContain('run `qhatu migrate` first');
+        expect(early.stderr).not.toContain('does not exist');
+      }
+    });
+
     it('applies what is pending, then has nothing to apply', async () => {
       const first = await run(['migrate'], empty.url);
       expect(first.stderr).toBe('');

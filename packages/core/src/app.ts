@@ -18,7 +18,7 @@ import { loadConfig, type QhatuConfig } from './config.js';
 import { corePlugin } from './core-plugin.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
-import { migrate } from './db/migrations.js';
+import { migrate, pendingMigrations } from './db/migrations.js';
 import { buildHttp, type RouteInfo } from './http/server.js';
 import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
@@ -215,8 +215,12 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const http = await buildHttp(config, logger, plugins, container, routes);
     closers.unshift(() => http.close());
 
-    for (const plugin of plugins) await plugin.onReady?.({ container });
-    if (options.workers) {
+    // A plugin's onReady and the workers read its tables: on a database behind the code they would
+    // fail with raw SQL errors, so they wait until `qhatu migrate` (commands then say what is pending).
+    const pending = await pendingMigrations(container.resolve(Database), plugins);
+    if (pending.length) logger.warn({ pending }, `${pending.length} migration(s) pending: run \`qhatu migrate\``);
+    else for (const plugin of plugins) await plugin.onReady?.({ container });
+    if (options.workers && !pending.length) {
       // A worker process serves no API: its metrics (job runs, deliveries) are read on the metrics port.
       await metricsListener.listen();
       await jobs.startWorkers();

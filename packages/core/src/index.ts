@@ -34,7 +34,7 @@ export {
   type StaffStatus,
   type TenantStatus,
 } from './db/entities.js';
-export { APP_ROLE, migrate, tenantTable, type Migration } from './db/migrations.js';
+export { APP_ROLE, migrate, pendingMigrations, tenantTable, type Migration } from './db/migrations.js';
 export { dropSearchIndex, searchCondition, searchIndex, searchWhere, type SearchIndexSpec } from './db/search.js';
 export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';

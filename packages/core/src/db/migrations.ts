@@ -68,3 +68,17 @@ export async function migrate(
   }
   return { applied };
 }
+
+/** The plugins' migrations that the database has not applied yet (`plugin/id`), in plugin order. */
+export async function pendingMigrations(db: { query<T>(sql: string): Promise<T[]> }, plugins: QhatuPlugin[]): Promise<string[]> {
+  let applied = new Set<string>();
+  try {
+    const rows = await db.query<{ plugin: string; id: string }>('select plugin, id from qhatu_migrations');
+    applied = new Set(rows.map((r) => `${r.plugin}/${r.id}`));
+  } catch (error) {
+    // An empty database has no ledger yet: everything is pending.
+    const missingTable = (error as { code?: string }).code === '42P01' || /qhatu_migrations.*does not exist/.test((error as Error).message);
+    if (!missingTable) throw error;
+  }
+  return plugins.flatMap((p) => (p.migrations ?? []).map((m) => `${p.name}/${m.id}`)).filter((key) => !applied.has(key));
+}
