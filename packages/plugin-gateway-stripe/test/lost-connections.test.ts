@@ -100,7 +100,7 @@ describe('payments while connections are cut', () => {
         if (order.status !== 'paid') return false;
       }
       return true;
-    }, 40_000);
+    }, 75_000);
     for (const [orderId, amount] of succeeded) {
       const order = (await admin('GET', `/api/v1/orders/${orderId}`)).json().data;
       expect(order).toMatchObject({ status: 'paid', amount_paid: amount });
@@ -111,5 +111,5 @@ describe('payments while connections are cut', () => {
     }
     // No order was charged twice.
     for (const [orderId, amount] of succeeded) expect({ orderId, amount }).toEqual({ orderId, amount: placed.find((o) => o.id === orderId)!.total });
-  }, 90_000);
+  }, 120_000);
 });

@@ -68,12 +68,23 @@ export class OutboxRelay {
     this.flushTimer = undefined;
     while (this.waiting.length > 0) {
       const ids = this.waiting.splice(0, DISPATCH_BATCH);
-      const queued = this.jobs
-        .add(OUTBOX_DISPATCH_JOB, { ids })
-        .then(() => undefined)
+      const queued = this.queueDispatch(ids)
         .catch((err) => this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'))
         .finally(() => this.queueing.delete(queued));
       this.queueing.add(queued);
+    }
+  }
+
+  /** A queue that failed for a moment (a lost connection) is tried twice more before the sweep is left to it. */
+  private async queueDispatch(ids: string[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.jobs.add(OUTBOX_DISPATCH_JOB, { ids });
+        return;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
     }
   }
 
@@ -96,7 +107,7 @@ export class OutboxRelay {
   }
 
   /** Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`). */
-  async dispatch(ids?: string[], olderThanMs = 30_000): Promise<number> {
+  async dispatch(ids?: string[], olderThanMs = 10_000): Promise<number> {
     return this.db.platform(async (tx) => {
       const { em } = tx;
       const rows: OutboxRow[] = ids
@@ -128,7 +139,7 @@ export class OutboxRelay {
     });
   }
 
-  startSweeping(everyMs = 15_000): void {
+  startSweeping(everyMs = 5_000): void {
     this.sweepTimer ??= setInterval(() => {
       this.dispatch().catch((err) => this.logger.warn({ err }, 'outbox sweep failed'));
     }, everyMs);

@@ -193,6 +193,8 @@ export class Jobs {
       concurrency,
       lockDuration: this.options.lockMs ?? 30_000,
       stalledInterval: this.options.lockMs ?? 30_000,
+      // A job stalls when its worker died or lost its connection: handlers are safe to run again, so it runs again.
+      maxStalledCount: 5,
       ...(this.options.embedded ? { drainDelay: 1 } : {}),
     });
     this.worker.on('failed', (job, err) => {
