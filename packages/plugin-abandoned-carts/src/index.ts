@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, LOGGER, Jobs, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, type QhatuConfig } from '@qhatu/core';
 import { AbandonedCart } from './entities/abandoned-cart.js';
 import { ABANDONED_CART_RECOVERED, ABANDONED_CART_REMINDED, abandonedCartMachine } from './machines/abandoned-cart.js';
 import { CHECKOUT_ABANDONED_HOOK } from '@qhatu/plugin-checkout';
@@ -45,18 +45,8 @@ export default definePlugin({
       attempts: 1,
     },
   },
-  background({ container }) {
-    const jobs = container.resolve(Jobs);
-    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
-    const settings = container.resolve<AbandonedCartSettings>(ABANDONED_CART_SETTINGS);
-    // One queued sweep per interval slot: workers of several processes queue the same job id once.
-    const queue = () =>
-      void jobs.add(SWEEP_JOB, {}, { jobId: `${SWEEP_JOB}-${Math.floor(Date.now() / settings.sweepMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the abandoned-cart sweep'));
-    const timer = setInterval(queue, settings.sweepMs);
-    timer.unref();
-    queue();
-    return () => clearInterval(timer);
-  },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(SWEEP_JOB, container.resolve<AbandonedCartSettings>(ABANDONED_CART_SETTINGS).sweepMs),
   prefix: '',
   routes: async (app, { container }) => abandonedCartRoutes(app, container),
 });

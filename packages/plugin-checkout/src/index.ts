@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, Jobs, LOGGER, OutboxRelay, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, OutboxRelay, type QhatuConfig } from '@qhatu/core';
 import { Cart } from './entities/cart.js';
 import { CartItem } from './entities/cart-item.js';
 import { Checkout } from './entities/checkout.js';
@@ -75,18 +75,8 @@ export default definePlugin({
       attempts: 1,
     },
   },
-  background({ container }) {
-    const jobs = container.resolve(Jobs);
-    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
-    const { holdSweepMs } = container.resolve<CheckoutSettings>(CHECKOUT_SETTINGS);
-    // One queued sweep per interval slot, however many worker processes queue it.
-    const queue = () =>
-      void jobs.add(HOLD_SWEEP_JOB, {}, { jobId: `${HOLD_SWEEP_JOB}-${Math.floor(Date.now() / holdSweepMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the checkout hold sweep'));
-    const timer = setInterval(queue, holdSweepMs);
-    timer.unref();
-    queue();
-    return () => clearInterval(timer);
-  },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(HOLD_SWEEP_JOB, container.resolve<CheckoutSettings>(CHECKOUT_SETTINGS).holdSweepMs),
   routes: async (app, { container }) => {
     await cartRoutes(app, container);
     await checkoutRoutes(app, container);

@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, Jobs, LOGGER, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, type QhatuConfig } from '@qhatu/core';
 import { AccountLink } from './entities/account-link.js';
 import { CustomerAddress } from './entities/address.js';
 import { CustomerCredential } from './entities/credential.js';
@@ -55,20 +55,8 @@ export default definePlugin({
   jobs: {
     [SPENT_LINKS_JOB]: { handler: (_data: unknown, ctx) => ctx.container.resolve(SpentLinks).sweep().then(() => undefined), attempts: 1 },
   },
-  background({ container }) {
-    const jobs = container.resolve(Jobs);
-    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
-    const { sweepMs } = container.resolve<CustomerSettings>(CUSTOMER_SETTINGS);
-    // One sweep per period, whatever the number of worker processes (the job id is the period).
-    const queue = () =>
-      void jobs
-        .add(SPENT_LINKS_JOB, {}, { jobId: `${SPENT_LINKS_JOB}-${Math.floor(Date.now() / sweepMs)}` })
-        .catch((err) => logger.warn({ err }, 'could not queue the account-link sweep'));
-    const timer = setInterval(queue, sweepMs);
-    timer.unref();
-    queue();
-    return () => clearInterval(timer);
-  },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(SPENT_LINKS_JOB, container.resolve<CustomerSettings>(CUSTOMER_SETTINGS).sweepMs),
   routes: async (app, { container }) => {
     await customerAuthRoutes(app, container);
     await settingsRoutes(app, container);

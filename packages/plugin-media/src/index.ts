@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, Jobs, LOGGER, type JobContext, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, type JobContext, type QhatuConfig } from '@qhatu/core';
 import type { InjectionToken } from 'tsyringe';
 import { MediaFile } from './entities/media-file.js';
 import { MEDIA_EVENTS, mediaFileMachine } from './machines/media-file.js';
@@ -70,19 +70,8 @@ export default definePlugin({
       attempts: 1,
     },
   },
-  background({ container }) {
-    const jobs = container.resolve(Jobs);
-    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
-    const { sweepMs } = container.resolve<MediaSettings>(MEDIA_SETTINGS);
-    const queue = () =>
-      void jobs
-        .add(ABANDONED_UPLOADS_JOB, {}, { jobId: `${ABANDONED_UPLOADS_JOB}-${Math.floor(Date.now() / sweepMs)}` })
-        .catch((err) => logger.warn({ err }, 'could not queue the abandoned-upload sweep'));
-    const timer = setInterval(queue, sweepMs);
-    timer.unref();
-    queue();
-    return () => clearInterval(timer);
-  },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(ABANDONED_UPLOADS_JOB, container.resolve<MediaSettings>(MEDIA_SETTINGS).sweepMs),
   routes: async (app, { container }) => {
     await mediaRoutes(app, container);
     if (container.resolve(MEDIA_STORAGE) instanceof LocalStorage) await localStorageRoutes(app, container);

@@ -1,4 +1,4 @@
-import { CONFIG, definePlugin, Jobs, LOGGER, OutboxRelay, type JobDefinition, type QhatuConfig } from '@qhatu/core';
+import { CONFIG, definePlugin, Jobs, OutboxRelay, type JobDefinition, type QhatuConfig } from '@qhatu/core';
 import { ORDER_CANCEL_GUARD } from '@qhatu/plugin-orders';
 import { instanceCachingFactory } from 'tsyringe';
 import { GatewaySetting } from './entities/gateway-setting.js';
@@ -119,18 +119,8 @@ export default definePlugin({
     [CANCELLED_ORDER_JOB]: returning('order_cancelled'),
     [UNSTOCKED_ORDER_JOB]: returning('stock_unavailable'),
   },
-  background({ container }) {
-    const jobs = container.resolve(Jobs);
-    const logger = container.resolve<{ warn(obj: object, msg: string): void }>(LOGGER);
-    const { everyMs } = container.resolve(PaymentSweep).settings;
-    // One queued sweep per interval slot, however many worker processes queue it.
-    const queue = () =>
-      void jobs.add(SWEEP_JOB, {}, { jobId: `${SWEEP_JOB}-${Math.floor(Date.now() / everyMs)}` }).catch((err) => logger.warn({ err }, 'could not queue the payment sweep'));
-    const timer = setInterval(queue, everyMs);
-    timer.unref();
-    queue();
-    return () => clearInterval(timer);
-  },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(SWEEP_JOB, container.resolve(PaymentSweep).settings.everyMs),
   // Two mounts: the API under /api/v1, the providers' notifications under /webhooks.
   prefix: '',
   routes: async (app, { container }) => {

@@ -182,6 +182,22 @@ export class Jobs {
     ]);
   }
 
+  /**
+   * Queues `name` every `everyMs`, now and then each interval, once per interval slot however many
+   * worker processes ask (the slot names the job); for a plugin's `background` hook, which returns
+   * the stop function this gives back. A queue that is down is logged, and the next slot tries again.
+   */
+  every(name: string, everyMs: number): () => void {
+    const queue = () =>
+      void this.add(name, {}, { jobId: `${name}-${Math.floor(Date.now() / everyMs)}` }).catch((err) =>
+        this.options.logger.warn({ err, job: name }, 'could not queue a periodic job'),
+      );
+    const timer = setInterval(queue, everyMs);
+    timer.unref();
+    queue();
+    return () => clearInterval(timer);
+  }
+
   /** Starts processing in this process. */
   async startWorkers(concurrency = 4): Promise<void> {
     if (this.worker) return;
