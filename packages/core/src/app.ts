@@ -20,6 +20,7 @@ import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate, pendingMigrations } from './db/migrations.js';
 import { buildHttp, type RouteInfo } from './http/server.js';
+import type { GraphQLFieldInfo } from './graphql/types.js';
 import { Mailer } from './mail/mailer.js';
 import { createOrm, type MikroORM } from './db/orm.js';
 import { EventBus } from './events/bus.js';
@@ -62,6 +63,8 @@ export interface QhatuApp {
   plugins: QhatuPlugin[];
   /** Every REST route: its plugin, method, URL, auth rule and permission. */
   routes: readonly RouteInfo[];
+  /** Every root field of the GraphQL schema: its plugin, who may call it and its permission. */
+  graphqlFields: readonly GraphQLFieldInfo[];
   /** Serves HTTP (and, when `QHATU_METRICS_PORT` is set, the metrics listener); the API's address. */
   listen(): Promise<string>;
   /** Opens the metrics listener alone (done by `listen` and by workers); its address, or undefined when no port is set. */
@@ -243,6 +246,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       databaseUrl,
       plugins,
       routes,
+      graphqlFields: http.graphqlFields,
       listenMetrics: () => metricsListener.listen(),
       async listen() {
         await metricsListener.listen();

@@ -42,7 +42,17 @@ export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type 
 export { EventBus, type DomainEvent } from './events/bus.js';
 export { OUTBOX_DISPATCH_JOB, OutboxRelay, type OutboxSubscriber } from './events/outbox.js';
 export { toConnection, connectionTypeDefs, type Connection } from './graphql/connection.js';
-export { requirePermission, type GraphQLContribution, type QhatuGraphQLContext } from './graphql/types.js';
+export {
+  requirePermission,
+  type GraphQLAccess,
+  type GraphQLContribution,
+  type GraphQLFieldInfo,
+  type QhatuGraphQLContext,
+  type QhatuLoader,
+  type QhatuLoaders,
+  type QhatuResolver,
+  type QhatuResolvers,
+} from './graphql/types.js';
 export { admits, authorize, bearerToken, tenantHeader } from './http/auth.js';
 export { sendError, toAppError } from './http/errors.js';
 export {

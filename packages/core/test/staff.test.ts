@@ -455,4 +455,23 @@ describe('OpenAPI and start-up checks', () => {
     const twice = definePlugin({ name: 'twice', permissions: [{ name: 'staff.read', description: 'again' }] });
     await expect(createTestApp({ plugins: [twice] })).rejects.toThrow(/declared by both "core" and "twice"/);
   });
+
+  it('refuses to start a plugin whose GraphQL root field declares no access, or an admin one no permission', async () => {
+    const graphql = (access: object, resolvers: object = { Query: { secret: () => 'x' } }) =>
+      definePlugin({
+        name: 'sales',
+        permissions: [{ name: 'sales.read', description: 'Read the sales' }],
+        graphql: { typeDefs: 'extend type Query { secret: String! }', resolvers, access } as never,
+      });
+    await expect(createTestApp({ plugins: [graphql({})] })).rejects.toThrow(/GraphQL field Query.secret of plugin "sales" declares no access/);
+    await expect(createTestApp({ plugins: [graphql({ Query: { secret: { auth: ['admin'] } } })] })).rejects.toThrow(
+      /GraphQL field Query.secret of plugin "sales" is an admin field and names no permission/,
+    );
+    await expect(createTestApp({ plugins: [graphql({ Query: { secret: { auth: ['admin'], permission: 'sales.raed' } } })] })).rejects.toThrow(
+      /names the permission "sales.raed", which no installed plugin declares/,
+    );
+    await expect(
+      createTestApp({ plugins: [graphql({ Query: { secret: { auth: ['admin'], permission: 'sales.read' }, other: { auth: ['customer'] } } })] }),
+    ).rejects.toThrow(/declares access for Query.other, a field its typeDefs do not add/);
+  });
 });

@@ -1,15 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GraphQLError, Kind, type ASTVisitor, type ValidationContext } from 'graphql';
+import { GraphQLError, Kind, parse, type ASTVisitor, type ValidationContext } from 'graphql';
 import mercurius from 'mercurius';
 import type { DependencyContainer } from 'tsyringe';
 import type { AccessTokens } from '../auth/tokens.js';
 import { AppError, isAppError, withArticle } from '../errors.js';
-import { assertPermission } from '../auth/permissions.js';
+import { assertPermission, isAdminRule, PermissionRegistry } from '../auth/permissions.js';
 import { admits, authorize } from '../http/auth.js';
 import { databaseError, RETRY_AFTER_SECONDS, unavailableError } from '../http/errors.js';
-import type { QhatuPlugin } from '../plugin.js';
+import { PluginLoadError, type QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
-import type { QhatuGraphQLContext } from './types.js';
+import type { GraphQLAccess, GraphQLFieldInfo, QhatuGraphQLContext, QhatuResolver } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every root field of the GraphQL schema: its plugin, who may call it and the permission it needs. */
+    graphqlFields: readonly GraphQLFieldInfo[];
+  }
+}
 
 const baseTypeDefs = `
   type PageInfo { hasNextPage: Boolean!, hasPreviousPage: Boolean!, startCursor: String, endCursor: String }
@@ -49,19 +56,84 @@ function graphqlCode(error: unknown): string {
   return 'INTERNAL_ERROR';
 }
 
+/** The fields a contribution's typeDefs add to Query and Mutation. */
+function rootFields(plugin: string, typeDefs: string): Array<{ type: 'Query' | 'Mutation'; field: string }> {
+  let document;
+  try {
+    document = parse(typeDefs);
+  } catch (error) {
+    throw new PluginLoadError(`Plugin "${plugin}" contributes GraphQL typeDefs that do not parse: ${(error as Error).message}`);
+  }
+  const found: Array<{ type: 'Query' | 'Mutation'; field: string }> = [];
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
+    const type = definition.name.value;
+    if (type !== 'Query' && type !== 'Mutation') continue;
+    for (const field of definition.fields ?? []) found.push({ type, field: field.name.value });
+  }
+  return found;
+}
+
+/** Refuses a root field that names no caller, or an admin one without a declared permission (as REST routes are). */
+function checkAccess(plugin: string, root: { type: string; field: string }, access: GraphQLAccess | undefined, permissions: PermissionRegistry): void {
+  const where = `GraphQL field ${root.type}.${root.field} of plugin "${plugin}"`;
+  if (!access || !Array.isArray(access.auth) || access.auth.length === 0) {
+    throw new PluginLoadError(`${where} declares no access: add access.${root.type}.${root.field} = { auth: [...], permission }`);
+  }
+  if (access.permission !== undefined && !permissions.has(access.permission)) {
+    throw new PluginLoadError(`${where} names the permission "${access.permission}", which no installed plugin declares (add it to definePlugin({ permissions }))`);
+  }
+  if (isAdminRule(access.auth) && access.permission === undefined) {
+    throw new PluginLoadError(`${where} is an admin field and names no permission: add a permission, e.g. '${plugin}.read'`);
+  }
+}
+
+/** A root resolver that runs only for the callers its access admits. */
+function guarded(access: GraphQLAccess, resolve: QhatuResolver): QhatuResolver {
+  return (parent, args, ctx, info) => {
+    if (!admits(access.auth, ctx.principal.kind)) {
+      throw AppError.forbidden(`This operation needs ${withArticle(access.auth.join(' or '))} token`);
+    }
+    if (access.permission !== undefined) assertPermission(ctx.principal, access.permission);
+    return resolve(parent, args, ctx, info);
+  };
+}
+
 export async function hostGraphQL(
   app: FastifyInstance,
   plugins: QhatuPlugin[],
   container: DependencyContainer,
   tokens: AccessTokens,
 ): Promise<void> {
-  const contributions = plugins.flatMap((p) => (p.graphql ? [p.graphql] : []));
+  const contributions = plugins.flatMap((p) => (p.graphql ? [{ plugin: p.name, ...p.graphql }] : []));
   const schema = [baseTypeDefs, ...contributions.map((c) => c.typeDefs)].join('\n');
   const resolvers: Record<string, Record<string, unknown>> = { Query: { apiVersion: () => 'v1' } };
   const loaders: Record<string, Record<string, unknown>> = {};
+  const fields: GraphQLFieldInfo[] = [];
+  const permissions = container.resolve(PermissionRegistry);
   for (const c of contributions) {
-    for (const [type, fields] of Object.entries(c.resolvers)) {
-      resolvers[type] = { ...(resolvers[type] ?? {}), ...(fields as Record<string, unknown>) };
+    for (const root of rootFields(c.plugin, c.typeDefs)) {
+      const access = c.access[root.type]?.[root.field];
+      checkAccess(c.plugin, root, access, permissions);
+      fields.push({ plugin: c.plugin, ...root, ...access! });
+    }
+    for (const [type, declared] of Object.entries(c.access)) {
+      for (const field of Object.keys(declared ?? {})) {
+        if (!fields.some((f) => f.plugin === c.plugin && f.type === type && f.field === field)) {
+          throw new PluginLoadError(`Plugin "${c.plugin}" declares access for ${type}.${field}, a field its typeDefs do not add`);
+        }
+      }
+    }
+    for (const [type, byField] of Object.entries(c.resolvers)) {
+      const own = { ...(byField as Record<string, unknown>) };
+      if (type === 'Query' || type === 'Mutation') {
+        for (const [field, resolve] of Object.entries(own)) {
+          const access = c.access[type]?.[field];
+          if (!access) throw new PluginLoadError(`Plugin "${c.plugin}" resolves ${type}.${field}, which its typeDefs do not add`);
+          own[field] = guarded(access, resolve as QhatuResolver);
+        }
+      }
+      resolvers[type] = { ...(resolvers[type] ?? {}), ...own };
     }
     for (const [type, fields] of Object.entries(c.loaders ?? {})) {
       loaders[type] = { ...(loaders[type] ?? {}), ...(fields as Record<string, unknown>) };
@@ -77,6 +149,7 @@ export async function hostGraphQL(
   });
 
   playgroundRoutes(app, () => app.graphql.schema);
+  app.decorate('graphqlFields', fields);
 
   await app.register(mercurius, {
     schema,

@@ -25,5 +25,5 @@ declare module 'fastify' {
 }
 
 /** Admin routes: admin API keys and staff members (both checked against the route's `permission`). */
-export const ADMIN: AuthRule = ['admin', 'staff'];
-export const STOREFRONT: AuthRule = ['admin', 'storefront', 'customer'];
+export const ADMIN = ['admin', 'staff'] as const satisfies AuthRule;
+export const STOREFRONT = ['admin', 'storefront', 'customer'] as const satisfies AuthRule;

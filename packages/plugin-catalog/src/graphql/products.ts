@@ -57,8 +57,12 @@ function node({ product, variants }: ProductView) {
 
 const activeOnly = (ctx: QhatuGraphQLContext) => !hasPermission(ctx.principal, 'catalog.read');
 
+// Every tenant token reads products; storefront callers see active ones only.
+const ANY_CALLER = ['admin', 'storefront', 'customer', 'vendor'] as const;
+
 export const productGraphQL: GraphQLContribution = {
   typeDefs,
+  access: { Query: { products: { auth: ANY_CALLER }, product: { auth: ANY_CALLER } } },
   resolvers: {
     Query: {
       products: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
@@ -83,7 +87,7 @@ export const productGraphQL: GraphQLContribution = {
         return rememberedForStorefront(ctx, `product:${args.id.toLowerCase()}`, () => read(true));
       },
     },
-  } as never,
+  },
   loaders: {
     Product: {
       // Batched across every product of the response; storefronts see active collections only.
@@ -93,5 +97,5 @@ export const productGraphQL: GraphQLContribution = {
         return queries.map((q) => byProduct.get(q.obj.id) ?? []);
       },
     },
-  } as never,
+  },
 };

@@ -1,4 +1,4 @@
-import { AppError, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { AppError, STOREFRONT, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
 import { Carts, type Shopper } from '../services/carts.js';
 import type { CartView } from '../services/views.js';
@@ -42,15 +42,16 @@ function node({ cart, items }: CartView) {
   };
 }
 
-// Vendors have no cart; every other tenant token may use one, a customer only their own.
-const shopperOf = (ctx: QhatuGraphQLContext): Shopper => {
-  const principal = ctx.require(['admin', 'storefront', 'customer']);
-  return { customerId: principal.kind === 'customer' ? principal.subjectId : null };
-};
+// Vendors have no cart (access admits every other tenant token); a customer uses only their own.
+const shopperOf = ({ principal }: QhatuGraphQLContext): Shopper => ({ customerId: principal.kind === 'customer' ? principal.subjectId : null });
 const carts = (ctx: QhatuGraphQLContext) => ctx.container.resolve(Carts);
 
 export const cartGraphQL: GraphQLContribution = {
   typeDefs,
+  access: {
+    Query: { cart: { auth: STOREFRONT } },
+    Mutation: { addToCart: { auth: STOREFRONT }, updateCartItem: { auth: STOREFRONT }, removeFromCart: { auth: STOREFRONT } },
+  },
   resolvers: {
     Query: {
       cart: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
@@ -72,5 +73,5 @@ export const cartGraphQL: GraphQLContribution = {
         return node(await carts(ctx).removeItem(args.cartId, { itemId: args.itemId }, shopperOf(ctx)));
       },
     },
-  } as never,
+  },
 };

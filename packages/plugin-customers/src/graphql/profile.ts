@@ -27,10 +27,11 @@ function node(c: Customer) {
 
 export const profileGraphQL: GraphQLContribution = {
   typeDefs,
+  access: { Mutation: { updateProfile: { auth: ['customer'] } } },
   resolvers: {
     Mutation: {
       updateProfile: async (_: unknown, args: { input: unknown }, ctx: QhatuGraphQLContext) => {
-        const principal = ctx.require(['customer']);
+        const { principal } = ctx;
         if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
         const parsed = ProfileInput.safeParse(args.input);
         if (!parsed.success) {
@@ -45,5 +46,5 @@ export const profileGraphQL: GraphQLContribution = {
         return node(customer);
       },
     },
-  } as never,
+  },
 };

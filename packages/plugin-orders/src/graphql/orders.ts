@@ -1,4 +1,4 @@
-import { AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { ADMIN, AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
 import { OrderReads, type OrderView } from '../services/order-reads.js';
 import { analyticsResolver, analyticsTypeDefs } from './analytics.js';
@@ -41,10 +41,17 @@ function node({ order, lines }: OrderView) {
 
 export const orderGraphQL: GraphQLContribution = {
   typeDefs: typeDefs + analyticsTypeDefs,
+  access: {
+    Query: {
+      orders: { auth: ['customer'] },
+      // Sales figures are the orders' own: the permission that reads them (GET /orders) reads these.
+      analytics: { auth: ADMIN, permission: 'orders.read' },
+    },
+  },
   resolvers: {
     Query: {
       orders: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
-        const principal = ctx.require(['customer']);
+        const { principal } = ctx;
         if (!principal.subjectId) throw AppError.unauthenticated('This token does not name a customer');
         const parsed = OrdersArgs.safeParse(raw);
         if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
@@ -58,5 +65,5 @@ export const orderGraphQL: GraphQLContribution = {
       },
       analytics: analyticsResolver,
     },
-  } as never,
+  },
 };

@@ -1,4 +1,4 @@
-import { AppError, isAppError, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
+import { AppError, isAppError, STOREFRONT, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
 import { Rating } from '../schemas/review.js';
 import { Reviews } from '../services/reviews.js';
@@ -31,6 +31,8 @@ function asResourceNotFound(error: unknown): never {
 
 export const reviewGraphQL: GraphQLContribution = {
   typeDefs,
+  // Callers other than a customer are admitted to be told to sign in as one (UNAUTHENTICATED).
+  access: { Mutation: { createReview: { auth: STOREFRONT } } },
   resolvers: {
     Mutation: {
       createReview: async (_: unknown, args: { input: unknown }, ctx: QhatuGraphQLContext) => {
@@ -57,5 +59,5 @@ export const reviewGraphQL: GraphQLContribution = {
         };
       },
     },
-  } as never,
+  },
 };
