@@ -14,6 +14,7 @@ import culqi from '@qhatu/plugin-gateway-culqi';
 import izipay from '@qhatu/plugin-gateway-izipay';
 import mercadopago from '@qhatu/plugin-gateway-mercadopago';
 import niubiz from '@qhatu/plugin-gateway-niubiz';
+import offline from '@qhatu/plugin-gateway-offline';
 import payme from '@qhatu/plugin-gateway-payme';
 import paypal from '@qhatu/plugin-gateway-paypal';
 import stripe from '@qhatu/plugin-gateway-stripe';
@@ -27,5 +28,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace],
 });

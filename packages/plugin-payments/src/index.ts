@@ -78,6 +78,7 @@ export default definePlugin({
     { name: 'payments.read', description: "Read the store's payments, refunds and gateway settings" },
     { name: 'payments.refund', description: 'Refund payments' },
     { name: 'payments.configure', description: 'Set gateway credentials and switch gateways on or off' },
+    { name: 'payments.capture', description: 'Record money received for payments the store collects itself (cash on delivery, bank transfers, wallets)' },
   ],
   register(container) {
     // Every gateway package registers itself under PAYMENT_GATEWAY; resolved once, when first needed.

@@ -38,6 +38,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('izipay', 'plugin-gateway-izipay', 'izipay', ['payments']),
   plugin('payme', 'plugin-gateway-payme', 'payme', ['payments']),
   plugin('paypal', 'plugin-gateway-paypal', 'paypal', ['payments']),
+  plugin('offline', 'plugin-gateway-offline', 'offline', ['payments']),
   plugin('webhooks', 'plugin-webhooks', 'webhooks'),
   plugin('blog', 'plugin-blog', 'blog'),
   plugin('themes', 'plugin-themes', '{ STARTER_THEMES, themesPlugin }', [], 'themesPlugin({ seed: STARTER_THEMES })'),
