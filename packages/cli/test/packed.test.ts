@@ -160,4 +160,30 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     running.child.kill('SIGTERM');
     expect((await running.exited).code).toBe(0);
   });
+
+  it('give a store\'s tests the gateway kits, which need no test runner to build a store around a gateway', async () => {
+    expect(store, 'the store above installed the packages').toBeDefined();
+    // The store above installed no vitest: the kit's app, callers and doubles load and run without it.
+    expect(existsSync(path.join(store, 'node_modules/vitest'))).toBe(false);
+    const script = `
+      const { caller, configureGateway, gatewayApp, GATEWAYS } = await import('@qhatu/plugin-payments/testing');
+      const { StripeDouble } = await import('@qhatu/plugin-gateway-stripe/testing');
+      const stripe = (await import('@qhatu/plugin-gateway-stripe')).default;
+      const double = await new StripeDouble(new Set(['sk_test_packed'])).start();
+      const t = await gatewayApp(stripe, 'QHATU_GATEWAY_STRIPE_BASE_URL', double.url, { workers: true });
+      try {
+        const admin = caller(t, await t.createTenant({ currency: 'PEN' }));
+        await configureGateway(admin, 'stripe', { secret_key: 'sk_test_packed', publishable_key: 'pk_test_packed', webhook_secret: 'whsec_packed' });
+        const listed = (await admin('GET', GATEWAYS)).json().data.map((g) => [g.id, g.configured]);
+        await t.settle();
+        console.log(JSON.stringify(listed));
+      } finally {
+        await t.close();
+        await double.close();
+      }
+    `;
+    const used = await run(process.execPath, ['--input-type=module', '-e', script], store, { ...offline, LOG_LEVEL: 'silent' });
+    expect(used.code, used.stderr).toBe(0);
+    expect(JSON.parse(used.stdout)).toEqual([['stripe', true]]);
+  });
 });

@@ -3,7 +3,7 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { createOrder, gatewayStores, outbox, PAYMENTS, spawnStoreProcess, storedStatus, until, type Caller, type GatewayStores, type SpawnedStoreProcess } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import culqi from '../src/index.js';
-import { CulqiDouble } from './fixtures/culqi-double.js';
+import { CulqiDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, pay } from './helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import culqi from '../src/index.js';
-import { CulqiDouble } from './fixtures/culqi-double.js';
+import { CulqiDouble } from '../src/testing.js';
 import { auth, BASE_URL_VARIABLE, configure, newAccount, notify, type CulqiAccount } from './helpers.js';
 
 // cart → checkout → order → payment on Culqi → Basic-auth notification → order paid (stock reserved)

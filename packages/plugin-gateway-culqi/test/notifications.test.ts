@@ -5,7 +5,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuthHeader } from '../src/basic-auth.js';
 import culqi from '../src/index.js';
-import { CulqiDouble } from './fixtures/culqi-double.js';
+import { CulqiDouble } from '../src/testing.js';
 import { auth, BASE_URL_VARIABLE, configure, newAccount, notify, pay, type CulqiAccount } from './helpers.js';
 
 // Culqi's events at /webhooks/culqi/<tenant id>: Basic auth with that store's CulqiPanel pair checked

@@ -5,7 +5,7 @@ import {
 } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import culqi from '../src/index.js';
-import { CulqiDouble } from './fixtures/culqi-double.js';
+import { CulqiDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, pay, type CulqiAccount } from './helpers.js';
 
 let w: GatewayStores<CulqiDouble>;

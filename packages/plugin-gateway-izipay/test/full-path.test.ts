@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, SESSIONS, until, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import izipay from '../src/index.js';
-import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
+import { IzipayDouble, type Account } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify } from './helpers.js';
 
 // cart → checkout → order → form token → embedded form → payment (the transaction re-read) → IPN → order

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { TestApp } from '@qhatu/core/testing';
 import { configureGateway, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
-import type { Account, Card, IzipayDouble } from './fixtures/izipay-double.js';
+import type { Account, Card, IzipayDouble } from '../src/testing.js';
 
 /** Where the operator points Izipay (the double, in these tests), as in production. */
 export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_IZIPAY_BASE_URL';

@@ -2,7 +2,7 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { expectUnverified, caller, createOrder, gatewayStores, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import izipay from '../src/index.js';
-import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
+import { IzipayDouble, type Account } from '../src/testing.js';
 import { BASE_URL_VARIABLE, checkout, configure, krPost, newAccount, notify, sign } from './helpers.js';
 
 // Izipay's IPN at /webhooks/izipay/<tenant id>: the kr-hash checked with that store's key before anything

@@ -6,7 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import izipay from '../src/index.js';
 import { basicAuth } from '../src/lyra.js';
-import { IzipayDouble, type Account } from './fixtures/izipay-double.js';
+import { IzipayDouble, type Account } from '../src/testing.js';
 import { BASE_URL_VARIABLE, checkout, configure, newAccount, openForm, pay, sign } from './helpers.js';
 
 let w: GatewayStores<IzipayDouble>;

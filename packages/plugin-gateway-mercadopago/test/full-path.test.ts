@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mercadopago from '../src/index.js';
-import { MercadoPagoDouble } from './fixtures/mercadopago-double.js';
+import { MercadoPagoDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, type MpAccount } from './helpers.js';
 
 // cart → checkout → order → payment on Mercado Pago (in_process) → signed notification → order paid (stock reserved)

@@ -3,7 +3,7 @@ import { expectUnverified, caller, createOrder, gatewayStores, notificationsReco
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mercadopago from '../src/index.js';
 import { manifest, signatureHeader } from '../src/signature.js';
-import { MercadoPagoDouble } from './fixtures/mercadopago-double.js';
+import { MercadoPagoDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, pay, type MpAccount } from './helpers.js';
 
 // Notifications at /webhooks/mercadopago/<tenant id>: x-signature over the manifest with that store's

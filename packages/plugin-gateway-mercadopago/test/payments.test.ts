@@ -6,7 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toMajor } from '../src/gateway.js';
 import mercadopago from '../src/index.js';
-import { MercadoPagoDouble } from './fixtures/mercadopago-double.js';
+import { MercadoPagoDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, pay, type MpAccount } from './helpers.js';
 
 let w: GatewayStores<MercadoPagoDouble>;

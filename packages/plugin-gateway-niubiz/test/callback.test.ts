@@ -2,7 +2,7 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { expectUnverified, caller, createOrder, gatewayStores, outbox, PAYMENTS, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import niubiz from '../src/index.js';
-import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
+import { NiubizDouble, type NiubizMerchant } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, formPost, newMerchant, paidInForm } from './helpers.js';
 
 // The checkout form posts `transactionToken` to the session's action URL,

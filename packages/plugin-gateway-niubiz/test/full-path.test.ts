@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, SESSIONS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import niubiz from '../src/index.js';
-import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
+import { NiubizDouble, type NiubizMerchant } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, formPost, newMerchant, type Session } from './helpers.js';
 
 // cart → checkout → order → Niubiz session → the shopper pays in checkout.js → the form posts back

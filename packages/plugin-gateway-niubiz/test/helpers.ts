@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestApp } from '@qhatu/core/testing';
 import { configureGateway, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
-import type { Card, NiubizDouble, NiubizMerchant } from './fixtures/niubiz-double.js';
+import type { Card, NiubizDouble, NiubizMerchant } from '../src/testing.js';
 
 /** Where the operator points Niubiz (the double, in these tests), as in production. */
 export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_NIUBIZ_BASE_URL';

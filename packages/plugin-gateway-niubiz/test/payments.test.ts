@@ -6,7 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalReferenceId, niubizGateway } from '../src/gateway.js';
 import niubiz from '../src/index.js';
-import { NiubizDouble, type NiubizMerchant } from './fixtures/niubiz-double.js';
+import { NiubizDouble, type NiubizMerchant } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, credentials, newMerchant, openSession, paidInForm, pay, type Session } from './helpers.js';
 
 let w: GatewayStores<NiubizDouble>;

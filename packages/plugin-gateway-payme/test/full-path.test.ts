@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, SESSIONS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payme from '../src/index.js';
-import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
+import { CARDS, PaymeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, openSession, type PaymeAccount } from './helpers.js';
 
 // cart → checkout → order → Pay-me session → Flex charge in the browser → payment → signed

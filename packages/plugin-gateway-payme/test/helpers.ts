@@ -1,6 +1,6 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { configureGateway, ok, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
-import { CARDS, type FlexClient, type PaymeDouble } from './fixtures/payme-double.js';
+import { CARDS, type FlexClient, type PaymeDouble } from '../src/testing.js';
 
 /** Where the operator points Pay-me (the double, in these tests), as in production. */
 export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_PAYME_BASE_URL';

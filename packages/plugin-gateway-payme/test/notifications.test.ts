@@ -3,7 +3,7 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { expectUnverified, caller, createOrder, gatewayStores, notificationsRecorded, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payme from '../src/index.js';
-import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
+import { CARDS, PaymeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, checkout, configure, newAccount, notify, type PaymeAccount } from './helpers.js';
 
 // Pay-me's server-to-server notifications at /webhooks/payme/<tenant id>: the `signature` header

@@ -5,7 +5,7 @@ import {
 } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payme, { authBaseUrl, WHOLE_OPERATION_ONLY } from '../src/index.js';
-import { CARDS, PaymeDouble } from './fixtures/payme-double.js';
+import { CARDS, PaymeDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, checkout, configure, newAccount, openSession, pay, type PaymeAccount } from './helpers.js';
 
 let w: GatewayStores<PaymeDouble>;

@@ -1,7 +1,7 @@
 import { fullPath, ok, outbox, PAYMENTS, SESSIONS, type FullPath } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import paypal from '../src/index.js';
-import { PayPalDouble, type PayPalAccount } from './fixtures/paypal-double.js';
+import { PayPalDouble, type PayPalAccount } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, openSession } from './helpers.js';
 
 // cart → checkout → order → payment session (a PayPal order) → the buyer approves → payment

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestApp } from '@qhatu/core/testing';
 import { caller, configureGateway, gatewayStores, PAYMENTS, SESSIONS, type Caller } from '@qhatu/plugin-payments/testing';
 import paypal from '../src/index.js';
-import { PayPalDouble, type PayPalAccount } from './fixtures/paypal-double.js';
+import { PayPalDouble, type PayPalAccount } from '../src/testing.js';
 
 /** Where the operator points PayPal (the double, in these tests), as in production. */
 export const BASE_URL_VARIABLE = 'QHATU_GATEWAY_PAYPAL_BASE_URL';

@@ -3,7 +3,7 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { caller, createOrder, gatewayStores, notificationsRecorded, ok, outbox, PAYMENTS, storedStatus, type Caller, type GatewayStores } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import paypal from '../src/index.js';
-import { PayPalDouble, type Delivery, type PayPalAccount } from './fixtures/paypal-double.js';
+import { PayPalDouble, type Delivery, type PayPalAccount } from '../src/testing.js';
 import { BASE_URL_VARIABLE, configure, newAccount, notify, openSession, pay } from './helpers.js';
 
 // PayPal's webhooks at /webhooks/paypal/<tenant id>: PayPal itself vouches for each delivery

@@ -6,7 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import paypal from '../src/index.js';
 import { fromPayPalValue, PAYPAL_CURRENCIES, toPayPalValue } from '../src/money.js';
-import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
+import type { PayPalAccount, PayPalDouble } from '../src/testing.js';
 import { BASE_URL_VARIABLE, basic, configure, newAccount, pay, paypalStore, storeIn as ownStore, type PayPalStore } from './helpers.js';
 
 let w: PayPalStore;

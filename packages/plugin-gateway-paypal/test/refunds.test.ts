@@ -1,7 +1,7 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { createOrder, outbox, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
+import type { PayPalAccount, PayPalDouble } from '../src/testing.js';
 import { configure, pay, paypalStore, type PayPalStore } from './helpers.js';
 
 // Refunds go to the PayPal order's capture: POST /v2/payments/captures/{id}/refund, read back with

@@ -1,7 +1,7 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { caller, createOrder, ok, outbox, PAYMENTS, type Caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayPalAccount, PayPalDouble } from './fixtures/paypal-double.js';
+import type { PayPalAccount, PayPalDouble } from '../src/testing.js';
 import { configure, newAccount, openSession, pay, paypalStore, storeIn as ownStore, type PayPalStore } from './helpers.js';
 
 // POST /api/v1/payments/sessions opens a PayPal order on the server for the Qhatu order; the JS SDK

@@ -27,7 +27,9 @@ export interface SpawnedStoreProcess {
   kill(): Promise<void>;
 }
 
-const CHILD = fileURLToPath(new URL('./store-child.ts', import.meta.url));
+// The sources run through tsx; the published kit is JavaScript, next to this file either way.
+const SOURCE = import.meta.url.endsWith('.ts');
+const CHILD = fileURLToPath(new URL(SOURCE ? './store-child.ts' : './store-child.js', import.meta.url));
 const running = new Set<{ kill(): Promise<void> }>();
 
 /** Kills every store process still running (for `afterAll`). */
@@ -63,7 +65,9 @@ function awaitLine(child: ChildProcess, pattern: RegExp, exited: Promise<void>, 
  */
 export function spawnStoreProcess(options: { plugins: string[] }): SpawnedStoreProcess {
   const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', QHATU_TEST_PLUGIN_FILES: JSON.stringify(options.plugins) };
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A TypeScript plugin module needs tsx in the child too.
+  const loader = SOURCE || options.plugins.some((file) => /\.[cm]?ts$/.test(file)) ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, CHILD], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => void (errors = (errors + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

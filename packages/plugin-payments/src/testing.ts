@@ -1,19 +1,34 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { InjectOptions } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Secrets, type QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
-import catalog from '@qhatu/plugin-catalog';
-import customers from '@qhatu/plugin-customers';
-import inventory from '@qhatu/plugin-inventory';
-import media from '@qhatu/plugin-media';
 import orders from '@qhatu/plugin-orders';
-import { expect } from 'vitest';
 import type { ProviderDouble } from './http-double.js';
 import payments from './index.js';
 import { stopStoreProcesses } from './store-process.js';
 
 export { HttpDouble, type ProviderDouble, type RecordedRequest } from './http-double.js';
 export { spawnStoreProcess, startStoreProcess, stopStoreProcesses, type SpawnedStoreProcess, type StoreProcess } from './store-process.js';
+
+/**
+ * vitest's `expect`, for the helpers that check answers: loaded when one of them first runs, so
+ * that a test of another runner can use the rest of the kit (the app, the doubles, the callers).
+ */
+async function vitestExpect() {
+  return (await import('vitest')).expect;
+}
+
+/** The plugins below orders in the store every helper builds; loaded when first asked for. */
+async function basePlugins(): Promise<QhatuPlugin[]> {
+  const [media, catalog, customers, inventory] = await Promise.all([
+    import('@qhatu/plugin-media'),
+    import('@qhatu/plugin-catalog'),
+    import('@qhatu/plugin-customers'),
+    import('@qhatu/plugin-inventory'),
+  ]);
+  return [media.default, catalog.default, customers.default, inventory.default];
+}
 
 /** What every gateway package's tests share: the app around a gateway, callers, an order to pay. */
 
@@ -34,7 +49,7 @@ export async function gatewayApp(
   options: { workers?: boolean; plugins?: QhatuPlugin[]; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   return createTestApp({
-    plugins: options.plugins ?? [media, catalog, customers, inventory, orders, payments, gateway],
+    plugins: options.plugins ?? [...(await basePlugins()), orders, payments, gateway],
     workers: options.workers,
     env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0', [baseUrlVariable]: baseUrl, ...options.env },
   });
@@ -90,12 +105,13 @@ export async function withUnreachableGateway<T>(
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export function caller(t: TestApp, tenant: TestTenant, token?: string) {
-  return (method: Method, url: string, payload?: unknown) =>
-    t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
+/** Requests to the app as `tenant`'s admin, or with `token`. */
+export type Caller = (method: Method, url: string, payload?: unknown) => Promise<LightMyRequestResponse>;
+type Answer = LightMyRequestResponse;
+
+export function caller(t: TestApp, tenant: TestTenant, token?: string): Caller {
+  return (method, url, payload) => t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
 }
-export type Caller = ReturnType<typeof caller>;
-type Answer = Awaited<ReturnType<Caller>>;
 
 /** Switches gateway `id` on with `credentials`, or throws with the answer. */
 export async function configureGateway(admin: Caller, id: string, credentials: object): Promise<void> {
@@ -105,6 +121,7 @@ export async function configureGateway(admin: Caller, id: string, credentials: o
 
 /** The app's one gateway as GET /payments/gateways lists it to `api`, checked to be `id` and not configured yet. */
 export async function expectListedNotConfigured(api: Caller, id: string) {
+  const expect = await vitestExpect();
   const res = await api('GET', GATEWAYS);
   expect(res.statusCode).toBe(200);
   const [listed] = res.json().data;
@@ -115,10 +132,10 @@ export async function expectListedNotConfigured(api: Caller, id: string) {
 /** Checks each answer is 422 GATEWAY_NOT_CONFIGURED and, given `double`, that the provider was never called. */
 export function expectNotConfigured(answers: Answer[], double?: { requests: unknown[] }): void {
   for (const res of answers) {
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.code).toBe('GATEWAY_NOT_CONFIGURED');
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().error.code, 'GATEWAY_NOT_CONFIGURED', res.body);
   }
-  if (double) expect(double.requests).toHaveLength(0);
+  if (double) assert.deepEqual(double.requests, [], 'the provider was called');
 }
 
 /**
@@ -127,6 +144,7 @@ export function expectNotConfigured(answers: Answer[], double?: { requests: unkn
  * holds them all sealed.
  */
 export async function expectCredentialsSealed<C extends object>(t: TestApp, tenant: TestTenant, id: string, credentials: C, shown: Array<keyof C & string>) {
+  const expect = await vitestExpect();
   const admin = caller(t, tenant);
   const store = caller(t, tenant, tenant.storefrontToken);
   const secrets = Object.entries(credentials).filter(([name]) => !shown.includes(name as keyof C & string)).map(([, value]) => String(value));
@@ -147,6 +165,7 @@ export async function expectCredentialsSealed<C extends object>(t: TestApp, tena
 
 /** PUTs only `credentials` for gateway `id` and checks the 400 names each of `missing`, in order, as required, and nothing else. */
 export async function expectMissingCredentials(api: Caller, id: string, credentials: object, missing: string[]): Promise<void> {
+  const expect = await vitestExpect();
   const res = await api('PUT', `${GATEWAYS}/${id}`, { credentials });
   expect(res.statusCode).toBe(400);
   expect(res.json().error.details).toEqual(missing.map((name) => ({ path: `body.credentials.${name}`, message: 'is required' })));
@@ -154,6 +173,7 @@ export async function expectMissingCredentials(api: Caller, id: string, credenti
 
 /** PUTs a credential `name` gateway `id` does not know and checks the 400 names it first. */
 export async function expectUnknownCredential(api: Caller, id: string, name: string): Promise<void> {
+  const expect = await vitestExpect();
   const res = await api('PUT', `${GATEWAYS}/${id}`, { credentials: { [name]: 'x' } });
   expect(res.statusCode).toBe(400);
   expect(res.json().error.details[0].path).toBe(`body.credentials.${name}`);
@@ -198,8 +218,10 @@ export async function notificationsRecorded(t: TestApp, eventId: string): Promis
  * error body, whether its store is unknown or its signature false (never a 404, nothing told).
  */
 export function expectUnverified(res: { statusCode: number; body: string; json(): any }): void {
-  expect(res.statusCode, res.body).toBe(401);
-  expect(res.json().error).toMatchObject({ code: 'INVALID_SIGNATURE', message: expect.stringContaining('names no store whose credentials verify its signature') });
+  assert.equal(res.statusCode, 401, res.body);
+  const { code, message } = res.json().error;
+  assert.equal(code, 'INVALID_SIGNATURE', res.body);
+  assert.match(message, /names no store whose credentials verify its signature/);
 }
 
 /** Waits until `check` holds, asking every 100 ms for up to `ms`. */
@@ -235,7 +257,7 @@ export async function fullStore(
   const [checkout, discounts] = await Promise.all([import('@qhatu/plugin-checkout'), import('@qhatu/plugin-discounts')]);
   const t = await gatewayApp(gateway, baseUrlVariable, baseUrl, {
     workers: true,
-    plugins: [media, catalog, customers, inventory, discounts.default, orders, checkout.default, payments, gateway],
+    plugins: [...(await basePlugins()), discounts.default, orders, checkout.default, payments, gateway],
   });
   const shop = await t.createTenant({ currency: options.currency ?? 'PEN' });
   const admin = caller(t, shop);
@@ -286,6 +308,7 @@ export async function fullPath<D extends ProviderDouble>(
   options: { currency?: string } = {},
 ) {
   const currency = options.currency ?? 'PEN';
+  const expect = await vitestExpect();
   const s = await fullStore(gateway, baseUrlVariable, double.url, configure, { currency }).catch(async (error: unknown) => {
     await double.close();
     throw error;

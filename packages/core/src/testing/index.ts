@@ -9,6 +9,7 @@ import { Database } from '../db/database.js';
 import type { QhatuPlugin } from '../plugin.js';
 import type { Clock } from '../tokens.js';
 import { createTestDatabase } from './databases.js';
+import { settler } from './settle.js';
 
 export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './databases.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
@@ -24,7 +25,25 @@ export interface TestApp {
   createTenant(input?: { name?: string; currency?: string }): Promise<TestTenant>;
   /** SQL statements run while `work` runs (BEGIN and COMMIT included). */
   countQueries<T>(work: () => Promise<T>): Promise<{ result: T; count: number; statements: string[] }>;
+  /**
+   * Waits until the background work has run (workers on): every committed event handed to its
+   * subscribers, the jobs they queued and every other job waiting or running done, so a test can
+   * read their effects at once. Delayed jobs (`delayMs`, or a failed attempt waiting for its retry)
+   * are not waited for. Rejects after `timeoutMs` (15 s) naming what is left.
+   */
+  settle(options?: { timeoutMs?: number }): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** The plugins under test and those they depend on (core is always there). */
+  plugins: QhatuPlugin[];
+  /** Run the job workers, the outbox relay's sweep and the plugins' `background` hooks in this process (default false). */
+  workers?: boolean;
+  /** The app's clock (`CLOCK`, `tx.now()`), for tests that move time. */
+  clock?: Clock;
+  /** Settings on top of the test's own (database, platform token, data folder, `QHATU_ENV=development`), as the environment gives them. */
+  env?: Record<string, string>;
 }
 
 export interface TestTenant {
@@ -37,7 +56,7 @@ export interface TestTenant {
 }
 
 /** Boots the app on its own database copied from the migrated template; one per test file. */
-export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?: boolean; clock?: Clock; env?: Record<string, string> }): Promise<TestApp> {
+export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
   const database = await createTestDatabase(options.plugins);
   // Each app gets a data folder of its own (local media files and the like), removed on close.
   const dataDir = await mkdtemp(path.join(tmpdir(), 'qhatu-test-'));
@@ -66,6 +85,7 @@ export async function createTestApp(options: { plugins: QhatuPlugin[]; workers?:
     platformToken,
     databaseUrl: database.url,
     request,
+    settle: settler(app),
     async createTenant(input = {}) {
       const auth = { authorization: `Bearer ${platformToken}` };
       const created = await request({
