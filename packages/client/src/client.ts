@@ -1,5 +1,6 @@
 import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
+import type { QhatuErrorCode } from './error-codes.js';
 import { QhatuApiError } from './errors.js';
 import type { paths } from './schema.js';
 
@@ -27,62 +28,77 @@ type Success<Operation, Init> = Operation extends Record<string | number, any> ?
 // An answer without a body (204) resolves to undefined.
 type Data<Operation, Init> = [Success<Operation, Init>] extends [never] ? undefined : Success<Operation, Init>;
 
-/** A call that resolves to the answer's body and throws {@link QhatuApiError} on any non-2xx answer. */
-export type DataMethod<Method extends HttpMethod> = <Path extends PathsWithMethod<paths, Method>, Init extends MaybeOptionalInit<paths[Path], Method>>(
+/**
+ * A call that resolves to the answer's body and throws {@link QhatuApiError} on any non-2xx answer.
+ * `Paths` is the store's `paths` type: the full store's by default, or one generated from a store's
+ * own `/openapi.json` (see README).
+ */
+export type DataMethod<Method extends HttpMethod, Paths extends {} = paths> = <
+  Path extends PathsWithMethod<Paths, Method>,
+  Init extends MaybeOptionalInit<Paths[Path], Method & keyof Paths[Path]>,
+>(
   url: Path,
   ...init: InitParam<Init>
-) => Promise<Data<paths[Path][Method], Init>>;
+) => Promise<Data<OperationOf<Paths, Path, Method>, Init>>;
+
+/** The operation of a path and method (never where the path has no such method). */
+type OperationOf<Paths, Path extends keyof Paths, Method extends HttpMethod> = Method extends keyof Paths[Path] ? Paths[Path][Method] : never;
 
 /** What a GET path answers, e.g. `ResponseOf<'/api/v1/catalog/products'>`. */
-export type ResponseOf<Path extends PathsWithMethod<paths, 'get'>> = Data<paths[Path]['get'], {}>;
+export type ResponseOf<Path extends PathsWithMethod<Paths, 'get'>, Paths extends {} = paths> = Data<OperationOf<Paths, Path, 'get'>, {}>;
 
-type QueryOf<Path extends PathsWithMethod<paths, 'get'>> = paths[Path]['get'] extends { parameters: { query?: infer Query } } ? NonNullable<Query> : never;
+type QueryOf<Path extends PathsWithMethod<Paths, 'get'>, Paths extends {}> = OperationOf<Paths, Path, 'get'> extends { parameters: { query?: infer Query } } ? NonNullable<Query> : never;
 /** The cursor lists: paths that take `cursor` and answer `{ data: [...], meta: { pagination } }`. */
-export type ListPath = {
-  [Path in PathsWithMethod<paths, 'get'>]: 'cursor' extends keyof QueryOf<Path>
-    ? ResponseOf<Path> extends { data: unknown[]; meta: { pagination: { has_next: boolean } } }
+export type ListPath<Paths extends {} = paths> = {
+  [Path in PathsWithMethod<Paths, 'get'>]: 'cursor' extends keyof QueryOf<Path, Paths>
+    ? ResponseOf<Path, Paths> extends { data: unknown[]; meta: { pagination: { has_next: boolean } } }
       ? Path
       : never
     : never;
-}[PathsWithMethod<paths, 'get'>];
+}[PathsWithMethod<Paths, 'get'>];
 /** One element of a list path's `data`. */
-export type ItemOf<Path extends ListPath> = ResponseOf<Path> extends { data: Array<infer Item> } ? Item : never;
-type ListInit<Path extends ListPath> = MaybeOptionalInit<paths[Path], 'get'>;
+export type ItemOf<Path extends ListPath<Paths>, Paths extends {} = paths> = ResponseOf<Path, Paths> extends { data: Array<infer Item> } ? Item : never;
+type ListInit<Path extends ListPath<Paths>, Paths extends {}> = MaybeOptionalInit<Paths[Path], 'get' & keyof Paths[Path]>;
 
-export interface QhatuClient {
-  GET: DataMethod<'get'>;
-  POST: DataMethod<'post'>;
-  PUT: DataMethod<'put'>;
-  PATCH: DataMethod<'patch'>;
-  DELETE: DataMethod<'delete'>;
+/** The client of a store whose API is `Paths`; what it throws is a `QhatuApiError<Code>`. */
+export interface QhatuClient<Paths extends {} = paths, Code extends string = QhatuErrorCode> {
+  GET: DataMethod<'get', Paths>;
+  POST: DataMethod<'post', Paths>;
+  PUT: DataMethod<'put', Paths>;
+  PATCH: DataMethod<'patch', Paths>;
+  DELETE: DataMethod<'delete', Paths>;
   /** Every page of a cursor list, from the first (or `params.query.cursor`) to the last, one request each. */
-  pages<Path extends ListPath>(url: Path, ...init: InitParam<ListInit<Path>>): AsyncGenerator<ResponseOf<Path>, void, undefined>;
+  pages<Path extends ListPath<Paths>>(url: Path, ...init: InitParam<ListInit<Path, Paths>>): AsyncGenerator<ResponseOf<Path, Paths>, void, undefined>;
   /** Every element of a cursor list, fetched a page at a time (`params.query.limit` sets the page size). */
-  items<Path extends ListPath>(url: Path, ...init: InitParam<ListInit<Path>>): AsyncGenerator<ItemOf<Path>, void, undefined>;
+  items<Path extends ListPath<Paths>>(url: Path, ...init: InitParam<ListInit<Path, Paths>>): AsyncGenerator<ItemOf<Path, Paths>, void, undefined>;
   /** The same client with another token or store, e.g. a customer's session: `client.with({ token })`. */
-  with(options: Partial<QhatuClientOptions>): QhatuClient;
+  with(options: Partial<QhatuClientOptions>): QhatuClient<Paths, Code>;
   /** The underlying openapi-fetch client (answers `{ data, error, response }` and never throws on an HTTP status). */
-  readonly raw: Client<paths, Media>;
+  readonly raw: Client<Paths, Media>;
 }
 
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 
-/** A typed client of the Qhatu REST API. */
-export function createQhatuClient(options: QhatuClientOptions): QhatuClient {
+/**
+ * A typed client of the Qhatu REST API: of the full store by default, or of a store with plugins
+ * of its own, given the `paths` generated from its `/openapi.json` (and, optionally, its error codes):
+ * `createQhatuClient<paths, QhatuErrorCode | 'GIFT_WRAP_SOLD_OUT'>({ baseUrl })`.
+ */
+export function createQhatuClient<Paths extends {} = paths, Code extends string = QhatuErrorCode>(options: QhatuClientOptions): QhatuClient<Paths, Code> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.tenantId) headers['x-tenant-id'] = options.tenantId;
-  const raw = createClient<paths, Media>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers, fetch: retrying(options) });
+  const raw = createClient<Paths, Media>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers, fetch: retrying(options) });
   // Web Crypto's randomUUID: global in Node 20 and in browsers, so the client runs in both.
   raw.use(idempotency(options.idempotencyKey ?? (() => globalThis.crypto.randomUUID())));
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>
     (async (url: string, init?: Record<string, unknown>) => {
       const { data, error, response } = await (raw[method] as (u: string, i?: unknown) => Promise<FetchResponse<any, any, Media>>)(url, init);
-      if (!response.ok) throw QhatuApiError.fromResponse(method, response, error);
+      if (!response.ok) throw QhatuApiError.fromResponse<Code>(method, response, error);
       return response.status === 204 ? undefined : data;
     }) as never;
-  const client: QhatuClient = {
+  const client: QhatuClient<Paths, Code> = {
     GET: call('GET'),
     POST: call('POST'),
     PUT: call('PUT'),
@@ -93,7 +109,7 @@ export function createQhatuClient(options: QhatuClientOptions): QhatuClient {
       let cursor = base.params?.query?.cursor as string | undefined;
       for (;;) {
         const query = { ...base.params?.query, ...(cursor ? { cursor } : {}) };
-        const page = (await (client.GET as (u: string, i: unknown) => Promise<any>)(url, { ...base, params: { ...base.params, query } })) as ResponseOf<typeof url>;
+        const page = (await (client.GET as (u: string, i: unknown) => Promise<any>)(String(url), { ...base, params: { ...base.params, query } })) as ResponseOf<typeof url, Paths>;
         yield page;
         const next = (page as { meta: { pagination: { cursor?: string | null; has_next: boolean } } }).meta.pagination;
         if (!next.has_next || !next.cursor) return;
@@ -101,9 +117,9 @@ export function createQhatuClient(options: QhatuClientOptions): QhatuClient {
       }
     },
     async *items(url, ...init) {
-      for await (const page of client.pages(url, ...init)) yield* (page as unknown as { data: ItemOf<typeof url>[] }).data;
+      for await (const page of client.pages(url, ...init)) yield* (page as unknown as { data: ItemOf<typeof url, Paths>[] }).data;
     },
-    with: (more) => createQhatuClient({ ...options, ...more, headers: { ...options.headers, ...more.headers } }),
+    with: (more) => createQhatuClient<Paths, Code>({ ...options, ...more, headers: { ...options.headers, ...more.headers } }),
     raw,
   };
   return client;

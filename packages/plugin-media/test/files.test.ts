@@ -306,8 +306,8 @@ describe('OpenAPI', () => {
       '/api/v1/media/{id}/confirm',
       '/api/v1/media/{id}/fail',
       '/api/v1/media/{id}/variants',
-      '/media/files/{*}',
-      '/media/uploads/{*}',
+      '/media/files/{path}',
+      '/media/uploads/{tenant_id}/{file_id}/{name}',
     ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['MediaFile', 'MediaUploadRequest', 'MediaUploadTicket', 'MediaVariant']));
   });

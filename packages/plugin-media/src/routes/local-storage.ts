@@ -11,7 +11,13 @@ import { MEDIA_SETTINGS, type MediaSettings } from '../settings.js';
 import { FILES_PATH, UPLOADS_PATH } from '../storage/local.js';
 import { isStorageKey, MEDIA_STORAGE, type MediaStorage } from '../storage/storage.js';
 
-const KeyParams = z.object({ '*': z.string().meta({ description: 'The storage key: <tenant id>/<file id>/<name>' }) });
+const KeyParams = z.object({ '*': z.string().meta({ description: 'The storage key: <tenant id>/<file id>/<name>, or a variant under <tenant id>/<file id>/' }) });
+/** An upload's key is always `<tenant id>/<file id>/<name>` (the original, never a variant). */
+const UploadKeyParams = z.object({
+  tenant_id: z.string().meta({ description: "The store's id (the key's first segment)" }),
+  file_id: z.string().meta({ description: "The media file's id" }),
+  name: z.string().meta({ description: "The file's stored name, e.g. Poncho-rojo-frente-.png" }),
+});
 
 /** The local adapter's public side: the signed PUT of an upload, and the stored files. */
 export async function localStorageRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
@@ -25,20 +31,21 @@ export async function localStorageRoutes(app: FastifyInstance, container: Depend
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
-    scope.withTypeProvider<ZodTypeProvider>().put(`${UPLOADS_PATH}/*`, {
+    scope.withTypeProvider<ZodTypeProvider>().put(`${UPLOADS_PATH}/:tenant_id/:file_id/:name`, {
       config: { auth: 'public' },
       bodyLimit: maxBytes,
       schema: {
         tags,
         summary: 'Upload the bytes of a pending file (the signed upload_url)',
-        params: KeyParams,
+        params: UploadKeyParams,
         querystring: UploadGrantQuery,
         response: { 200: z.null().meta({ description: 'Stored; the ETag header is the MD5 of the bytes' }), ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
       },
     }, async (req, reply) => {
       const { type, size, expires, signature } = req.query;
       const length = req.headers['content-length'];
-      const etag = await uploads.receive({ key: req.params['*'], contentType: type, size, expires }, signature, {
+      const { tenant_id, file_id, name } = req.params;
+      const etag = await uploads.receive({ key: `${tenant_id}/${file_id}/${name}`, contentType: type, size, expires }, signature, {
         contentType: req.headers['content-type'],
         contentLength: length === undefined ? undefined : Number(length),
         body: (req.body as Readable | undefined) ?? Readable.from([]),
