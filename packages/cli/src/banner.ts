@@ -8,10 +8,27 @@ export interface BannerFacts {
   workers: boolean;
   /** The platform token came from QHATU_PLATFORM_TOKEN (not printed) rather than the data folder. */
   tokenFromEnv: boolean;
+  /** The metrics listener's address, when `QHATU_METRICS_PORT` opened one. */
+  metricsAddress?: string;
+}
+
+/** Where the process's metrics can be scraped and where its traces go, in two banner lines. */
+export async function observabilityLines(app: QhatuApp, apiAddress: string | undefined, metricsAddress: string | undefined): Promise<string[]> {
+  const { readObservability } = await import('@qhatu/core');
+  const { metrics, tracing } = readObservability(app.config);
+  const bearer = metrics.token ? 'bearer $QHATU_METRICS_TOKEN' : undefined;
+  const where = !metrics.enabled
+    ? 'off (QHATU_METRICS=off)'
+    : metricsAddress
+      ? `${metricsAddress}/metrics (${bearer ?? 'no token: keep the port private'})`
+      : apiAddress
+        ? `${apiAddress}/metrics (${bearer ? `${bearer} or the platform token` : 'bearer the platform token, or set QHATU_METRICS_TOKEN'})`
+        : 'not served: set QHATU_METRICS_PORT';
+  return [`  Metrics         ${where}`, `  Traces          ${tracing ? `${tracing.url} (OTLP/HTTP)` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT)'}`];
 }
 
 /** What a person needs right after `qhatu start`: where the API is, and how to create the first store. */
-export function startBanner({ address, app, workers, tokenFromEnv }: BannerFacts): string[] {
+export async function startBanner({ address, app, workers, tokenFromEnv, metricsAddress }: BannerFacts): Promise<string[]> {
   const { config } = app;
   const data = config.embedded
     ? `${path.resolve(config.dataDir)} (embedded PostgreSQL)`
@@ -22,6 +39,8 @@ export function startBanner({ address, app, workers, tokenFromEnv }: BannerFacts
     `  REST API        ${address}/api/v1`,
     `  GraphQL         ${address}/graphql`,
     `  API docs        ${address}/docs`,
+    `  Health          ${address}/health/live, ${address}/health/ready`,
+    ...(await observabilityLines(app, address, metricsAddress)),
     `  Workers         ${workers ? 'running in this process' : 'not in this process (run `qhatu worker`)'}`,
     `  Data            ${data}`,
   ];

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { QhatuConfig } from '@qhatu/core';
 import { CliError } from './errors.js';
 
 interface Holder {
@@ -7,6 +8,14 @@ interface Holder {
   command: string;
   /** Where `qhatu start` serves its embedded database to other processes (loopback only). */
   databaseUrl?: string;
+  /** The running store's own address, for the links commands beside it hand out. */
+  publicUrl?: string;
+}
+
+/** A `qhatu start` serving the data folder: its database and its address. */
+export interface RunningStore {
+  databaseUrl: string;
+  publicUrl?: string;
 }
 
 function alive(pid: number): boolean {
@@ -43,8 +52,8 @@ export function lockDataDir(dataDir: string, command: string): () => void {
       const holder = holderOf(file);
       if (holder && holder.pid !== process.pid && alive(holder.pid)) {
         throw new CliError(`the embedded database in ${dir} is in use by "qhatu ${holder.command}" (pid ${holder.pid})`, [
-          'its files are opened by one process at a time: wait for that command to finish',
-          '(commands run beside `qhatu start` reach its database through it)',
+          'its files are opened by one process at a time: wait for that command to finish, or stop it',
+          '(beside a running `qhatu start`, the one-shot commands reach its database through it; a second start or worker cannot)',
         ]);
       }
       unlinkSync(file);
@@ -59,16 +68,29 @@ export function lockDataDir(dataDir: string, command: string): () => void {
   return release;
 }
 
-/** `qhatu start` tells other commands where its embedded database answers, so they can work beside it. */
-export function shareDatabase(dataDir: string, databaseUrl: string): void {
+/** `qhatu start` tells other commands where its embedded database answers and where it serves, so they can work beside it. */
+export function shareDatabase(dataDir: string, databaseUrl: string, publicUrl: string): void {
   const file = path.join(path.resolve(dataDir), 'qhatu.lock');
   const holder = holderOf(file);
-  if (holder?.pid === process.pid) writeFileSync(file, JSON.stringify({ ...holder, databaseUrl }));
+  if (holder?.pid === process.pid) writeFileSync(file, JSON.stringify({ ...holder, databaseUrl, publicUrl }));
 }
 
-/** The embedded database of a running `qhatu start` on this data folder, if there is one. */
-export function runningDatabase(dataDir: string): string | undefined {
+/** The `qhatu start` running on this data folder, if there is one. */
+export function runningStore(dataDir: string): RunningStore | undefined {
   const holder = holderOf(path.join(path.resolve(dataDir), 'qhatu.lock'));
   if (!holder?.databaseUrl || holder.pid === process.pid || !alive(holder.pid)) return undefined;
-  return /^postgres:\/\/[^@]+@127\.0\.0\.1:\d+\/postgres$/.test(holder.databaseUrl) ? holder.databaseUrl : undefined;
+  if (!/^postgres:\/\/[^@]+@127\.0\.0\.1:\d+\/postgres$/.test(holder.databaseUrl)) return undefined;
+  return { databaseUrl: holder.databaseUrl, publicUrl: holder.publicUrl };
+}
+
+/**
+ * The database a one-shot command works on: `DATABASE_URL`; else the embedded database of a
+ * running `qhatu start` (through the port it serves); else the data folder itself, held while
+ * the command runs (`release`).
+ */
+export function oneShotDatabase(config: QhatuConfig, command: string): { databaseUrl?: string; store?: RunningStore; release?: () => void } {
+  if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
+  const store = runningStore(config.dataDir);
+  if (store) return { databaseUrl: store.databaseUrl, store };
+  return { release: lockDataDir(config.dataDir, command) };
 }

@@ -3,6 +3,7 @@ export { CliError, describeFailure } from './errors.js';
 export { loadProject, PROJECT_FILE } from './project.js';
 export { lockDataDir } from './data-lock.js';
 export { pendingMigrations } from './migration-status.js';
+export { planMigration, type MigrationPlan } from './migration/plan.js';
 export { scaffoldPlugin, type ScaffoldResult } from './scaffold/scaffold.js';
 export { namesOf, PluginName, type PluginNames } from './scaffold/names.js';
 export { scaffoldProject, type NewProject, type NewProjectOptions } from './scaffold/project/scaffold.js';

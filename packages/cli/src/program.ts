@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { apiKeysCommand } from './commands/api-keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { migrationCommand } from './commands/migration.js';
 import { newCommand } from './commands/new.js';
 import { pluginCommand } from './commands/plugin.js';
 import { staffCommand } from './commands/staff.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .addCommand(startCommand())
     .addCommand(workerCommand())
     .addCommand(migrateCommand())
+    .addCommand(migrationCommand())
     .addCommand(tenantsCommand())
     .addCommand(apiKeysCommand())
     .addCommand(staffCommand())

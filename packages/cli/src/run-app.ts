@@ -1,5 +1,5 @@
 import type { QhatuApp } from '@qhatu/core';
-import { lockDataDir, runningDatabase } from './data-lock.js';
+import { oneShotDatabase } from './data-lock.js';
 import { commandLogger, readConfig } from './environment.js';
 import { requireMigrated } from './migration-status.js';
 import { loadProject } from './project.js';
@@ -11,10 +11,10 @@ import { loadProject } from './project.js';
 export async function withApp<T>(options: { config?: string; command: string }, work: (app: QhatuApp) => Promise<T>): Promise<T> {
   const project = await loadProject(options.config);
   const read = await readConfig();
-  // Beside a running `qhatu start`, its embedded database is reached through the port it serves.
-  const shared = read.embedded ? runningDatabase(read.dataDir) : undefined;
-  const config = shared ? { ...read, databaseUrl: shared } : read;
-  const release = config.embedded && !shared ? lockDataDir(config.dataDir, options.command) : undefined;
+  // Beside a running `qhatu start`, its embedded database is reached through the port it serves,
+  // and the links this command hands out name that store's address.
+  const { databaseUrl, store, release } = oneShotDatabase(read, options.command);
+  const config = store ? { ...read, databaseUrl, publicUrl: store.publicUrl ?? read.publicUrl } : read;
   try {
     const { createApp } = await import('@qhatu/core');
     const app = await createApp({ plugins: project.plugins, config, workers: false, logger: await commandLogger(config) });

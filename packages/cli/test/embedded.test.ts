@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCli, spawnCli, stopLeftovers, tempProject, waitUntilReady, type TempProject } from './helpers.js';
@@ -40,6 +40,8 @@ describe('the embedded database', { timeout: 120_000 }, () => {
       expect(banner).toContain(`Data            ${dataDir} (embedded PostgreSQL)`);
       expect(banner).toContain('Workers         running in this process');
       expect(banner).toContain(`API docs        ${base}/docs`);
+      expect(banner).toContain(`Metrics         ${base}/metrics (bearer the platform token, or set QHATU_METRICS_TOKEN)`);
+      expect(banner).toContain('Traces          off (set OTEL_EXPORTER_OTLP_ENDPOINT)');
 
       // Run the printed curl's request: it creates a store as is.
       const curl = /curl -X POST (\S+) -H "Authorization: Bearer (\S+)" -H 'Content-Type: application\/json' -d '(.+)'/.exec(banner);
@@ -64,6 +66,29 @@ describe('the embedded database', { timeout: 120_000 }, () => {
         body: JSON.stringify({ query: '{ apiVersion }' }),
       });
       expect(await seen.json()).toEqual({ data: { apiVersion: 'v1' } });
+
+      // Its links name the running store's address (this command has no PORT of its own), and the printed call accepts them.
+      const invited = await runCli(['staff', 'create', '--tenant', second.id, '--email', 'rosa@example.com', '--role', 'owner'], { cwd: project.dir, env: env() });
+      expect(invited.stderr).toBe('');
+      expect(invited.stdout).toContain(`Its single-use link opens ${base}/staff/password?tenant=…&token=…&purpose=invite`);
+      const folder = path.join(dataDir, 'mail', second.id);
+      const message = readFileSync(path.join(folder, readdirSync(folder)[0]), 'utf8').replace(/=\r?\n/g, '').replaceAll('=3D', '=');
+      const linkToken = new RegExp(`${base}/staff/password\\?tenant=${second.id}&token=([\\w-]+)&purpose=invite`).exec(message)?.[1];
+      expect(linkToken).toBeDefined();
+      const call = /curl -X POST (\S+) -H "X-Tenant-ID: (\S+)" -H 'Content-Type: application\/json' -d '(.+)'/.exec(invited.stdout)!;
+      expect(call[1]).toBe(`${base}/api/v1/auth/staff/password`);
+      const accepted = await fetch(call[1], {
+        method: 'POST',
+        headers: { 'x-tenant-id': call[2], 'content-type': 'application/json' },
+        body: call[3].replace('<token from the link>', linkToken!).replace('<8 characters or more>', 'a long enough secret'),
+      });
+      expect(accepted.status).toBe(200);
+
+      // qhatu migrate works beside it too, through the database it serves.
+      const migrated = await runCli(['migrate'], { cwd: project.dir, env: env() });
+      expect(migrated.stderr).toBe('');
+      expect(migrated.stdout).toContain(`Migrating the embedded database of the running store (${dataDir})`);
+      expect(migrated.stdout).toContain('Nothing to apply: the database is up to date.');
     } finally {
       server.child.kill('SIGINT');
     }

@@ -12,7 +12,7 @@ describe.concurrent('qhatu --help', { timeout: 60_000 }, () => {
     const { code, stdout } = await runCli(['--help'], { cwd });
     expect(code).toBe(0);
     expect(stdout).toContain('Usage: qhatu [options] [command]');
-    for (const command of ['new', 'start', 'worker', 'migrate', 'tenants', 'api-keys', 'staff', 'plugin']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['new', 'start', 'worker', 'migrate', 'migration', 'tenants', 'api-keys', 'staff', 'plugin']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('prints the version of the package', async () => {
@@ -33,7 +33,8 @@ describe.concurrent('qhatu --help', { timeout: 60_000 }, () => {
     [['staff', 'create'], ['Usage: qhatu staff create', '--tenant <id>', '--email <email>', '--role <role>', '--first-name <name>', '--json', 'QHATU_STAFF_PASSWORD']],
     [['new'], ['Usage: qhatu new [options] <dir>', '--plugins <names>', '--from <folder>', '--package-manager <name>', '--no-install', 'media,catalog,customers']],
     [['plugin'], ['Usage: qhatu plugin', 'new']],
-    [['plugin', 'new'], ['Usage: qhatu plugin new [options] <name>', '--dir <folder>', 'plugin-<name>']],
+    [['plugin', 'new'], ['Usage: qhatu plugin new [options] <name>', '--dir <folder>', 'plugin-<name>', 'In a store project']],
+    [['migration', 'generate'], ['Usage: qhatu migration generate [options] <plugin>', '--dir <folder>', '--name <words>', '--config <path>', 'tenant_id first', 'never drops']],
   ])('qhatu %j --help explains the command', async (command, expected) => {
     const { code, stdout, stderr } = await runCli([...command, '--help'], { cwd });
     expect(stderr).toBe('');

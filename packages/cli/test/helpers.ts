@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, realpathSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,4 +106,22 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, running
 /** Waits until `url` answers 200. */
 export function waitUntilReady(url: string, running: Running): Promise<void> {
   return waitUntil(() => fetch(url).then((r) => r.status === 200, () => false), running);
+}
+
+/**
+ * What `pnpm install` does for a plugin made by `qhatu plugin new` inside the workspace: link each
+ * dependency it declares from core's own (the versions must be those core is built with);
+ * `@qhatu/core` itself is found upwards, through packages/cli/node_modules.
+ */
+export async function linkPluginDependencies(dir: string): Promise<void> {
+  const core = path.join(WORKSPACE, 'packages/core');
+  const { dependencies } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const [name, version] of Object.entries(dependencies)) {
+    if (version.startsWith('workspace:')) continue;
+    const target = realpathSync(path.join(core, 'node_modules', name));
+    const installed = JSON.parse(readFileSync(path.join(target, 'package.json'), 'utf8')).version;
+    if (installed !== version) throw new Error(`${name}: the plugin asks for ${version}, core has ${installed}`);
+    await mkdir(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true });
+    await symlink(target, path.join(dir, 'node_modules', name), 'dir');
+  }
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import starter from '../../../starters/full-store/qhatu.config.js';
 import { CATALOGUE } from '../src/scaffold/project/catalogue.js';
-import { PROJECT_VITEST } from '../src/scaffold/project/scaffold.js';
+import { PROJECT_DEV_DEPENDENCIES } from '../src/scaffold/project/workspace.js';
 import { runCli, stopLeftovers, WORKSPACE } from './helpers.js';
 
 // Projects are made outside the workspace, where a store of one's own would be.
@@ -24,7 +24,8 @@ describe('qhatu new', { timeout: 60_000 }, () => {
     for (const plugin of starter.plugins) {
       expect(CATALOGUE.find((p) => p.name === plugin.name)!.dependsOn, plugin.name).toEqual(plugin.dependsOn ?? []);
     }
-    expect(PROJECT_VITEST).toBe(readJson(path.join(WORKSPACE, 'package.json')).devDependencies.vitest);
+    const workspaceTools = readJson(path.join(WORKSPACE, 'package.json')).devDependencies;
+    for (const [tool, version] of Object.entries(PROJECT_DEV_DEPENDENCIES)) expect(version, tool).toBe(workspaceTools[tool]);
   });
 
   // Installed from packed tarballs (--from <folder>), a project's own test runs in packed.test.ts.
@@ -36,12 +37,17 @@ describe('qhatu new', { timeout: 60_000 }, () => {
     expect(made.stdout).toContain('with 7 plugins: media, catalog, customers, inventory, orders, blog, reviews');
     expect(made.stdout).toContain('(catalog, customers, inventory, media, orders came in as dependencies');
     expect(made.stdout).toMatch(/cd Corner Shop\n {2}pnpm install\n {2}pnpm start .*\n {2}pnpm test /);
-    for (const file of ['package.json', 'qhatu.config.ts', 'test/store.test.ts', 'vitest.config.ts', 'tsconfig.json', '.env.example', '.gitignore', 'README.md']) {
+    for (const file of ['package.json', 'pnpm-workspace.yaml', 'qhatu.config.ts', 'test/store.test.ts', 'vitest.config.ts', 'tsconfig.json', '.env.example', '.gitignore', 'README.md']) {
       expect(existsSync(path.join(dir, file)), file).toBe(true);
     }
     const pkg = readJson(path.join(dir, 'package.json'));
     expect(pkg.name).toBe('corner-shop');
-    expect(pkg.scripts).toMatchObject({ start: 'qhatu start', test: 'vitest run' });
+    expect(pkg.scripts).toMatchObject({ start: 'qhatu start', test: 'vitest run', typecheck: 'tsc -p tsconfig.json' });
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
+    // Plugins of its own (packages/*) are in its workspace, its type-check and its tests.
+    expect(readFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'utf8')).toContain('  - packages/*\n');
+    expect(readJson(path.join(dir, 'tsconfig.json')).include).toEqual(expect.arrayContaining(['packages/*/src', 'packages/*/test']));
+    expect(readFileSync(path.join(dir, 'vitest.config.ts'), 'utf8')).toContain("include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts']");
     expect(pkg.dependencies).toEqual({
       '@qhatu/cli': `link:${WORKSPACE}/packages/cli`,
       '@qhatu/core': `link:${WORKSPACE}/packages/core`,

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createTestApp } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_DIR, cliEnv, runCli, tempProject, WORKSPACE, type Finished, type TempProject } from './helpers.js';
+import { CLI_DIR, cliEnv, linkPluginDependencies, runCli, tempProject, WORKSPACE, type Finished, type TempProject } from './helpers.js';
 
 const CORE_DIR = path.join(WORKSPACE, 'packages/core');
 const FILES = [
@@ -34,18 +34,6 @@ afterAll(async () => tmp?.remove());
 
 const read = (file: string) => readFileSync(path.join(pluginDir, file), 'utf8');
 
-/** What `pnpm install` does for the new package: link each dependency it declares (core comes from upwards). */
-async function installDependencies(dir: string) {
-  const { dependencies } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const [name, version] of Object.entries(dependencies)) {
-    if (version.startsWith('workspace:')) continue;
-    const target = realpathSync(path.join(CORE_DIR, 'node_modules', name));
-    expect(JSON.parse(readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(version);
-    await mkdir(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true });
-    await symlink(target, path.join(dir, 'node_modules', name), 'dir');
-  }
-}
-
 function runNode(args: string[], cwd: string): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, env: cliEnv({ NO_COLOR: '1' }) });
@@ -67,7 +55,7 @@ describe.concurrent('qhatu plugin new', { timeout: 60_000 }, () => {
       expect(existsSync(path.join(pluginDir, file)), file).toBe(true);
       expect(created.stdout).toContain(`  ${file}`);
     }
-    for (const step of ['pnpm-workspace.yaml', 'pnpm install', 'qhatu.config.ts', "import demo from '@qhatu/plugin-demo'", 'qhatu migrate']) {
+    for (const step of ['pnpm-workspace.yaml', 'pnpm install', 'qhatu.config.ts', "import demo from '@qhatu/plugin-demo'", 'pnpm qhatu migrate', 'pnpm qhatu migration generate demo']) {
       expect(created.stdout).toContain(step);
     }
   });
@@ -127,7 +115,7 @@ describe.concurrent('qhatu plugin new', { timeout: 60_000 }, () => {
 // Independent checks of one scaffold: type-checking runs beside the app and the test run.
 describe.concurrent('the new plugin', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    await installDependencies(pluginDir);
+    await linkPluginDependencies(pluginDir);
   });
 
   it('finds @qhatu/core upwards, through packages/cli/node_modules', () => {

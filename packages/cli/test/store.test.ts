@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { createApp, definePlugin, loadConfig, Tenants, type QhatuApp } from '@qhatu/core';
 import { adminUrl, createTestDatabase, urlFor } from '@qhatu/core/testing';
@@ -58,7 +59,7 @@ afterAll(async () => {
 
 // The commands run as separate processes, so the cases run side by side.
 // Generous: with every case running at once on a small machine, each process waits for CPU.
-describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, () => {
+describe.concurrent('the CLI on a PostgreSQL database', { timeout: 240_000 }, () => {
   describe('qhatu migrate', () => {
     it('refuses to work on a database that is behind', async () => {
       const early = await run(['tenants', 'create', '--name', 'Too Early'], behind.url);
@@ -190,15 +191,36 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       expect(me.json().data.role).toMatchObject({ name: 'owner', built_in: true });
     });
 
-    it('invites by e-mail without a password, and refuses an unknown role, store or short password', async () => {
+    it('invites by e-mail without a password, with a link on the store\'s own address and the API call that accepts it', async () => {
       const tenant = await app.container.resolve(Tenants).create({ name: 'Invite Shop' });
-      const invited = await run(['staff', 'create', '--tenant', tenant.id, '--email', 'ana@example.com', '--role', 'admin']);
+      const invited = await runCli(['staff', 'create', '--tenant', tenant.id, '--email', 'ana@example.com', '--role', 'admin'], {
+        cwd: project.dir,
+        env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, PORT: '4123' },
+      });
+      expect(invited.stderr).toBe('');
       expect(invited.code).toBe(0);
-      expect(invited.stdout).toContain('An invitation with a single-use link to choose a password was e-mailed to ana@example.com');
-      const mail = readdirSync(path.join(project.dir, '.qhatu', 'mail', tenant.id));
+      const folder = path.join(project.dir, '.qhatu', 'mail', tenant.id);
+      expect(invited.stdout).toContain(`An invitation was e-mailed to ana@example.com (no SMTP_URL: written to ${folder}).`);
+      expect(invited.stdout).toContain('Its single-use link opens http://127.0.0.1:4123/staff/password?tenant=…&token=…&purpose=invite');
+      expect(invited.stdout).toContain('Qhatu serves no page there');
+      const mail = readdirSync(folder);
       expect(mail).toHaveLength(1);
-      expect(readFileSync(path.join(project.dir, '.qhatu', 'mail', tenant.id, mail[0]), 'utf8')).toContain('ana@example.com');
+      const message = readFileSync(path.join(folder, mail[0]), 'utf8').replace(/=\r?\n/g, '').replaceAll('=3D', '=');
+      const link = /http:\/\/127\.0\.0\.1:4123\/staff\/password\?tenant=([0-9a-f-]+)&token=([\w-]+)&purpose=invite/.exec(message);
+      expect(link?.[1]).toBe(tenant.id);
 
+      // The printed call, with the link's token, sets the password and signs the member in.
+      const call = /curl -X POST (\S+) -H "X-Tenant-ID: (\S+)" -H 'Content-Type: application\/json' -d '(.+)'/.exec(invited.stdout);
+      expect(call?.[1]).toBe('http://127.0.0.1:4123/api/v1/auth/staff/password');
+      const body = JSON.parse(call![3].replace('<token from the link>', link![2]).replace('<8 characters or more>', 'a long enough secret'));
+      const accepted = await app.http.inject({ method: 'POST', url: new URL(call![1]).pathname, headers: { 'x-tenant-id': call![2] }, payload: body });
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      expect(accepted.json().data.staff.email).toBe('ana@example.com');
+      expect(accepted.json().data.token).toMatch(/^qhm_/);
+    });
+
+    it('refuses an unknown role, store or short password', async () => {
+      const tenant = await app.container.resolve(Tenants).create({ name: 'Refusing Shop' });
       const noRole = await run(['staff', 'create', '--tenant', tenant.id, '--email', 'x@example.com', '--role', 'cashier']);
       expect(noRole.code).toBe(1);
       expect(noRole.stderr).toContain('error: The store has no role named "cashier"');
@@ -227,6 +249,8 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
         expect(banner).toContain(`Qhatu is listening on ${base}`);
         expect(banner).toContain(`API docs        ${base}/docs`);
         expect(banner).toContain('Workers         running in this process');
+        expect(banner).toContain(`Health          ${base}/health/live, ${base}/health/ready`);
+        expect(banner).toContain(`Metrics         ${base}/metrics (bearer the platform token, or set QHATU_METRICS_TOKEN)`);
         expect(banner).toContain('Platform token  from QHATU_PLATFORM_TOKEN');
         expect(banner).not.toContain(token);
         expect(banner).toContain(`curl -X POST ${base}/api/v1/tenants -H "Authorization: Bearer $QHATU_PLATFORM_TOKEN"`);
@@ -252,6 +276,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       const worker = spawnCli(['worker'], { cwd: project.dir, env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token } });
       try {
         await waitUntil(() => worker.stdout().includes('Qhatu worker running'), worker);
+        expect(worker.stdout()).toContain('Health          no port: set QHATU_METRICS_PORT to answer /health/live, /health/ready and /metrics');
         const file = path.join(project.dir, `touched-${randomBytes(3).toString('hex')}`);
         await app.jobs.add('touch.file', { file });
         await waitUntil(() => existsSync(file), worker);
@@ -263,5 +288,81 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 120_000 }, ()
       expect(stderr).toContain('SIGTERM received: shutting down');
       expect(code).toBe(0);
     });
+
+    it('answers the health checks and /metrics on its metrics port, and says where its traces go', async () => {
+      const collector = await otlpCollector();
+      const port = await freePort();
+      const worker = spawnCli(['worker'], {
+        cwd: project.dir,
+        env: { DATABASE_URL: migrated.url, QHATU_PLATFORM_TOKEN: token, QHATU_METRICS_PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+      });
+      try {
+        const at = `http://127.0.0.1:${port}`;
+        await waitUntilReady(`${at}/health/ready`, worker);
+        expect(worker.stdout()).toContain(`Health          ${at}/health/live, ${at}/health/ready`);
+        expect(worker.stdout()).toContain(`Metrics         ${at}/metrics (no token: keep the port private)`);
+        expect(worker.stdout()).toContain(`Traces          ${collector.url}/v1/traces (OTLP/HTTP)`);
+        const live = await fetch(`${at}/health/live`);
+        expect(await live.json()).toEqual({ status: 'ok' });
+        const ready = await fetch(`${at}/health/ready`);
+        expect(await ready.json()).toMatchObject({ status: 'ok', checks: { database: 'ok', queue: 'ok' } });
+        expect(await (await fetch(`${at}/metrics`)).text()).toContain('qhatu_jobs_total');
+      } finally {
+        worker.child.kill('SIGTERM');
+      }
+      expect((await worker.exited).code).toBe(0);
+      await collector.close();
+    });
+  });
+
+  describe('QHATU_ENV with DATABASE_URL', () => {
+    it('development: a generated platform token, printed and kept in the data folder, and the workers in qhatu start', async () => {
+      const port = await freePort();
+      const dataDir = path.join(project.dir, `dev-${randomBytes(3).toString('hex')}`);
+      const server = spawnCli(['start'], { cwd: project.dir, env: { DATABASE_URL: migrated.url, QHATU_ENV: 'development', QHATU_DATA_DIR: dataDir, PORT: String(port) } });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitUntilReady(`${base}/health/ready`, server);
+        const generated = readFileSync(path.join(dataDir, 'platform-token'), 'utf8').trim();
+        const banner = server.stdout();
+        expect(banner).toContain(`Platform token  ${generated}  (kept in ${path.join(dataDir, 'platform-token')})`);
+        expect(banner).toContain('Workers         running in this process');
+        expect(banner).toContain(`Metrics         ${base}/metrics (bearer the platform token, or set QHATU_METRICS_TOKEN)`);
+        expect(banner).toContain('Traces          off (set OTEL_EXPORTER_OTLP_ENDPOINT)');
+        const created = await fetch(`${base}/api/v1/tenants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${generated}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Dev Shop' }),
+        });
+        expect(created.status).toBe(201);
+        const file = path.join(project.dir, `touched-${randomBytes(3).toString('hex')}`);
+        await app.jobs.add('touch.file', { file });
+        await waitUntil(() => existsSync(file), server);
+      } finally {
+        server.child.kill('SIGTERM');
+      }
+      expect((await server.exited).code).toBe(0);
+    });
+
+    it('production (the default, or said): no command runs without QHATU_PLATFORM_TOKEN', async () => {
+      for (const env of [{ QHATU_ENV: undefined }, { QHATU_ENV: 'production' }]) {
+        for (const args of [['start'], ['migrate'], ['worker']]) {
+          const refused = await runCli(args, { cwd: project.dir, env: { DATABASE_URL: migrated.url, ...env } });
+          expect(refused.code, args.join(' ')).toBe(1);
+          expect(refused.stderr).toContain('error: the environment is not a valid configuration:\n  QHATU_PLATFORM_TOKEN: required when QHATU_ENV is production');
+        }
+      }
+    });
   });
 });
+
+/** An OTLP/HTTP endpoint that takes whatever it is sent. */
+async function otlpCollector(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -3,8 +3,10 @@ export const ENVIRONMENT_HELP = `
 Environment:
   DATABASE_URL          PostgreSQL to use; unset: an embedded database in QHATU_DATA_DIR
   QHATU_DATA_DIR        data folder of the embedded database and the generated platform token (default ./.qhatu)
-  QHATU_PLATFORM_TOKEN  the platform credential (at least 24 characters); required in production
-  QHATU_ENV             development | production (default: development when the database is embedded)
+  QHATU_PLATFORM_TOKEN  the platform credential (at least 24 characters); required in production,
+                        generated into QHATU_DATA_DIR/platform-token in development
+  QHATU_ENV             development | production (default: development when the database is embedded);
+                        development on DATABASE_URL too: a generated platform token, the workers in qhatu start
   PORT, HOST            where to listen (default 3000, 127.0.0.1)
   QHATU_PUBLIC_URL      base URL used in links (default from HOST and PORT)
   REDIS_URL             job queue on Redis instead of PostgreSQL

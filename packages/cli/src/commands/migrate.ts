@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { lockDataDir } from '../data-lock.js';
+import { oneShotDatabase } from '../data-lock.js';
 import { readConfig } from '../environment.js';
 import { print, withoutPassword } from '../output.js';
 import { loadProject, withProjectOption } from '../project.js';
@@ -10,7 +10,7 @@ export function migrateCommand(): Command {
   return withProjectOption(new Command('migrate'))
     .summary("apply the plugins' pending migrations")
     .description(
-      'Apply the pending migrations of core and of every plugin in the project, in dependency order, each in its own transaction. With DATABASE_URL it migrates that database; without it, the embedded one in QHATU_DATA_DIR (which `qhatu start` also migrates by itself). Safe to run twice.',
+      'Apply the pending migrations of core and of every plugin in the project, in dependency order, each in its own transaction. With DATABASE_URL it migrates that database; without it, the embedded one in QHATU_DATA_DIR (which `qhatu start` also migrates by itself; beside a running `qhatu start`, through it). Safe to run twice.',
     )
     .addHelpText('after', ENVIRONMENT_HELP)
     .action((options: { config?: string }) => migrate(options));
@@ -21,13 +21,14 @@ async function migrate(options: { config?: string }): Promise<void> {
   const config = await readConfig();
   const { migrateAll, startEmbeddedDatabase } = await import('@qhatu/core');
   const log = (line: string) => print(`  ${line}`);
+  // Beside a running `qhatu start`, through the database it serves (it holds the files).
+  const { databaseUrl, store, release } = oneShotDatabase(config, 'migrate');
   let applied: string[];
-  if (config.databaseUrl) {
-    print(`Migrating ${withoutPassword(config.databaseUrl)}`);
-    applied = (await migrateAll(config.databaseUrl, project.plugins, log)).applied;
-  } else {
-    const release = lockDataDir(config.dataDir, 'migrate');
-    try {
+  try {
+    if (databaseUrl) {
+      print(store ? `Migrating the embedded database of the running store (${path.resolve(config.dataDir)})` : `Migrating ${withoutPassword(databaseUrl)}`);
+      applied = (await migrateAll(databaseUrl, project.plugins, log)).applied;
+    } else {
       const database = await startEmbeddedDatabase(config.dataDir);
       try {
         print(`Migrating the embedded database in ${path.resolve(config.dataDir)}`);
@@ -35,9 +36,9 @@ async function migrate(options: { config?: string }): Promise<void> {
       } finally {
         await database.close();
       }
-    } finally {
-      release();
     }
+  } finally {
+    release?.();
   }
   print(applied.length ? `Applied ${applied.length} migration(s).` : 'Nothing to apply: the database is up to date.');
 }

@@ -51,8 +51,16 @@ async function newProject(rawDir: string, options: NewOptions): Promise<void> {
   print(`
 Next:
   cd ${shown}${options.install ? '' : `\n  ${packageManager} install`}
-  ${run} start   # serves the store on http://127.0.0.1:3000 (embedded database in ./.qhatu)
-  ${run} test    # runs test/store.test.ts (PostgreSQL on 127.0.0.1:5432, or TEST_DATABASE_URL)`);
+  ${run} start   # serves the store on ${address()} (embedded database in ./.qhatu)
+  ${run} test    # runs test/store.test.ts and your plugins' tests (PostgreSQL on 127.0.0.1:5432, or TEST_DATABASE_URL)`);
+}
+
+/** Where `start` will listen from this shell: QHATU_PUBLIC_URL, else HOST and PORT, as core reads them. */
+function address(): string {
+  const { QHATU_PUBLIC_URL, HOST, PORT } = process.env;
+  if (QHATU_PUBLIC_URL) return QHATU_PUBLIC_URL.replace(/\/$/, '');
+  const host = !HOST || HOST === '0.0.0.0' || HOST === '::' ? (HOST ? 'localhost' : '127.0.0.1') : HOST;
+  return `http://${host}:${PORT || 3000}`;
 }
 
 function detectPackageManager(): PackageManager {

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import type { QhatuConfig } from '@qhatu/core';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { CliError } from '../errors.js';
@@ -23,7 +25,8 @@ export function staffCommand(): Command {
     withProjectOption(new Command('create'))
       .description(
         'Add a staff member to a store, e.g. its first owner. With QHATU_STAFF_PASSWORD set, that is their password and they can sign in at once ' +
-          '(POST /api/v1/auth/staff/login); without it they are e-mailed a single-use link to choose one (SMTP_URL, or an .eml file in the data folder).',
+          '(POST /api/v1/auth/staff/login); without it they are e-mailed a single-use link to choose one (SMTP_URL, or an .eml file in the data folder), ' +
+          "accepted with POST /api/v1/auth/staff/password. Links name the store's address: QHATU_PUBLIC_URL, else HOST and PORT, else those of the running `qhatu start`.",
       )
       .requiredOption('--tenant <id>', "the store's id (a UUID)")
       .requiredOption('--email <email>', 'their e-mail address, with which they sign in')
@@ -68,16 +71,35 @@ async function createStaff(options: CreateOptions): Promise<void> {
         role_id: role.id,
         password: input.password,
       });
-      return { member: { ...staffOut(member), tenant_id: tenant.id }, role: role.name };
+      return { member: { ...staffOut(member), tenant_id: tenant.id }, role: role.name, store: storeFacts(app.config) };
     });
   });
   if (options.json) return printJson(created.member);
-  print(`Added ${created.member.email} to store ${created.member.tenant_id} as ${created.role}.`);
-  printJson(created.member);
+  const { member, store } = created;
+  print(`Added ${member.email} to store ${member.tenant_id} as ${created.role}.`);
+  printJson(member);
+  const json = (fields: Record<string, string>) => `'${JSON.stringify(fields)}'`;
+  const post = (route: string, body: Record<string, string>) =>
+    `  curl -X POST ${store.publicUrl}/api/v1/auth/staff/${route} -H "X-Tenant-ID: ${member.tenant_id}" -H 'Content-Type: application/json' -d ${json(body)}`;
   if (input.password) {
     print('\nThey sign in with:');
-    print(`  POST /api/v1/auth/staff/login  -H "X-Tenant-ID: ${created.member.tenant_id}"  {"email": "${created.member.email}", "password": ...}`);
-  } else {
-    print(`\nAn invitation with a single-use link to choose a password was e-mailed to ${created.member.email}.`);
+    print(post('login', { email: member.email, password: '<their password>' }));
+    return;
   }
+  print(`\nAn invitation was e-mailed to ${member.email}${store.mailFolder ? ` (no SMTP_URL: written to ${path.join(store.mailFolder, member.tenant_id)})` : ''}.`);
+  print(`Its single-use link opens ${store.passwordPage}?tenant=…&token=…&purpose=invite`);
+  if (!store.ownPage) print('Qhatu serves no page there (an admin app of your own would, named by QHATU_STAFF_PASSWORD_URL).');
+  print("They accept it through the API with the link's token, and get a staff token back:");
+  print(post('password', { token: '<token from the link>', password: '<8 characters or more>' }));
+}
+
+/** Where the invitation's link leads, built as core builds it (`QHATU_STAFF_PASSWORD_URL`, else the store's own address). */
+function storeFacts(config: QhatuConfig) {
+  const ownPage = config.environment.QHATU_STAFF_PASSWORD_URL || undefined;
+  return {
+    publicUrl: config.publicUrl,
+    passwordPage: ownPage ?? `${config.publicUrl}/staff/password`,
+    ownPage: Boolean(ownPage),
+    mailFolder: config.smtpUrl ? undefined : path.resolve(config.dataDir, 'mail'),
+  };
 }

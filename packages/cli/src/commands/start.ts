@@ -18,9 +18,9 @@ export function startCommand(): Command {
   return withProjectOption(new Command('start'))
     .summary('serve the store: REST, GraphQL and the API docs')
     .description(
-      'Serve the store on HOST:PORT: the REST API, GraphQL and the API docs at /docs. Without DATABASE_URL it runs on an embedded database in QHATU_DATA_DIR, migrates it, and prints the platform token and the curl that creates a first store. Stops cleanly on Ctrl+C or SIGTERM.',
+      'Serve the store on HOST:PORT: the REST API, GraphQL and the API docs at /docs. Without DATABASE_URL it runs on an embedded database in QHATU_DATA_DIR and migrates it. In development (embedded, or QHATU_ENV=development) it runs the job workers too and prints a generated platform token (kept in QHATU_DATA_DIR/platform-token) with the curl that creates a first store. Stops cleanly on Ctrl+C or SIGTERM.',
     )
-    .option('--workers', 'run the job workers and the event relay in this process (default: only with the embedded database)')
+    .option('--workers', 'run the job workers and the event relay in this process (default: in development, i.e. with the embedded database or QHATU_ENV=development)')
     .option('--no-workers', 'do not run them here; run `qhatu worker` beside it')
     .option('--migrate', 'apply pending migrations before serving (always done with the embedded database)')
     .addHelpText('after', ENVIRONMENT_HELP)
@@ -34,14 +34,17 @@ async function start(options: StartOptions): Promise<void> {
   const config = await readConfig();
   const release = config.embedded ? lockDataDir(config.dataDir, 'start') : undefined;
   try {
-    const workers = options.workers ?? config.embedded;
+    // Development (the embedded database, or QHATU_ENV=development on PostgreSQL) runs the jobs here.
+    const workers = options.workers ?? config.env === 'development';
     const { createApp } = await import('@qhatu/core');
     const app = await createApp({ plugins: project.plugins, config, workers, migrate: config.embedded || Boolean(options.migrate) });
-    if (release) shareDatabase(config.dataDir, app.databaseUrl);
     try {
       await requireMigrated(app, 'start with --migrate');
       const address = await app.listen();
-      for (const line of startBanner({ address, app, workers, tokenFromEnv: Boolean(config.platformToken) })) print(line);
+      // Commands run beside it reach its embedded database, and name its address in their links.
+      if (release) shareDatabase(config.dataDir, app.databaseUrl, config.port === 0 ? address : config.publicUrl);
+      const metricsAddress = await app.listenMetrics();
+      for (const line of await startBanner({ address, app, workers, tokenFromEnv: Boolean(config.platformToken), metricsAddress })) print(line);
       await stopped;
     } finally {
       await app.close();

@@ -10,9 +10,9 @@ import { service } from './templates/service.js';
 import { pluginTest } from './templates/test.js';
 
 /** The files of a new plugin, by path inside its folder (the layout of STYLE.md). */
-export function pluginFiles(n: PluginNames, versions: Record<string, string>): Record<string, string> {
+export function pluginFiles(n: PluginNames, dependencies: Record<string, string>): Record<string, string> {
   return {
-    'package.json': packageJson(n, versions),
+    'package.json': packageJson(n, dependencies),
     'README.md': readme(n),
     'src/index.ts': pluginIndex(n),
     [`src/entities/${n.file}.ts`]: entity(n),

@@ -13,8 +13,13 @@ export interface ScaffoldResult {
   files: string[];
 }
 
-/** Writes a new plugin package into `dir` (default `./packages/plugin-<name>`); never over an existing folder. */
-export async function scaffoldPlugin(name: string, options: { dir?: string; cwd?: string } = {}): Promise<ScaffoldResult> {
+/**
+ * Writes a new plugin package into `dir` (default `./packages/plugin-<name>`); never over an existing
+ * folder. It asks for `@qhatu/core` as `workspace:*` (the Qhatu repository) and for zod, MikroORM and
+ * the zod type provider at core's versions, unless `dependencies` says otherwise (a store project
+ * asks for its own core).
+ */
+export async function scaffoldPlugin(name: string, options: { dir?: string; cwd?: string; dependencies?: Record<string, string> } = {}): Promise<ScaffoldResult> {
   const names = namesOf(name);
   const cwd = options.cwd ?? process.cwd();
   const dir = path.resolve(cwd, options.dir ?? path.join('packages', names.folder));
@@ -25,7 +30,8 @@ export async function scaffoldPlugin(name: string, options: { dir?: string; cwd?
   const missing = PLUGIN_DEPENDENCIES.filter((dep) => !versions[dep]);
   if (missing.length) throw new CliError(`@qhatu/core does not declare ${missing.join(', ')}; cannot pin the plugin's versions`);
 
-  const files = pluginFiles(names, versions);
+  const dependencies = { '@qhatu/core': 'workspace:*', ...Object.fromEntries(PLUGIN_DEPENDENCIES.map((dep) => [dep, versions[dep]])), ...options.dependencies };
+  const files = pluginFiles(names, dependencies);
   for (const [file, text] of Object.entries(files)) {
     const target = path.join(dir, file);
     await mkdir(path.dirname(target), { recursive: true });

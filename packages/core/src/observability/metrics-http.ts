@@ -49,7 +49,10 @@ export function metricsRoute(http: FastifyInstance, metrics: Metrics, settings: 
   route(http, metrics, scraperCheck(settings, tokens));
 }
 
-/** A listener that serves only `/metrics`, for a port the load balancer does not expose. */
+/**
+ * A listener of `/metrics` for a port the load balancer does not expose; it answers the health
+ * checks too, so that a worker process (no API port) can be probed.
+ */
 export class MetricsListener {
   private server?: FastifyInstance;
   private listening?: Promise<string>;
@@ -58,10 +61,12 @@ export class MetricsListener {
     private readonly metrics: Metrics,
     private readonly settings: ObservabilitySettings['metrics'],
     private readonly logger: Logger,
+    /** Adds `/health/live` and `/health/ready` to the listener. */
+    private readonly health?: (server: FastifyInstance) => void,
   ) {}
 
   get configured(): boolean {
-    return this.settings.enabled && this.settings.port !== undefined;
+    return this.settings.port !== undefined && (this.settings.enabled || this.health !== undefined);
   }
 
   /** Opens the port once (the API and the workers of one process share it); its address, or undefined when none is set. */
@@ -73,9 +78,10 @@ export class MetricsListener {
       const server = Fastify({ loggerInstance: logger as FastifyBaseLogger });
       this.server = server;
       installErrorHandling(server);
-      route(server, this.metrics, scraperCheck(this.settings, undefined));
+      if (this.settings.enabled) route(server, this.metrics, scraperCheck(this.settings, undefined));
+      this.health?.(server);
       const address = await server.listen({ port: this.settings.port!, host: this.settings.host });
-      this.logger.info({ address: `${address}/metrics` }, 'metrics listening');
+      this.logger.info({ address }, 'metrics and health checks listening');
       return address;
     })();
     return this.listening;

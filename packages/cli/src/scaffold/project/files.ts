@@ -1,4 +1,5 @@
 import type { CataloguePlugin } from './catalogue.js';
+import { PLUGIN_FOLDERS, PROJECT_SCRIPTS, TEST_INCLUDE, TS_INCLUDE, workspaceYaml } from './workspace.js';
 
 export interface ProjectSpec {
   /** The package name of the project (from its folder). */
@@ -9,13 +10,16 @@ export interface ProjectSpec {
   /** Every `@qhatu/...` package pinned for the whole tree (packed tarballs: `file:/path/x.tgz`). */
   overrides?: Record<string, string>;
   packageManager: 'pnpm' | 'npm';
-  vitest: string;
+  /** vitest, typescript and @types/node, at the versions this repository is tested with. */
+  devDependencies: Record<string, string>;
 }
 
 /** The files of a new store project, by path inside its folder. */
 export function projectFiles(spec: ProjectSpec): Record<string, string> {
   return {
     'package.json': packageJson(spec),
+    // The store's own plugins (`qhatu plugin new`) are packages of its workspace.
+    ...(spec.packageManager === 'pnpm' ? { 'pnpm-workspace.yaml': workspaceYaml() } : {}),
     'qhatu.config.ts': config(spec),
     'test/store.test.ts': storeTest(spec),
     'vitest.config.ts': vitestConfig(),
@@ -34,9 +38,10 @@ function packageJson(spec: ProjectSpec): string {
     private: true,
     type: 'module',
     engines: { node: '>=20.19' },
-    scripts: { start: 'qhatu start', migrate: 'qhatu migrate', worker: 'qhatu worker', test: 'vitest run', qhatu: 'qhatu' },
+    scripts: PROJECT_SCRIPTS,
     dependencies: Object.fromEntries(packages.map((p) => [p, spec.sources[p]])),
-    devDependencies: { vitest: spec.vitest },
+    devDependencies: spec.devDependencies,
+    ...(spec.packageManager === 'npm' ? { workspaces: [PLUGIN_FOLDERS] } : {}),
   };
   // pnpm 10 runs no dependency's install script unless it is listed (vitest's esbuild checks its binary).
   if (spec.packageManager === 'pnpm') pkg.pnpm = { onlyBuiltDependencies: ['esbuild', 'sharp'], ...(spec.overrides ? { overrides: spec.overrides } : {}) };
@@ -110,7 +115,8 @@ function vitestConfig(): string {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The store's tests and those of its own plugins (packages/plugin-*).
+    include: ${JSON.stringify(TEST_INCLUDE).replaceAll('"', "'").replaceAll(',', ', ')},
     testTimeout: 30_000,
     // The first run migrates a template database for this set of plugins.
     hookTimeout: 120_000,
@@ -125,14 +131,16 @@ function tsconfig(): string {
   const config = {
     compilerOptions: {
       target: 'ES2022',
+      lib: ['ES2023'],
       module: 'NodeNext',
       moduleResolution: 'NodeNext',
       strict: true,
       experimentalDecorators: true,
       skipLibCheck: true,
       noEmit: true,
+      types: ['node'],
     },
-    include: ['qhatu.config.ts', 'vitest.config.ts', 'src', 'test'],
+    include: TS_INCLUDE,
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }
@@ -146,6 +154,8 @@ PORT=3000
 HOST=127.0.0.1
 # QHATU_PUBLIC_URL=https://shop.example.com
 
+# Development on a PostgreSQL of your own: DATABASE_URL with QHATU_ENV=development generates the platform
+# token (kept in ./.qhatu/platform-token) and runs the job workers in \`start\`; \`migrate\` applies migrations.
 # Production: PostgreSQL 15+, the platform credential (24+ characters) and the key that seals secrets (32 bytes, base64).
 # DATABASE_URL=postgres://qhatu:secret@db.internal:5432/qhatu
 # QHATU_PLATFORM_TOKEN=
@@ -182,7 +192,7 @@ commerce framework. \`qhatu.config.ts\` lists the plugins it is made of.
 ## Run it
 
 \`\`\`sh
-${run} start     # the REST API, GraphQL and the API docs on http://127.0.0.1:3000
+${run} start     # the REST API, GraphQL and the API docs on http://127.0.0.1:3000 (or HOST:PORT)
 \`\`\`
 
 Without \`DATABASE_URL\` it runs on an embedded PostgreSQL (data in \`./.qhatu\`), migrates it, runs
@@ -202,15 +212,30 @@ ${run} test
 
 \`test/store.test.ts\` boots the store on a database of its own, copied from a migrated template on
 PostgreSQL 15+ at \`127.0.0.1:5432\` (user \`postgres\`, trust auth; another server with
-\`TEST_DATABASE_URL\`), and drives it over HTTP. Add your own scenarios beside it.
+\`TEST_DATABASE_URL\`), and drives it over HTTP. Add your own scenarios beside it. \`${run} test\` runs
+the tests of your own plugins too, and \`${run} typecheck\` type-checks the store and its plugins.
+
+On PostgreSQL of your own, \`DATABASE_URL=… QHATU_ENV=development ${run} start\` is development as the
+embedded database is: a platform token is generated into \`./.qhatu/platform-token\` and printed, and
+the job workers run in the same process; migrations are applied by \`${run} migrate\`.
 
 ## Plugins
 
 ${plugins}
 
 Add or remove one in \`qhatu.config.ts\` (and \`package.json\`); a plugin's dependencies must be listed
-too (\`${run} start\` names a missing one). Writing a plugin of your own: see \`docs/plugins.md\` in the
-Qhatu repository.
+too (\`${run} start\` names a missing one).
+
+A plugin of your own:
+
+\`\`\`sh
+${run} qhatu ${spec.packageManager === 'npm' ? '-- ' : ''}plugin new gift-wrap     # packages/plugin-gift-wrap, added to package.json and the workspace
+${spec.packageManager} install
+\`\`\`
+
+then list it in \`qhatu.config.ts\`. After changing its entities,
+\`${run} qhatu ${spec.packageManager === 'npm' ? '-- ' : ''}migration generate gift-wrap\` writes its next migration from the difference with
+the database, and \`${run} migrate\` applies it. See \`docs/plugins.md\` in the Qhatu repository.
 
 ## Production
 

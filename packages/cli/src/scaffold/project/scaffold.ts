@@ -4,9 +4,8 @@ import path from 'node:path';
 import { CliError } from '../../errors.js';
 import { CATALOGUE, choosePlugins, type CataloguePlugin } from './catalogue.js';
 import { projectFiles } from './files.js';
+import { PROJECT_DEV_DEPENDENCIES } from './workspace.js';
 
-/** The vitest a new project tests with: the version this repository's own tests run on. */
-export const PROJECT_VITEST = '3.2.7';
 
 export type PackageManager = 'pnpm' | 'npm';
 
@@ -48,7 +47,7 @@ export async function scaffoldProject(dir: string, options: NewProjectOptions): 
   if (options.from && isClone(options.from)) sources = linkedSources(options.from, packages, options.packageManager);
   else if (options.from) ({ sources, overrides } = tarballSources(options.from, packages));
   const name = packageNameOf(dir);
-  const files = projectFiles({ name, plugins, sources, overrides, packageManager: options.packageManager, vitest: PROJECT_VITEST });
+  const files = projectFiles({ name, plugins, sources, overrides, packageManager: options.packageManager, devDependencies: PROJECT_DEV_DEPENDENCIES });
   for (const [file, text] of Object.entries(files)) {
     const target = path.join(dir, file);
     await mkdir(path.dirname(target), { recursive: true });

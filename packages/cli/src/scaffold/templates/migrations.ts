@@ -4,7 +4,10 @@ export function migrationsIndex(n: PluginNames): string {
   return `import type { Migration } from '@qhatu/core';
 import { items } from './0001_items.js';
 
-/** Applied in order by \`qhatu migrate\`. A migration that has shipped is never edited: add the next one. */
+/**
+ * Applied in order by \`qhatu migrate\`. A migration that has shipped is never edited: add the next one.
+ * After changing an entity, \`qhatu migration generate ${n.name}\` writes it from the difference with the database.
+ */
 export const ${n.camel}Migrations: Migration[] = [items];
 `;
 }

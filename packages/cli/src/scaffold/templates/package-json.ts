@@ -3,9 +3,8 @@ import type { PluginNames } from '../names.js';
 /** The dependencies a plugin imports, at the versions core itself is built with (one copy of each in the store). */
 export const PLUGIN_DEPENDENCIES = ['@mikro-orm/core', 'fastify-type-provider-zod', 'zod'] as const;
 
-export function packageJson(n: PluginNames, versions: Record<string, string>): string {
-  const dependencies: Record<string, string> = { '@qhatu/core': 'workspace:*' };
-  for (const dep of PLUGIN_DEPENDENCIES) dependencies[dep] = versions[dep];
+/** `dependencies`: `@qhatu/core` and each of PLUGIN_DEPENDENCIES, as the plugin asks for them. */
+export function packageJson(n: PluginNames, dependencies: Record<string, string>): string {
   const sorted = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
   const pkg = {
     name: n.packageName,

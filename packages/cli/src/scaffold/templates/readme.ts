@@ -33,7 +33,7 @@ src/entities/         the ${n.entity} entity
 src/schemas/          zod schemas of requests and answers
 src/routes/           the REST routes; handlers are thin
 src/services/         ${n.service}: the only code that writes
-src/migrations/       SQL, applied by \`qhatu migrate\`
+src/migrations/       SQL, applied by \`qhatu migrate\`; the next one is generated from the entities
 test/                 scenario tests through HTTP on a real database
 \`\`\`
 
@@ -50,6 +50,20 @@ export default defineProject({ plugins: [/* ... */, ${n.camel}] });
 
 and to the store's \`package.json\` dependencies: \`"${n.packageName}": "workspace:*"\`, then
 \`pnpm install\` and \`qhatu migrate\`.
+
+## Change its entities
+
+Add a property to an entity in \`src/entities/\` (or a new entity, listed in \`entities\`), then:
+
+\`\`\`sh
+qhatu migration generate ${n.name}   # src/migrations/0002_….ts, listed in src/migrations/index.ts
+qhatu migrate
+\`\`\`
+
+It compares the entities with the database (migrated up to now): new tables get \`tenant_id\` first
+in their key and every index and unique constraint, and row-level security (\`tenantTable\`); new
+columns and indexes are added. It never drops or changes what exists: that stays a migration of your
+own. In a store project, run it as \`pnpm qhatu migration generate ${n.name}\`.
 
 ## Test it
 

@@ -10,7 +10,7 @@ export const ${n.entity}Input = z
     title: z.string().trim().min(1).max(200),
     description: z.string().trim().max(5000).nullable().optional(),
   })
-  .meta({ id: '${n.entity}Input' });
+  .meta({ id: '${n.entity}Create' });
 export type ${n.entity}Input = z.output<typeof ${n.entity}Input>;
 
 export const ${n.entity}Out = z
