@@ -16,9 +16,13 @@ import { PermissionRegistry } from './auth/permissions.js';
 import { AccessTokens } from './auth/tokens.js';
 import { loadConfig, type QhatuConfig } from './config.js';
 import { corePlugin } from './core-plugin.js';
+import { customFieldsGraphQL } from './custom-fields/graphql.js';
+import { documentCustomFields } from './custom-fields/openapi.js';
+import { CustomFields } from './custom-fields/registry.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate, pendingMigrations } from './db/migrations.js';
+import { healthRoutes } from './http/health.js';
 import { buildHttp, type RouteInfo } from './http/server.js';
 import type { GraphQLFieldInfo } from './graphql/types.js';
 import { Mailer } from './mail/mailer.js';
@@ -108,6 +112,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   const logger = options.logger ?? pino({ level: config.logLevel, mixin: traceFields });
   const plugins = orderPlugins([corePlugin, ...options.plugins.filter((p) => p.name !== 'core')]);
   const permissions = new PermissionRegistry(plugins);
+  // Every plugin's custom fields (and the project's), checked before anything starts.
+  const customFields = new CustomFields(plugins);
   const observability = readObservability(config);
   // Before the database driver is first used, so that its queries are traced.
   if (observability.tracing) startTracing({ url: observability.tracing.url });
@@ -157,6 +163,8 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.registerSingleton(Mailer);
     container.registerSingleton(Tenants);
     container.register(PermissionRegistry, { useValue: permissions });
+    container.register(CustomFields, { useValue: customFields });
+    documentCustomFields(customFields);
     container.register(STAFF_SETTINGS, { useValue: readStaffSettings(config) });
     container.registerSingleton(Passwords);
     container.registerSingleton(Roles);
@@ -203,7 +211,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
         return { pending: row.pending, lagSeconds: Math.max(0, row.lag) };
       },
     });
-    const metricsListener = new MetricsListener(metrics, observability.metrics, logger);
+    const metricsListener = new MetricsListener(metrics, observability.metrics, logger, (server) => healthRoutes(server, db, jobs, config.queueStallMs));
     closers.unshift(() => metricsListener.close());
     const housekeeping = new Housekeeping(container.resolve(Database), logger);
     container.register(Housekeeping, { useValue: housekeeping });
@@ -215,7 +223,10 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     }
 
     const routes: RouteInfo[] = [];
-    const http = await buildHttp(config, logger, plugins, container, routes);
+    // The custom fields' GraphQL types ride along as one more contribution.
+    const customFieldTypes = customFieldsGraphQL(customFields);
+    const hosted = customFieldTypes ? [...plugins, { name: 'custom-fields', graphql: customFieldTypes }] : plugins;
+    const http = await buildHttp(config, logger, hosted, container, routes);
     closers.unshift(() => http.close());
 
     // A plugin's onReady and the workers read its tables: on a database behind the code they would

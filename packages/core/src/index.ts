@@ -71,11 +71,13 @@ export {
   type PageRequest,
 } from './http/pagination.js';
 export { ADMIN, STOREFRONT, type AuthRule } from './http/route-config.js';
+export { operationIdOf } from './http/openapi.js';
 export { CREDENTIAL_RATE_LIMIT } from './http/rate-limits.js';
 export * from './http/schemas.js';
 export { Jobs, type JobContext, type JobDefinition, type JobHandler } from './jobs/jobs.js';
 export { defineMachine, type Machine, type MachineDefinition, type Transition } from './machines/machine.js';
-export { definePlugin, defineProject, orderPlugins, PluginLoadError, type PermissionDefinition, type PluginContext, type QhatuPlugin, type QhatuProject } from './plugin.js';
+export { definePlugin, defineProject, orderPlugins, PluginLoadError, PROJECT_PLUGIN, type PermissionDefinition, type PluginContext, type QhatuPlugin, type QhatuProject } from './plugin.js';
+export * from './custom-fields/index.js';
 export { escapeLike, slugify, Tenants } from './tenancy/tenants.js';
 export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 export { tenantOut } from './tenancy/routes.js';

@@ -5,6 +5,7 @@ import type { Migration } from './db/migrations.js';
 import type { JobDefinition } from './jobs/jobs.js';
 import type { MachineDefinition } from './machines/machine.js';
 import type { GraphQLContribution } from './graphql/types.js';
+import type { CustomFieldDeclarations, CustomFieldHost } from './custom-fields/declarations.js';
 
 export interface PluginContext {
   container: DependencyContainer;
@@ -37,6 +38,14 @@ export interface QhatuPlugin {
   permissions?: PermissionDefinition[];
   /** The event types this plugin publishes. */
   events?: string[];
+  /**
+   * Fields this plugin adds to entities of other plugins (`order`, `product`, `variant`,
+   * `customer`, `cart`), by entity then name: stored, checked, answered, documented and indexed
+   * by core (docs/plugins.md, Custom fields).
+   */
+  customFields?: CustomFieldDeclarations;
+  /** This plugin's entities that take custom fields, each kept in a `custom_fields` column of its table. */
+  customFieldHosts?: CustomFieldHost[];
   jobs?: Record<string, JobDefinition>;
   /** Runs once the app is built and migrated, before it listens. */
   onReady?(ctx: PluginContext): Promise<void> | void;
@@ -96,8 +105,16 @@ export function orderPlugins(plugins: QhatuPlugin[]): QhatuPlugin[] {
 /** A project's `qhatu.config.ts`: the plugins the store is made of. */
 export interface QhatuProject {
   plugins: QhatuPlugin[];
+  /** The store's own custom fields, declared as a plugin declares them. */
+  customFields?: CustomFieldDeclarations;
 }
 
+/** The name of the plugin that carries a project's own declarations (its `customFields`). */
+export const PROJECT_PLUGIN = 'project';
+
+/** The project, its own custom fields carried by one more plugin (`project`), so that every command loads them with the plugins. */
 export function defineProject(project: QhatuProject): QhatuProject {
-  return project;
+  if (!project.customFields) return project;
+  const own = definePlugin({ name: PROJECT_PLUGIN, customFields: project.customFields });
+  return { ...project, plugins: [...project.plugins, own] };
 }

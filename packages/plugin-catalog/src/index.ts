@@ -14,6 +14,7 @@ import { collectionsMigration } from './migrations/0003_collections.js';
 import { downloadsMetafieldsMigration } from './migrations/0004_downloads_metafields.js';
 import { cacheVersionMigration } from './migrations/0005_cache_version.js';
 import { catalogSearchMigration } from './migrations/0006_search.js';
+import { catalogCustomFieldsMigration } from './migrations/0007_custom_fields.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
@@ -58,7 +59,12 @@ export default definePlugin({
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration],
+  // Other plugins and the project add fields to products and variants (`customFields: { product: {...}, variant: {...} }`).
+  customFieldHosts: [
+    { entity: 'product', table: 'catalog_product', graphqlType: 'Product' },
+    { entity: 'variant', table: 'catalog_variant', graphqlType: 'ProductVariant' },
+  ],
   events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
   register(container) {
     // The catalog keeps stock itself until a plugin that keeps it (inventory) registers after it.

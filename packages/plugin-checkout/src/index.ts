@@ -9,6 +9,7 @@ import { checkoutOrderMigration } from './migrations/0002_checkout_order.js';
 import { checkoutTaxesMigration } from './migrations/0003_taxes.js';
 import { checkoutOffersMigration } from './migrations/0004_offers.js';
 import { checkoutHoldsMigration } from './migrations/0005_holds.js';
+import { checkoutCustomFieldsMigration } from './migrations/0006_custom_fields.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
@@ -42,7 +43,9 @@ export default definePlugin({
   name: 'checkout',
   dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration, checkoutHoldsMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration, checkoutHoldsMigration, checkoutCustomFieldsMigration],
+  // Other plugins and the project add fields to carts (`customFields: { cart: {...} }`); an order's field of the same name takes the cart's value.
+  customFieldHosts: [{ entity: 'cart', table: 'checkout_cart', graphqlType: 'Cart', carriesTo: 'order' }],
   machines: [checkoutMachine],
   events: [...CART_EVENTS, ...CHECKOUT_EVENTS, CHECKOUT_PAYMENT_MISMATCH],
   register(container) {

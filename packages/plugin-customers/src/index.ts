@@ -9,6 +9,7 @@ import { customerMachine } from './machines/customer.js';
 import { customersMigration } from './migrations/0001_customers.js';
 import { accountLinksMigration } from './migrations/0002_account_links.js';
 import { customersSearchMigration } from './migrations/0003_search.js';
+import { customersCustomFieldsMigration } from './migrations/0004_custom_fields.js';
 import { addressRoutes } from './routes/addresses.js';
 import { customerAuthRoutes } from './routes/auth.js';
 import { customerRoutes } from './routes/customers.js';
@@ -34,7 +35,9 @@ export { customerOut, addressOut } from './routes/serialize.js';
 export default definePlugin({
   name: 'customers',
   entities: [Customer, CustomerCredential, CustomerAddress, AccountLink, CustomerStoreSettings],
-  migrations: [customersMigration, accountLinksMigration, customersSearchMigration],
+  migrations: [customersMigration, accountLinksMigration, customersSearchMigration, customersCustomFieldsMigration],
+  // Other plugins and the project add fields to customers (`customFields: { customer: {...} }`).
+  customFieldHosts: [{ entity: 'customer', table: 'customers_customer', graphqlType: 'Customer' }],
   machines: [customerMachine],
   events: [...CUSTOMER_EVENTS],
   permissions: [

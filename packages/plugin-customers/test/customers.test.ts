@@ -31,7 +31,7 @@ describe('POST /customers', () => {
     const c = res.json().data;
     expect(c).toEqual({
       id: expect.any(String), email: 'ana.quispe@example.com', first_name: 'Ana', last_name: 'Quispe', phone: '+51987654321',
-      accepts_marketing: true, tags: ['vip', 'cusco'], status: 'active', has_account: false,
+      accepts_marketing: true, tags: ['vip', 'cusco'], status: 'active', has_account: false, custom_fields: {},
       created_at: expect.any(String), updated_at: c.created_at,
     });
     expect(new Date(c.created_at).toISOString()).toBe(c.created_at);

@@ -20,6 +20,8 @@ import { orderTaxesMigration } from './migrations/0004_taxes.js';
 import { orderOffersMigration } from './migrations/0005_offers.js';
 import { ordersSearchMigration } from './migrations/0006_search.js';
 import { orderStockMigration } from './migrations/0007_stock.js';
+import { orderCustomFieldsMigration } from './migrations/0008_custom_fields.js';
+import { orderCustomLinesMigration } from './migrations/0009_custom_lines.js';
 import { OrderSettings } from './entities/settings.js';
 import { orderSettingsRoutes } from './routes/settings.js';
 import { Settlement } from './services/settlement.js';
@@ -47,6 +49,7 @@ export {
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
 export { amountDue, type PaymentEntry } from './services/ledger.js';
+export { REVISABLE, type OrderRevision, type RevisedLine } from './services/revision.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
 export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
@@ -58,7 +61,9 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment, OrderSettings],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration, orderCustomFieldsMigration, orderCustomLinesMigration],
+  // Other plugins and the project add fields to orders (`customFields: { order: {...} }`).
+  customFieldHosts: [{ entity: 'order', table: 'orders_order', graphqlType: 'Order' }],
   machines: [orderMachine],
   events: [...ORDER_EVENTS],
   permissions: [

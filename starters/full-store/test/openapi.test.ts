@@ -140,6 +140,8 @@ const LANDED = [
   'PUT /api/v1/inventory/variant-settings/:id',
   'GET /api/v1/orders/settings',
   'PUT /api/v1/orders/settings',
+  'PATCH /api/v1/checkout/carts/:id',
+  'PATCH /api/v1/orders/:id',
   'GET /api/v1/payments/gateways',
   'PUT /api/v1/payments/gateways/:id',
   'GET /api/v1/payments/offline/methods',

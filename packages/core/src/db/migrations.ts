@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { syncCustomFieldIndexes } from '../custom-fields/indexes.js';
+import { CustomFields } from '../custom-fields/registry.js';
 import type { QhatuPlugin } from '../plugin.js';
 
 /** The role that tenant transactions run as; row-level security applies to it. */
@@ -27,12 +29,17 @@ export interface MigrationReport {
 
 const LOCK_KEY = 7_210_417_001; // pg_advisory_lock key: one migrator at a time per database
 
-/** Applies every plugin's pending migrations in plugin order, each in its own transaction. */
+/**
+ * Applies every plugin's pending migrations in plugin order, each in its own transaction, then
+ * makes (and drops) the indexes of the plugins' indexed custom fields.
+ */
 export async function migrate(
   connectionString: string,
   plugins: QhatuPlugin[],
   log: (line: string) => void = () => {},
 ): Promise<MigrationReport> {
+  // Declarations that do not hold stop here, before anything is applied.
+  const customFields = new CustomFields(plugins);
   const client = new pg.Client({ connectionString });
   await client.connect();
   const applied: string[] = [];
@@ -62,6 +69,7 @@ export async function migrate(
         log(`applied ${key}`);
       }
     }
+    await syncCustomFieldIndexes(client, customFields, log);
   } finally {
     await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
     await client.end();

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { Secrets } from '../auth/secrets.js';
@@ -20,39 +20,21 @@ import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
+import { healthRoutes } from './health.js';
 import { AppError } from '../errors.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
+import { openApiOptions, OperationIds } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { Metrics } from '../observability/metrics.js';
 import { installRequestMetrics, metricsRoute } from '../observability/metrics-http.js';
 import { readObservability } from '../observability/settings.js';
+import { logRoutePatterns, logTenant } from '../observability/request-logs.js';
 import { traceServer } from '../observability/tracing.js';
 import { refuseNulCharacters } from './text.js';
 import type { AuthRule } from './route-config.js';
 import './route-config.js';
 import './zod-messages.js';
-
-/** mercurius's routes carry no zod schemas: their OpenAPI entries are written here. */
-function graphqlOpenApi(method: string | string[]) {
-  const tags = ['GraphQL'];
-  if (String(method).includes('GET')) {
-    return {
-      tags,
-      summary: 'The GraphQL playground (without `query`), or a query in the query string',
-      querystring: { type: 'object', properties: { query: { type: 'string' }, variables: { type: 'string' }, operationName: { type: 'string' } } },
-    };
-  }
-  return {
-    tags,
-    summary: 'Run GraphQL queries and mutations (Bearer token and X-Tenant-ID required)',
-    body: {
-      type: 'object',
-      required: ['query'],
-      properties: { query: { type: 'string' }, variables: { type: 'object' }, operationName: { type: 'string' } },
-    },
-  };
-}
 
 /**
  * A request Node's parser refuses (431 for a request line and headers over its limit, 400 for
@@ -151,6 +133,7 @@ export async function buildHttp(
     },
   });
   acceptEmptyJsonBodies(http);
+  logRoutePatterns(http);
   // First, so that every route and hook below is traced (when tracing is on).
   await traceServer(http);
   const tokens = container.resolve(AccessTokens);
@@ -167,58 +150,12 @@ export async function buildHttp(
   const metrics = container.resolve(Metrics);
   installRequestMetrics(http, metrics);
 
-  await http.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Qhatu commerce API',
-        version: '1.0.0',
-        description:
-          'Multi-tenant headless commerce. Tenant routes take `Authorization: Bearer <token>` and `X-Tenant-ID`. ' +
-          'Every error has the body `{"error": {"code", "message", "details"}}`; besides the answers each operation lists, ' +
-          'any may answer 413 (body too large), 415 (body not JSON) or 429 (too many requests).',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          tenant: { type: 'apiKey', in: 'header', name: 'X-Tenant-ID' },
-        },
-      },
-    },
-    transform: (doc) => {
-      if (doc.url === '/graphql') return { schema: graphqlOpenApi(doc.route.method), url: doc.url };
-      if (/^\/(docs|openapi\.json)/.test(doc.url)) return { schema: { ...doc.schema, hide: true }, url: doc.url };
-      const out = jsonSchemaTransform(doc);
-      // Each admin operation documents the permission it needs, in words and as `x-permission`.
-      const permission = doc.route.config?.permission;
-      if (!permission) return out;
-      const schema = (out.schema ?? {}) as Record<string, unknown>;
-      const note = `Needs the permission \`${permission}\` (staff members by their role; admin API keys hold every permission unless given a role).`;
-      return { ...out, schema: { ...schema, 'x-permission': permission, description: [schema.description, note].filter(Boolean).join('\n\n') } };
-    },
-    transformObject: jsonSchemaTransformObject,
-  });
+  await http.register(fastifySwagger, openApiOptions(config.publicUrl));
   await http.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
   http.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
 
   metricsRoute(http, metrics, readObservability(config).metrics, tokens);
-  http.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  http.get('/health/ready', { schema: { hide: true } }, async (_req, reply) => {
-    const checks: Record<string, string> = {};
-    await db.query('select 1').then(() => (checks.database = 'ok'), () => (checks.database = 'down'));
-    // Jobs that wait with none running (no worker, or a stuck one) make the service unready: paid orders would wait.
-    const stall = await jobs.stall(config.queueStallMs).then(
-      (found) => ((checks.queue = found ? 'stalled' : 'ok'), found),
-      () => void (checks.queue = 'down'),
-    );
-    const ready = Object.values(checks).every((c) => c === 'ok');
-    const stalled = stall && {
-      queue: { name: stall.queue, waiting: stall.waiting, active: 0, stalled_seconds: stall.seconds },
-      message: `${stall.waiting} job(s) have waited in the queue "${stall.queue}" for ${stall.seconds} s with none running`,
-    };
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks, ...stalled });
-  });
+  healthRoutes(http, db, jobs, config.queueStallMs);
 
   // The REST API: zod validation and serialization, auth by each route's rule, idempotent POSTs.
   await http.register(async (api) => {
@@ -227,21 +164,26 @@ export async function buildHttp(
     api.addHook('onRoute', (route) => {
       if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth rule`);
     });
-    api.addHook('onRequest', async (request) => {
+    api.addHook('onRequest', async (request, reply) => {
       const { auth, permission } = request.routeOptions.config;
       const principal = await authorize(request, auth!, tokens);
+      logTenant(request, reply, TenantContext.current()?.tenantId);
       // Admin keys and staff members need the route's permission; customers on a shared route do not.
       if (permission && (principal?.kind === 'admin' || principal?.kind === 'staff')) assertPermission(principal, permission);
     });
     refuseNulCharacters(api);
     await installRateLimits(api, config, db);
     installIdempotency(api, db, container.resolve(Secrets));
-    // Every admin route names a declared permission, or the app does not start; each is recorded.
+    // Every admin route names a declared permission, or the app does not start; each is recorded, and
+    // each operationId is one route's (the start stops at a second).
+    const operationIds = new OperationIds();
     const track = (scope: FastifyInstance, plugin: string) =>
       scope.addHook('onRoute', (route) => {
         registry.checkRoute(plugin, route);
         if (route.method === 'HEAD') return;
+        const documented = route.schema as { hide?: boolean; operationId?: unknown } | undefined;
         for (const method of [route.method].flat()) {
+          if (!documented?.hide) operationIds.claim(method, route.url, plugin, documented?.operationId);
           routes.push({ plugin, method, url: route.url, auth: route.config!.auth!, ...(route.config?.permission ? { permission: route.config.permission } : {}) });
         }
       });

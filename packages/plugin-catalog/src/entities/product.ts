@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CustomFieldValues } from '@qhatu/core';
 
 export const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
 export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
@@ -25,6 +26,8 @@ export const Product = defineEntity({
     supplierId: p.uuid().nullable(),
     tags: p.json<string[]>(),
     images: p.json<ProductImage[]>(),
+    /** Declared by plugins and the project (core's `CustomFields`). */
+    customFields: p.json<CustomFieldValues>().onCreate(() => ({})),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

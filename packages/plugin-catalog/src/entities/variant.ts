@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CustomFieldValues } from '@qhatu/core';
 
 export const Variant = defineEntity({
   name: 'Variant',
@@ -18,6 +19,8 @@ export const Variant = defineEntity({
     taxable: p.boolean(),
     inventoryQuantity: p.integer(),
     position: p.integer(),
+    /** Declared by plugins and the project (core's `CustomFields`). */
+    customFields: p.json<CustomFieldValues>().onCreate(() => ({})),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -50,8 +50,11 @@ function node({ product, variants }: ProductView) {
       compareAtPrice: v.compareAtPrice,
       currency: v.currency,
       inventoryQuantity: v.inventoryQuantity,
+      customFields: v.customFields,
     })),
     images: product.images.map((i) => ({ url: i.url, altText: i.alt_text })),
+    // Resolved by core's `customFields` fields (when fields are declared): the caller sees what it may.
+    customFields: product.customFields,
   };
 }
 

@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT } from '@qhatu/core';
+import { ADMIN, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -13,38 +13,53 @@ import {
   VariantPatch,
 } from '../schemas/product.js';
 import { Products, type ProductFilter } from '../services/products.js';
-import { productOut, variantOut } from './serialize.js';
+import { productOut, variantOut, type ShowCustomFields } from './serialize.js';
 import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const products = container.resolve(Products);
   const cache = container.resolve(ReadCache);
+  const fields = container.resolve(CustomFields);
   const tags = ['Products'];
+  const show = (audience: CustomFieldAudience): ShowCustomFields => (entity, stored) => fields.present(entity, stored, audience);
+  // Storefront answers (shared by every storefront caller in the read cache) show the public custom fields only.
+  const shown = (activeOnly: boolean) => show(activeOnly ? 'storefront' : 'admin');
+  const admin = show('admin');
+  // Filters on the indexed custom fields of the product, and of one of its variants.
+  const filterable = [{ entity: 'product' }, { entity: 'variant', prefix: 'variants.custom_fields' }];
+  const listQuery = fields.listQuery(ProductListQuery, ...filterable);
 
   r.get('/catalog/products', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'List products', description: STOREFRONT_CACHED, querystring: ProductListQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403) } },
+    preValidation: fields.filterGuard(...filterable),
+    schema: { tags, summary: 'List products', description: STOREFRONT_CACHED, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
-    const filter = { ...(filtersOf(req.query) as ProductFilter), q: req.query.q, activeOnly };
+    const filter: ProductFilter = {
+      ...(filtersOf(req.query) as ProductFilter),
+      q: req.query.q,
+      activeOnly,
+      customFields: fields.filtersOf(req.query, 'product'),
+      variantFields: fields.filtersOf(req.query, 'variant', 'variants.custom_fields'),
+    };
     const { items, page } = await products.list(req.query, filter);
-    return { data: items.map(productOut), meta: { pagination: page.pagination } };
+    return { data: items.map((item) => productOut(item, shown(activeOnly))), meta: { pagination: page.pagination } };
   }));
 
   r.post('/catalog/products', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Create a product with its variants', body: ProductInput, response: { 201: dataOf(ProductOut), ...errorResponses(400, 401, 403, 409, 422) } },
-  }, async (req, reply) => reply.code(201).send({ data: productOut(await products.create(req.body)) }));
+  }, async (req, reply) => reply.code(201).send({ data: productOut(await products.create(req.body), admin) }));
 
   r.get('/catalog/products/:id', {
     config: { auth: STOREFRONT },
     schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: productOut(await products.get(req.params.id, { activeOnly })) })));
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: productOut(await products.get(req.params.id, { activeOnly }), shown(activeOnly)) })));
 
   r.patch('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change the fields sent', params: IdParams, body: ProductPatch, response: { 200: dataOf(ProductOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
-  }, async (req) => ({ data: productOut(await products.update(req.params.id, req.body)) }));
+  }, async (req) => ({ data: productOut(await products.update(req.params.id, req.body), admin) }));
 
   r.delete('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -57,12 +72,12 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   r.post('/catalog/products/:id/variants', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Add a variant', params: IdParams, body: VariantInput, response: { 201: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
-  }, async (req, reply) => reply.code(201).send({ data: variantOut(await products.addVariant(req.params.id, req.body)) }));
+  }, async (req, reply) => reply.code(201).send({ data: variantOut(await products.addVariant(req.params.id, req.body), admin) }));
 
   r.patch('/catalog/products/:id/variants/:variant_id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
-  }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body)) }));
+  }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body), admin) }));
 
   r.delete('/catalog/products/:id/variants/:variant_id', {
     config: { auth: ADMIN, permission: 'catalog.write' },

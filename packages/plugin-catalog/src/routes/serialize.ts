@@ -1,3 +1,4 @@
+import type { CustomFieldValues } from '@qhatu/core';
 import type { Collection } from '../entities/collection.js';
 import type { CollectionProduct } from '../entities/collection-product.js';
 import type { Product } from '../entities/product.js';
@@ -8,7 +9,10 @@ import type { Variant } from '../entities/variant.js';
 import type { BrandView } from '../services/brands.js';
 import type { ProductView } from '../services/products.js';
 
-export function variantOut(v: Variant) {
+/** A product's or variant's custom fields as the caller may see them (`CustomFields.present` for one audience). */
+export type ShowCustomFields = (entity: 'product' | 'variant', stored: unknown) => CustomFieldValues;
+
+export function variantOut(v: Variant, show: ShowCustomFields) {
   return {
     id: v.id,
     product_id: v.productId,
@@ -22,12 +26,13 @@ export function variantOut(v: Variant) {
     taxable: v.taxable,
     inventory_quantity: v.inventoryQuantity,
     position: v.position,
+    custom_fields: show('variant', v.customFields),
     created_at: v.createdAt.toISOString(),
     updated_at: v.updatedAt.toISOString(),
   };
 }
 
-export function productOut({ product: p, variants }: { product: Product; variants: Variant[] } | ProductView) {
+export function productOut({ product: p, variants }: { product: Product; variants: Variant[] } | ProductView, show: ShowCustomFields) {
   return {
     id: p.id,
     title: p.title,
@@ -38,7 +43,8 @@ export function productOut({ product: p, variants }: { product: Product; variant
     supplier_id: p.supplierId ?? null,
     tags: p.tags,
     images: p.images,
-    variants: variants.map(variantOut),
+    variants: variants.map((v) => variantOut(v, show)),
+    custom_fields: show('product', p.customFields),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };

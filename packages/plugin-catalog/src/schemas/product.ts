@@ -1,4 +1,4 @@
-import { CurrencyCode, listQuery, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, customFieldsIn, customFieldsOut, listQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 
@@ -21,6 +21,7 @@ export const VariantInput = z
     requires_shipping: z.boolean().optional(),
     taxable: z.boolean().optional(),
     inventory_quantity: z.number().int().min(0).max(1_000_000_000).optional(),
+    custom_fields: customFieldsIn('variant').optional(),
   })
   .meta({ id: 'VariantCreate' });
 export type VariantInput = z.output<typeof VariantInput>;
@@ -49,6 +50,7 @@ export const ProductInput = z
     tags: Tags.optional(),
     images: z.array(ImageInput).max(50).optional(),
     variants: z.array(VariantInput).min(1, 'a product needs at least one variant').max(100),
+    custom_fields: customFieldsIn('product').optional(),
   })
   .meta({ id: 'ProductCreate' });
 export type ProductInput = z.output<typeof ProductInput>;
@@ -70,6 +72,7 @@ export const VariantOut = z
     taxable: z.boolean(),
     inventory_quantity: z.number().int(),
     position: z.number().int(),
+    custom_fields: customFieldsOut('variant'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -95,6 +98,7 @@ export const ProductOut = z
       }),
     ),
     variants: z.array(VariantOut),
+    custom_fields: customFieldsOut('product'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

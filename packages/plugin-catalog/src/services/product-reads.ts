@@ -1,4 +1,4 @@
-import { AppError, keyset, pgDate, searchCondition, uuidArray, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import { AppError, keyset, pgDate, searchCondition, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
 
@@ -8,9 +8,9 @@ import type { Variant } from '../entities/variant.js';
  * variants is one statement (three with BEGIN and COMMIT), a page two.
  */
 
-const PRODUCT_COLUMNS = `id, tenant_id, title, handle, description_html, status, brand_id, supplier_id, tags, images, created_at, updated_at`;
+const PRODUCT_COLUMNS = `id, tenant_id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at`;
 const VARIANT_COLUMNS = `id, tenant_id, product_id, title, sku, price, compare_at_price, currency, weight_grams,
-  requires_shipping, taxable, inventory_quantity, position, created_at, updated_at`;
+  requires_shipping, taxable, inventory_quantity, position, custom_fields, created_at, updated_at`;
 
 const SORTS: Record<string, KeysetColumn> = {
   created_at: { sql: 'created_at', type: 'timestamptz' },
@@ -32,6 +32,7 @@ function toProduct(r: Row): Product {
     supplierId: (r.supplier_id as string | null) ?? null,
     tags: r.tags as string[],
     images: r.images as ProductImage[],
+    customFields: r.custom_fields as CustomFieldValues,
     createdAt: pgDate(r.created_at),
     updatedAt: pgDate(r.updated_at),
   } as Product;
@@ -52,6 +53,7 @@ function toVariant(r: Row): Variant {
     taxable: r.taxable as boolean,
     inventoryQuantity: r.inventory_quantity as number,
     position: r.position as number,
+    customFields: r.custom_fields as CustomFieldValues,
     createdAt: pgDate(r.created_at),
     updatedAt: pgDate(r.updated_at),
   } as Variant;
@@ -65,6 +67,8 @@ export interface ProductListFilter {
   tag?: string;
   q?: string;
   activeOnly?: boolean;
+  /** Further conditions on `catalog_product` (custom-field filters), each with its placeholders' values. */
+  conditions?: Array<{ sql: string; params: unknown[] }>;
 }
 
 // The variants ride on the product's row as JSON: one round trip instead of two.
@@ -98,6 +102,7 @@ export async function readProductPage(
   if (filter.supplier_id) where('supplier_id = ?', filter.supplier_id);
   if (filter.tag) where('tags @> ?::jsonb', JSON.stringify([filter.tag]));
   if (filter.q) where(...searchCondition('catalog_product', filter.q));
+  for (const c of filter.conditions ?? []) where(c.sql, ...c.params);
   const resume = keyset(page, SORTS);
   if (resume.where) where(resume.where, ...resume.params);
   const rows = await sql.query<Row>(`select ${PRODUCT_COLUMNS} from catalog_product where ${conditions.join(' and ')} ${resume.tail}`, params);

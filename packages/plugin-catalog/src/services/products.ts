@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, escapeLike, slugify, Tenant, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, escapeLike, slugify, Tenant, type CustomFieldFilter, type CustomFieldValues, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Product, type ProductImage, type ProductStatus } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
@@ -26,6 +26,10 @@ export interface ProductFilter {
   q?: string;
   /** Storefront callers see active products only. */
   activeOnly?: boolean;
+  /** Equal to these values of the product's indexed custom fields. */
+  customFields?: CustomFieldFilter[];
+  /** With a variant whose indexed custom fields have these values. */
+  variantFields?: CustomFieldFilter[];
 }
 
 export const PRODUCT_EVENTS = ['products.product.created', 'products.product.updated', 'products.product.deleted'] as const;
@@ -49,6 +53,7 @@ export class Products implements MediaUser {
     @inject(Database) private readonly db: Database,
     @inject(CatalogMedia) private readonly media: CatalogMedia,
     @inject(CollectionProducts) private readonly collections: CollectionProducts,
+    @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
 
   /**
@@ -58,10 +63,14 @@ export class Products implements MediaUser {
   async create(input: ProductInput): Promise<ProductView> {
     this.refuseStock(input.variants.map((v, i) => [`body.variants.${i}.inventory_quantity`, v.inventory_quantity]));
     const skus = input.variants.map((v, i) => ({ path: `body.variants.${i}.sku`, sku: v.sku }));
-    return refuseTakenSkus(this.db, skus, () => retryTaken('catalog_product_handle', { name: 'handle', requested: input.handle }, () => this.insert(input)));
+    const customFields = {
+      product: this.fields.create('product', input.custom_fields),
+      variants: input.variants.map((v, i) => this.fields.create('variant', v.custom_fields, { path: `body.variants.${i}.custom_fields` })),
+    };
+    return refuseTakenSkus(this.db, skus, () => retryTaken('catalog_product_handle', { name: 'handle', requested: input.handle }, () => this.insert(input, customFields)));
   }
 
-  private async insert(input: ProductInput): Promise<ProductView> {
+  private async insert(input: ProductInput, customFields: { product: CustomFieldValues; variants: CustomFieldValues[] }): Promise<ProductView> {
     return this.db.tenant(async (tx) => {
       const { em } = tx;
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
@@ -82,11 +91,12 @@ export class Products implements MediaUser {
         supplierId: input.supplier_id ?? null,
         tags: dedupe(input.tags ?? []),
         images: await this.images(tx, input.images ?? []),
+        customFields: customFields.product,
         createdAt: at,
         updatedAt: at,
       });
       this.assertUniqueSkus(input.variants.map((v) => v.sku));
-      const variants = input.variants.map((v, position) => this.newVariant(tx, product, v, position, tenant.currency));
+      const variants = input.variants.map((v, position) => this.newVariant(tx, product, v, position, tenant.currency, customFields.variants[position]));
       tx.publish('products.product.created', productEvent(product, variants));
       await em.flush();
       return { product, variants };
@@ -102,13 +112,22 @@ export class Products implements MediaUser {
     if (filter.activeOnly && filter.status && filter.status !== 'active') {
       return { items: [], page: { items: [], cursorOf: () => '', pagination: { cursor: null, has_next: false, limit: page.limit } } };
     }
+    // Custom-field filters on their indexed expressions: the product's own, and a variant's of the product.
+    const conditions = [
+      ...(filter.customFields ?? []).map((f) => this.fields.condition(f, 'custom_fields')),
+      ...(filter.variantFields ?? []).map((f) => {
+        const c = this.fields.condition(f, 'v.custom_fields');
+        return { sql: `exists (select 1 from catalog_variant v where v.tenant_id = catalog_product.tenant_id and v.product_id = catalog_product.id and ${c.sql})`, params: c.params };
+      }),
+    ];
     return this.db.read(async (sql) => {
-      const { page: result, variants } = await readProductPage(sql, page, filter);
+      const { page: result, variants } = await readProductPage(sql, page, { ...filter, conditions });
       return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
     });
   }
 
   async update(id: string, patch: ProductPatch): Promise<ProductView> {
+    const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('product', patch.custom_fields);
     // A handle another product takes at the same moment is the same precise 409.
     return retryTaken('catalog_product_handle', { name: 'handle', requested: patch.handle }, () =>
       this.db.tenant(async (tx) => {
@@ -125,6 +144,7 @@ export class Products implements MediaUser {
         if (patch.supplier_id !== undefined) product.supplierId = patch.supplier_id;
         if (patch.tags !== undefined) product.tags = dedupe(patch.tags);
         if (patch.images !== undefined) product.images = await this.images(tx, patch.images);
+        if (customFields) product.customFields = { ...product.customFields, ...customFields };
         product.updatedAt = tx.now();
         const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
         tx.publish('products.product.updated', productEvent(product, variants));
@@ -147,6 +167,7 @@ export class Products implements MediaUser {
 
   async addVariant(productId: string, input: VariantInput): Promise<Variant> {
     this.refuseStock([['body.inventory_quantity', input.inventory_quantity]]);
+    const customFields = this.fields.create('variant', input.custom_fields);
     return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: input.sku }], () => this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
@@ -155,7 +176,7 @@ export class Products implements MediaUser {
       const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
       assertStoreCurrency(tenant.currency, [['body.currency', input.currency]]);
       const position = existing.reduce((max, v) => Math.max(max, v.position + 1), 0);
-      const variant = this.newVariant(tx, product, input, position, tenant.currency);
+      const variant = this.newVariant(tx, product, input, position, tenant.currency, customFields);
       product.updatedAt = tx.now();
       tx.publish('products.product.updated', productEvent(product, [...existing, variant]));
       await em.flush();
@@ -165,6 +186,7 @@ export class Products implements MediaUser {
 
   async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<Variant> {
     this.refuseStock([['body.inventory_quantity', patch.inventory_quantity]]);
+    const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('variant', patch.custom_fields);
     return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: patch.sku }], () => this.db.tenant(async (tx) => {
       const { em } = tx;
       const product = await this.lock(em, productId);
@@ -174,6 +196,7 @@ export class Products implements MediaUser {
       // A variant stored in another currency before the rule is left as it is until its currency is sent.
       if (patch.currency !== undefined) assertStoreCurrency((await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency, [['body.currency', patch.currency]]);
       assignVariant(variant, patch);
+      if (customFields) variant.customFields = { ...variant.customFields, ...customFields };
       const at = tx.now();
       variant.updatedAt = at;
       product.updatedAt = at;
@@ -221,7 +244,7 @@ export class Products implements MediaUser {
     throw AppError.validation(`Stock is kept by warehouses in this store: ${this.stock.adjustWith}`, sent.map(([path]) => ({ path, message: 'is read-only here: it is the stock available over the active warehouses' })));
   }
 
-  private newVariant(tx: Tx, product: Product, v: VariantInput, position: number, currency: string): Variant {
+  private newVariant(tx: Tx, product: Product, v: VariantInput, position: number, currency: string, customFields: CustomFieldValues): Variant {
     return tx.em.create(Variant, {
       id: randomUUID(),
       tenantId: tx.tenantId,
@@ -236,6 +259,7 @@ export class Products implements MediaUser {
       taxable: v.taxable ?? true,
       inventoryQuantity: v.inventory_quantity ?? 0,
       position,
+      customFields,
       createdAt: tx.now(),
       updatedAt: tx.now(),
     });

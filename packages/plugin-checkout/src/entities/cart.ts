@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CustomFieldValues } from '@qhatu/core';
 
 /** A shopper's cart; its totals are recomputed from the catalog on every change. */
 export const Cart = defineEntity({
@@ -25,6 +26,8 @@ export const Cart = defineEntity({
     total: p.bigint('number'),
     /** Set once a checkout is made from the cart: the cart is frozen from then on. */
     checkoutId: p.uuid().nullable(),
+    /** Declared by plugins and the project (core's `CustomFields`); those the order declares too are carried to it. */
+    customFields: p.json<CustomFieldValues>().onCreate(() => ({})),
     expiresAt: p.datetime(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -39,6 +39,8 @@ function node({ cart, items }: CartView) {
     taxTotal: cart.taxTotal,
     pricesIncludeTax: cart.pricesIncludeTax,
     total: cart.total,
+    // Resolved by core's `Cart.customFields` (when fields are declared): the caller sees what it may.
+    customFields: cart.customFields,
   };
 }
 

@@ -2,7 +2,7 @@ import { answerAsBuilt, dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { CartCreate, CartItemCreate, CartItemParams, CartItemUpdate, CartOut, CartParams, CouponCode } from '../schemas/cart.js';
+import { CartCreate, CartItemCreate, CartItemParams, CartItemUpdate, CartOut, CartParams, CartPatch, CouponCode } from '../schemas/cart.js';
 import { Carts } from '../services/carts.js';
 import { cartOut } from '../services/views.js';
 import { CHECKOUT_ERRORS, shopper } from './shopper.js';
@@ -26,6 +26,12 @@ export async function cartRoutes(app: FastifyInstance, container: DependencyCont
     config,
     schema: { tags, summary: 'Read a cart', params: CartParams, response: answer(200, 404, 410, 503) },
   }, async (req) => ({ data: cartOut(await carts.get(req.params.id, shopper())) }));
+
+  r.patch('/checkout/carts/:id', {
+    ...answerAsBuilt,
+    config,
+    schema: { tags, summary: "Change the cart's custom fields (storefront keys and customers: the public ones)", params: CartParams, body: CartPatch, response: answer(200, 404, 409, 410) },
+  }, async (req) => ({ data: cartOut(await carts.setCustomFields(req.params.id, req.body.custom_fields, shopper())) }));
 
   r.post('/checkout/carts/:id/items', {
     ...answerAsBuilt,

@@ -1,4 +1,4 @@
-import { CurrencyCode, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, customFieldsIn, customFieldsOut, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 
 /** A currency of ISO 4217 (core's `CurrencyCode` refuses `ZZQ` and the like everywhere). */
@@ -15,8 +15,14 @@ export const CartCreate = z
     customer_id: Uuid.nullable().optional().meta({ description: 'Store keys only; a customer token makes carts for its own customer' }),
     session_id: z.string().trim().min(1).max(255).nullable().optional(),
     currency: IsoCurrency.optional().meta({ description: "An ISO 4217 code; defaults to the store's currency" }),
+    custom_fields: customFieldsIn('cart').optional().meta({ description: 'Storefront keys and customers set the public ones only' }),
   })
   .meta({ id: 'CheckoutCartCreate' });
+
+/** What changes of a cart besides its lines and coupon: its custom fields. */
+export const CartPatch = z
+  .strictObject({ custom_fields: customFieldsIn('cart').meta({ description: 'Only those sent change (null clears one); storefront keys and customers set the public ones only' }) })
+  .meta({ id: 'CheckoutCartPatch' });
 
 /**
  * The specification's cart item input. Only `variant_id` and `quantity` decide anything: the
@@ -92,6 +98,7 @@ export const CartOut = z
       .object({ code: z.string(), applies: z.boolean(), reason: z.string().nullable(), discount_amount: z.number().int() })
       .nullable(),
     checkout_id: z.uuid().nullable().meta({ description: 'Set once checked out: the cart is frozen' }),
+    custom_fields: customFieldsOut('cart'),
     expires_at: Timestamp,
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, expectSql, FactCache, isExpectationFailure, TenantContext, uuidArray, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, CustomFields, Database, expectSql, FactCache, isExpectationFailure, TenantContext, uuidArray, type CustomFieldValues, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { normalizeCode } from '@qhatu/plugin-discounts';
@@ -25,7 +25,12 @@ export interface CartInput {
   customer_id?: string | null;
   session_id?: string | null;
   currency?: string;
+  /** Checked here: storefront keys and customers set the public fields only. */
+  custom_fields?: unknown;
 }
+
+/** The checkout API's code for bad input (the specification's). */
+const INPUT = { code: 'INVALID_REQUEST' } as const;
 
 export interface CartItemInput {
   variant_id: string;
@@ -46,12 +51,19 @@ export class Carts {
     @inject(CartPricing) private readonly pricing: CartPricing,
     @inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettings,
     @inject(FactCache) private readonly facts: FactCache,
+    @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
+
+  /** The view as the caller sees it: the custom fields it may see, defaults filled in (the rest as stored and priced). */
+  private shown<V extends CartView>(view: V): V {
+    return { ...view, cart: { ...view.cart, customFields: this.fields.present('cart', view.cart.customFields) } };
+  }
 
   async create(input: CartInput, shopper: Shopper): Promise<CartView> {
     if (shopper.customerId && input.customer_id && input.customer_id !== shopper.customerId) {
       throw AppError.forbidden('A customer can make carts for themselves only');
     }
+    const customFields = this.fields.create('cart', input.custom_fields, INPUT);
     return this.db.tenant(async (tx) => {
       if (!shopper.customerId && input.customer_id) await assertCustomer(tx, input.customer_id);
       const at = tx.now();
@@ -61,11 +73,31 @@ export class Carts {
         customerId: shopper.customerId ?? input.customer_id ?? null,
         sessionId: input.session_id ?? null,
         currency: input.currency ?? store.currency,
+        customFields,
       });
       // Priced empty as a read prices it: whether the store's prices include the tax is its tax settings' say.
       cart.pricesIncludeTax = (await this.pricing.quote(tx, cart, [], new Map(), undefined, store.read)).totals.pricesIncludeTax;
       tx.publish(CART_CREATED, cartEvent(cart));
-      return { cart, items: [] };
+      return this.shown({ cart, items: [] });
+    });
+  }
+
+  /**
+   * Writes custom fields over the cart's stored ones (400 INVALID_REQUEST naming a bad one); the
+   * cart is answered priced now, its expiry moved as any change moves it. A frozen cart is 409 CART_FROZEN.
+   */
+  async setCustomFields(id: string, given: unknown, shopper: Shopper): Promise<CartView> {
+    const changes = this.fields.changes('cart', given, INPUT);
+    return this.db.tenant(async (tx) => {
+      const cart = await this.find(tx, id, shopper, true);
+      if (cart.checkoutId) throw frozen(cart.checkoutId);
+      const at = tx.now();
+      cart.customFields = { ...cart.customFields, ...changes };
+      cart.updatedAt = at;
+      cart.expiresAt = new Date(at.getTime() + this.settings.cartTtlMs);
+      const { lines, totals } = await this.pricing.quote(tx, cart, await tx.em.find(CartItem, { cartId: cart.id }));
+      tx.publish(CART_UPDATED, cartEvent(cart));
+      return this.shown({ cart: pricedCart(cart, totals), items: lines });
     });
   }
 
@@ -85,9 +117,9 @@ export class Carts {
     // Without the ORM: the cart, its lines and what pricing reads of them in one prepared statement.
     return this.db.write(async (sql) => {
       const { cart, items, catalog, read } = await this.withLines(sql, id, shopper, null, false);
-      if (cart.checkoutId) return { cart, items };
+      if (cart.checkoutId) return this.shown({ cart, items });
       const { lines, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
-      return { cart: pricedCart(cart, totals), items: lines };
+      return this.shown({ cart: pricedCart(cart, totals), items: lines });
     });
   }
 
@@ -103,10 +135,10 @@ export class Carts {
     const items = await tx.em.find(CartItem, { cartId: cart.id });
     if (!cart.checkoutId) {
       const { lines, totals } = await this.pricing.quote(tx, cart, items);
-      return { cart: pricedCart(cart, totals), items: lines, copied: false };
+      return this.shown({ cart: pricedCart(cart, totals), items: lines, copied: false });
     }
     const checkout = await tx.em.findOne(Checkout, { id: cart.checkoutId });
-    if (checkout?.status !== 'abandoned') return { cart, items, copied: false };
+    if (checkout?.status !== 'abandoned') return this.shown({ cart, items, copied: false });
     const at = tx.now();
     const copy = tx.em.create(Cart, {
       ...blankCart(tx, at, this.settings.cartTtlMs),
@@ -114,6 +146,7 @@ export class Carts {
       sessionId: cart.sessionId,
       currency: cart.currency,
       couponCode: cart.couponCode,
+      customFields: cart.customFields,
     });
     const lines = items.map((item) =>
       tx.em.create(CartItem, {
@@ -140,7 +173,7 @@ export class Carts {
     );
     const kept = await this.pricing.reprice(tx, copy, lines);
     tx.publish(CART_CREATED, cartEvent(copy));
-    return { cart: copy, items: kept, copied: true };
+    return this.shown({ cart: copy, items: kept, copied: true });
   }
 
   /** Adds a variant at its catalog price; the same variant again raises the line's quantity. */
@@ -256,8 +289,8 @@ export class Carts {
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
     const known = await this.changeKnown(id, shopper, variantId, work);
-    if (known.view) return known.view;
-    return this.db.write(async (sql) => this.applyChange(sql, await this.withLines(sql, id, shopper, variantId, true, known.stale), work));
+    if (known.view) return this.shown(known.view);
+    return this.shown(await this.db.write(async (sql) => this.applyChange(sql, await this.withLines(sql, id, shopper, variantId, true, known.stale), work)));
   }
 
   /** `change` from what the process knows, in one round trip; `stale` when the guard found the cart or the store's versions moved. */
@@ -300,9 +333,7 @@ export class Carts {
     { cart, items: loaded, catalog, read, versions, xact }: LoadedCart,
     work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
   ): Promise<CartView> {
-    if (cart.checkoutId) {
-      throw AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: cart.checkoutId }]);
-    }
+    if (cart.checkoutId) throw frozen(cart.checkoutId);
     const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
     const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
     const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
@@ -552,6 +583,7 @@ function cartFromRow(row: Record<string, unknown>): Cart {
     couponCode: row.coupon_code ?? null, couponRefusal: row.coupon_refusal ?? null, itemCount: Number(row.item_count), subtotal: Number(row.subtotal),
     volumeDiscountTotal: Number(row.volume_discount_total), couponDiscount: Number(row.coupon_discount), taxTotal: Number(row.tax_total),
     pricesIncludeTax: Boolean(row.prices_include_tax), total: Number(row.total), checkoutId: row.checkout_id ?? null,
+    customFields: (row.custom_fields as CustomFieldValues | null) ?? {},
     expiresAt: new Date(row.expires_at as Date), createdAt: new Date(row.created_at as Date), updatedAt: new Date(row.updated_at as Date),
   } as Cart;
 }
@@ -594,6 +626,7 @@ function blankCart(tx: Tx, at: Date, ttlMs: number) {
     pricesIncludeTax: false,
     total: 0,
     checkoutId: null,
+    customFields: {},
     expiresAt: new Date(at.getTime() + ttlMs),
     createdAt: at,
     updatedAt: at,
@@ -614,6 +647,9 @@ export async function assertCustomer(tx: Tx, customerId: string): Promise<void> 
     throw AppError.unprocessable('CUSTOMER_DISABLED', 'This customer is disabled', [{ path: 'body.customer_id', message: `the customer is ${customer.status}` }]);
   }
 }
+
+const frozen = (checkoutId: string) =>
+  AppError.conflict('This cart has a checkout and can no longer change', 'CART_FROZEN', [{ message: 'frozen by a checkout', checkout_id: checkoutId }]);
 
 function lineOf(items: CartItem[], ref: LineRef): CartItem {
   const item = 'variantId' in ref ? items.find((i) => i.variantId === ref.variantId) : items.find((i) => i.id === ref.itemId);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, type Tx } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { Order, Orders } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
+import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
@@ -52,6 +53,7 @@ export class Checkouts {
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(CHECKOUT_ABANDONED_HOOKS) private readonly abandonedHooks: CheckoutAbandonedHook[],
     @inject(CHECKOUT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
 
   /**
@@ -225,6 +227,10 @@ export class Checkouts {
    * refused (422 CHECKOUT_PRICES_CHANGED) rather than charging another amount.
    */
   private async placeOrder(tx: Tx, checkout: Checkout): Promise<Order> {
+    // The cart's custom fields that orders declare too (the cart is frozen: they are as checked out).
+    const customFields = this.fields.carries('cart', 'order')
+      ? this.fields.carry('cart', 'order', (await tx.em.findOneOrFail(Cart, { id: checkout.cartId })).customFields)
+      : undefined;
     const { order, lines } = await this.orders.place(tx, {
       customerEmail: checkout.email,
       customerId: checkout.customerId,
@@ -240,6 +246,7 @@ export class Checkouts {
         total: checkout.taxTotal,
       },
       currency: checkout.currency,
+      customFields,
     });
     // What the warehouses could not hold of a line the variant lets the store backorder.
     const backordered = new Map(lines.map((l) => [l.variantId, l.backorderedQuantity]));

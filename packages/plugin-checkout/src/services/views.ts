@@ -14,7 +14,7 @@ export type LineState = Pick<
 >;
 
 /** A cart as answered. */
-export type CartState = CartTotals & Pick<Cart, 'id' | 'tenantId' | 'customerId' | 'sessionId' | 'currency' | 'couponCode' | 'checkoutId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
+export type CartState = CartTotals & Pick<Cart, 'id' | 'tenantId' | 'customerId' | 'sessionId' | 'currency' | 'couponCode' | 'checkoutId' | 'customFields' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** A cart and its lines, as the services hand them back. */
 export interface CartView {
@@ -32,6 +32,7 @@ export function pricedCart(cart: Cart, totals: CartTotals): CartState {
     currency: cart.currency,
     couponCode: cart.couponCode,
     checkoutId: cart.checkoutId,
+    customFields: cart.customFields,
     expiresAt: cart.expiresAt,
     createdAt: cart.createdAt,
     updatedAt: cart.updatedAt,
@@ -96,6 +97,8 @@ export function cartOut({ cart, items }: CartView) {
       ? { code: cart.couponCode, applies: cart.couponRefusal == null, reason: cart.couponRefusal ?? null, discount_amount: cart.couponDiscount }
       : null,
     checkout_id: cart.checkoutId ?? null,
+    // As `Carts` hands views back: the fields the caller may see, defaults filled in.
+    custom_fields: cart.customFields,
     expires_at: cart.expiresAt.toISOString(),
     created_at: cart.createdAt.toISOString(),
     updated_at: cart.updatedAt.toISOString(),

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CustomFieldValues } from '@qhatu/core';
 
 export const CUSTOMER_STATUSES = ['active', 'disabled'] as const;
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
@@ -27,6 +28,8 @@ export const Customer = defineEntity({
       .formula((a) => `exists (select 1 from customers_credential c where c.tenant_id = ${a}.tenant_id and c.customer_id = ${a}.id)`)
       .persist(false)
       .nullable(),
+    /** Declared by plugins and the project (core's `CustomFields`). */
+    customFields: p.json<CustomFieldValues>().onCreate(() => ({})),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -22,7 +22,8 @@ const ProfileInput = z.strictObject({
 });
 
 function node(c: Customer) {
-  return { id: c.id, email: c.email, firstName: c.firstName || null, lastName: c.lastName || null, phone: c.phone ?? null };
+  // customFields: resolved by core's `Customer.customFields` (when fields are declared), the public ones for the customer.
+  return { id: c.id, email: c.email, firstName: c.firstName || null, lastName: c.lastName || null, phone: c.phone ?? null, customFields: c.customFields };
 }
 
 export const profileGraphQL: GraphQLContribution = {

@@ -1,14 +1,16 @@
-import { CREDENTIAL_RATE_LIMIT, dataOf, errorResponses, NoContent } from '@qhatu/core';
+import { CREDENTIAL_RATE_LIMIT, CustomFields, dataOf, errorResponses, NoContent } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { CustomerActivate, CustomerLogin, CustomerRegister, CustomerSession, RegistrationPending } from '../schemas/auth.js';
-import { CustomerAccounts } from '../services/accounts.js';
+import { CustomerAccounts, type CustomerSession as Session } from '../services/accounts.js';
 import { sessionOut } from './serialize.js';
 
 export async function customerAuthRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const accounts = container.resolve(CustomerAccounts);
+  const fields = container.resolve(CustomFields);
+  const out = (s: Session) => sessionOut(s, fields.present('customer', s.customer.customFields));
   const tags = ['Customer accounts'];
   const KEYS = ['admin', 'storefront'] as const;
 
@@ -23,7 +25,7 @@ export async function customerAuthRoutes(app: FastifyInstance, container: Depend
     },
   }, async (req, reply) => {
     const { session, pending } = await accounts.register(req.body);
-    if (session) return reply.code(201).send({ data: sessionOut(session) });
+    if (session) return reply.code(201).send({ data: out(session) });
     return reply.code(202).send({ data: { status: 'verification_sent' as const, email: pending.email } });
   });
 
@@ -35,7 +37,7 @@ export async function customerAuthRoutes(app: FastifyInstance, container: Depend
       body: CustomerActivate,
       response: { 200: dataOf(CustomerSession), ...errorResponses(400, 401, 403, 404, 409, 410, 429) },
     },
-  }, async (req) => ({ data: sessionOut(await accounts.activate(req.body)) }));
+  }, async (req) => ({ data: out(await accounts.activate(req.body)) }));
 
   r.post('/auth/customer/login', {
     config: { auth: KEYS, rateLimit: CREDENTIAL_RATE_LIMIT },
@@ -45,7 +47,7 @@ export async function customerAuthRoutes(app: FastifyInstance, container: Depend
       body: CustomerLogin,
       response: { 200: dataOf(CustomerSession), ...errorResponses(400, 401, 403, 429) },
     },
-  }, async (req) => ({ data: sessionOut(await accounts.login(req.body)) }));
+  }, async (req) => ({ data: out(await accounts.login(req.body)) }));
 
   r.post('/auth/customer/logout', {
     config: { auth: ['customer'] },

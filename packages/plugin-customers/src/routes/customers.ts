@@ -1,8 +1,9 @@
-import { ADMIN, AppError, dataOf, errorResponses, IdParams, listOf, TenantContext } from '@qhatu/core';
+import { ADMIN, AppError, CustomFields, dataOf, errorResponses, IdParams, listOf, TenantContext } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { CustomerCreate, CustomerListQuery, CustomerOut, CustomerPatch, CustomerProfilePatch } from '../schemas/customer.js';
+import type { Customer } from '../entities/customer.js';
 import { Customers } from '../services/customers.js';
 import { customerOut } from './serialize.js';
 
@@ -16,6 +17,8 @@ export function signedInCustomer(): string {
 export async function customerRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const customers = container.resolve(Customers);
+  const fields = container.resolve(CustomFields);
+  const out = (c: Customer) => customerOut(c, fields.present('customer', c.customFields));
   const tags = ['Customers'];
   const SELF = ['customer'] as const;
 
@@ -24,39 +27,41 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
     schema: {
       tags,
       summary: 'List customers (q: every word in the e-mail, a name or the phone)',
-      querystring: CustomerListQuery,
-      response: { 200: listOf(CustomerOut), ...errorResponses(400, 401, 403) },
+      querystring: fields.listQuery(CustomerListQuery, { entity: 'customer' }),
+      response: { 200: listOf(CustomerOut), ...errorResponses(400, 401, 403, 422) },
     },
+    // Filters on the indexed custom fields (422 CUSTOM_FIELD_NOT_INDEXED for the others).
+    preValidation: fields.filterGuard({ entity: 'customer' }),
   }, async (req) => {
-    const page = await customers.list(req.query, { status: req.query['filter[status]'], q: req.query.q });
-    return { data: page.items.map(customerOut), meta: { pagination: page.pagination } };
+    const page = await customers.list(req.query, { status: req.query['filter[status]'], q: req.query.q, customFields: fields.filtersOf(req.query, 'customer') });
+    return { data: page.items.map(out), meta: { pagination: page.pagination } };
   });
 
   r.post('/customers', {
     config: { auth: ADMIN, permission: 'customers.write' },
     schema: { tags, summary: 'Create a customer (without a password)', body: CustomerCreate, response: { 201: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 409) } },
-  }, async (req, reply) => reply.code(201).send({ data: customerOut(await customers.create(req.body)) }));
+  }, async (req, reply) => reply.code(201).send({ data: out(await customers.create(req.body)) }));
 
   // Registered before /customers/:id; the static segment wins.
   r.get('/customers/me', {
     config: { auth: SELF },
     schema: { tags, summary: 'The signed-in customer (customer token)', response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403) } },
-  }, async () => ({ data: customerOut(await customers.self(signedInCustomer())) }));
+  }, async () => ({ data: out(await customers.self(signedInCustomer())) }));
 
   r.patch('/customers/me', {
     config: { auth: SELF },
     schema: {
       tags,
-      summary: "Change the signed-in customer's names, phone or marketing consent (customer token)",
+      summary: "Change the signed-in customer's names, phone, marketing consent or public custom fields (customer token)",
       body: CustomerProfilePatch,
       response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403) },
     },
-  }, async (req) => ({ data: customerOut(await customers.updateProfile(signedInCustomer(), req.body)) }));
+  }, async (req) => ({ data: out(await customers.updateProfile(signedInCustomer(), req.body)) }));
 
   r.get('/customers/:id', {
     config: { auth: ADMIN, permission: 'customers.read' },
     schema: { tags, summary: 'Read a customer', params: IdParams, response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: customerOut(await customers.get(req.params.id)) }));
+  }, async (req) => ({ data: out(await customers.get(req.params.id)) }));
 
   r.patch('/customers/:id', {
     config: { auth: ADMIN, permission: 'customers.write' },
@@ -67,5 +72,5 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
       body: CustomerPatch,
       response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 404, 409) },
     },
-  }, async (req) => ({ data: customerOut(await customers.update(req.params.id, req.body)) }));
+  }, async (req) => ({ data: out(await customers.update(req.params.id, req.body)) }));
 }

@@ -1,10 +1,11 @@
+import type { CustomFieldValues } from '@qhatu/core';
 import type { CustomerAddress } from '../entities/address.js';
 import type { Customer } from '../entities/customer.js';
 import type { CustomerSession } from '../services/accounts.js';
 import { customerEvent } from '../services/customers.js';
 
-/** The customer as the API shows it; the same fields as its events. */
-export const customerOut = (c: Customer) => customerEvent(c);
+/** The customer as the API shows it: the fields of its events, and its custom fields as the caller may see them (`CustomFields.present`). */
+export const customerOut = (c: Customer, customFields: CustomFieldValues) => ({ ...customerEvent(c), custom_fields: customFields });
 
 export function addressOut(a: CustomerAddress) {
   return {
@@ -26,6 +27,6 @@ export function addressOut(a: CustomerAddress) {
   };
 }
 
-export function sessionOut(s: CustomerSession) {
-  return { token: s.token, expires_at: s.expiresAt.toISOString(), customer: customerOut(s.customer) };
+export function sessionOut(s: CustomerSession, customFields: CustomFieldValues) {
+  return { token: s.token, expires_at: s.expiresAt.toISOString(), customer: customerOut(s.customer, customFields) };
 }

@@ -1,4 +1,4 @@
-import { listQuery, Timestamp } from '@qhatu/core';
+import { customFieldsIn, customFieldsOut, listQuery, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { CUSTOMER_STATUSES } from '../entities/customer.js';
 import { Email, PersonName, Phone, Tags } from './common.js';
@@ -11,6 +11,7 @@ export const CustomerCreate = z
     phone: Phone.nullable().optional(),
     accepts_marketing: z.boolean().optional().meta({ description: 'Defaults to false' }),
     tags: Tags.optional(),
+    custom_fields: customFieldsIn('customer').optional(),
   })
   .meta({ id: 'CustomerCreate' });
 export type CustomerCreate = z.output<typeof CustomerCreate>;
@@ -30,6 +31,7 @@ export const CustomerProfilePatch = z
     last_name: PersonName.nullable().optional(),
     phone: Phone.nullable().optional(),
     accepts_marketing: z.boolean().optional(),
+    custom_fields: customFieldsIn('customer').optional().meta({ description: 'The public custom fields only' }),
   })
   .meta({ id: 'CustomerProfilePatch' });
 export type CustomerProfilePatch = z.output<typeof CustomerProfilePatch>;
@@ -45,6 +47,7 @@ export const CustomerOut = z
     tags: z.array(z.string()),
     status: z.enum(CUSTOMER_STATUSES),
     has_account: z.boolean().meta({ description: 'Whether the customer has a password and can sign in' }),
+    custom_fields: customFieldsOut('customer'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

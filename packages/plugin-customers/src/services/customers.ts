@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AccessTokens, AppError, Database, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { raw } from '@mikro-orm/core';
+import { AccessTokens, AppError, CustomFields, Database, paginate, searchWhere, type CustomFieldFilter, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Customer, type CustomerStatus } from '../entities/customer.js';
 import { customerMachine } from '../machines/customer.js';
@@ -13,6 +14,8 @@ export interface CustomerFilter {
   status?: CustomerStatus;
   /** Every word must be found in the e-mail, a name or the phone. */
   q?: string;
+  /** Equal to these values of indexed custom fields. */
+  customFields?: CustomFieldFilter[];
 }
 
 export const customerNotFound = () => AppError.notFound('Customer', 'CUSTOMER_NOT_FOUND');
@@ -31,6 +34,7 @@ export class Customers {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(AccessTokens) private readonly tokens: AccessTokens,
+    @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
 
   async create(input: CustomerCreate): Promise<Customer> {
@@ -60,11 +64,17 @@ export class Customers {
       const where: Record<string, unknown> = {};
       if (filter.status) where.status = filter.status;
       if (filter.q) Object.assign(where, searchWhere('customers_customer', searchWords(filter.q)));
+      for (const f of filter.customFields ?? []) {
+        // On the expression the field's index keeps, so the planner can use it.
+        const { params } = this.fields.condition(f, 'custom_fields');
+        where[raw((alias: string) => this.fields.condition(f, `${alias}.custom_fields`).sql, params)] = [];
+      }
       return paginate(em, Customer, where, page);
     });
   }
 
   async update(id: string, patch: CustomerPatch): Promise<Customer> {
+    const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('customer', patch.custom_fields);
     return this.db.tenant(async (tx) => {
       const customer = await lock(tx.em, id);
       if (patch.email !== undefined && patch.email !== customer.email) {
@@ -72,6 +82,7 @@ export class Customers {
         customer.email = patch.email;
       }
       assignProfile(customer, patch);
+      if (customFields) customer.customFields = { ...customer.customFields, ...customFields };
       if (patch.tags !== undefined) customer.tags = patch.tags;
       if (patch.status !== undefined && patch.status !== customer.status) {
         await customerMachine.apply(tx, customer, patch.status === 'disabled' ? 'disable' : 'enable');
@@ -89,18 +100,21 @@ export class Customers {
     return customer;
   }
 
-  /** What a signed-in customer may change of their own record (names, phone, marketing consent). */
+  /** What a signed-in customer may change of their own record (names, phone, marketing consent, public custom fields). */
   async updateProfile(id: string, patch: CustomerProfilePatch): Promise<Customer> {
+    const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('customer', patch.custom_fields, { audience: 'storefront' });
     return this.db.tenant(async (tx) => {
       const customer = await lock(tx.em, id);
       if (customer.status !== 'active') throw customerDisabled();
       assignProfile(customer, patch);
+      if (customFields) customer.customFields = { ...customer.customFields, ...customFields };
       return this.saveUpdate(tx, customer);
     });
   }
 
   /** Adds a customer in `tx` (flushed by the caller); 409 CUSTOMER_EMAIL_TAKEN when the e-mail is used. */
   async add(tx: Tx, input: CustomerCreate, { hasAccount = false } = {}): Promise<Customer> {
+    const customFields = this.fields.create('customer', input.custom_fields);
     if (await tx.em.count(Customer, { email: input.email })) throw emailTaken();
     const at = tx.now();
     const customer = tx.em.create(Customer, {
@@ -114,6 +128,7 @@ export class Customers {
       tags: input.tags ?? [],
       status: 'active',
       hasAccount,
+      customFields,
       createdAt: at,
       updatedAt: at,
     });

@@ -5,7 +5,8 @@ export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number];
 
 export interface FulfillmentItem {
   line_item_id: string;
-  variant_id: string;
+  /** Null for a custom line (no catalog variant). */
+  variant_id: string | null;
   title: string;
   quantity: number;
 }

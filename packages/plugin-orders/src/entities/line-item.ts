@@ -9,8 +9,9 @@ export const LineItem = defineEntity({
     tenantId: p.uuid(),
     orderId: p.uuid(),
     position: p.integer(),
-    variantId: p.uuid(),
-    productId: p.uuid(),
+    /** Null for a custom line (a draft order's line of no catalog variant): never stocked. */
+    variantId: p.uuid().nullable(),
+    productId: p.uuid().nullable(),
     /** The product's title at the time of purchase. */
     title: p.string(),
     variantTitle: p.string(),

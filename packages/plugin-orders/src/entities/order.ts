@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CustomFieldValues } from '@qhatu/core';
 
 export const ORDER_STATUSES = [
   'pending',
@@ -73,6 +74,8 @@ export const Order = defineEntity({
     /** Set when its stock was found unavailable and the store's policy is to refund: it is never paid then. */
     stockUnavailableAt: p.datetime().nullable(),
     fulfilledAt: p.datetime().nullable(),
+    /** Declared by plugins and the project (core's `CustomFields`); a cart's are carried over at checkout. */
+    customFields: p.json<CustomFieldValues>().onCreate(() => ({})),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -35,6 +35,8 @@ function node({ order, lines }: OrderView) {
     total: order.total,
     currency: order.currency,
     createdAt: order.createdAt.toISOString(),
+    // Resolved by core's `Order.customFields` (when fields are declared): the caller sees what it may.
+    customFields: order.customFields,
     lineItems: lines.map((l) => ({ title: l.title, quantity: l.quantity, price: l.unitPriceAmount, taxRate: l.taxRate, taxAmount: l.taxAmount })),
   };
 }

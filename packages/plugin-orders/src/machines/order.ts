@@ -27,6 +27,8 @@ export const orderMachine = defineMachine<Order, OrderStatus>({
     fulfill_partially: { from: SHIPPABLE.filter((s) => s !== 'in_transit'), to: 'partially_fulfilled' },
     fulfill: { from: SHIPPABLE, to: 'fulfilled' },
     cancel: { from: ['pending', 'confirmed', 'paid'], to: 'cancelled' },
+    // an edit made it cost more than its payments cover (order-edits): it awaits the difference
+    reopen_payment: { from: ['confirmed', 'paid', 'ready_to_ship', 'partially_fulfilled'], to: 'pending' },
     // set by the payments plugin through `Orders.markRefunded`
     refund: { from: ['confirmed', 'paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled', 'cancelled'], to: 'refunded' },
   },

@@ -1,4 +1,4 @@
-import { ADMIN, AppError, dataOf, errorResponses, IdParams, listOf, TenantContext, type PageRequest } from '@qhatu/core';
+import { ADMIN, AppError, CustomFields, dataOf, errorResponses, IdParams, listOf, TenantContext, type PageRequest } from '@qhatu/core';
 import { Customers } from '@qhatu/plugin-customers';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -13,10 +13,11 @@ import {
   OrderListQuery,
   OrderNote,
   OrderOut,
+  OrderPatch,
   OrderUndoReadyToShip,
 } from '../schemas/order.js';
 import { Fulfillments } from '../services/fulfillments.js';
-import { OrderReads, type OrderFilter } from '../services/order-reads.js';
+import { OrderReads, type OrderFilter, type OrderView } from '../services/order-reads.js';
 import { Orders } from '../services/orders.js';
 import { fulfillmentOut, orderOut } from './serialize.js';
 
@@ -31,13 +32,14 @@ function ownerId(): string | undefined {
   return principal.subjectId;
 }
 
-function filterOf(query: OrderListQuery): OrderFilter {
+function filterOf(query: OrderListQuery, fields: CustomFields): OrderFilter {
   return {
     status: query['filter[status]'] as OrderStatus | undefined,
     customer_id: query['filter[customer_id]'],
     customer_email: query['filter[customer_email]'],
     q: query.q,
     ownerId: ownerId(),
+    customFields: fields.filtersOf(query, 'order'),
   };
 }
 
@@ -49,12 +51,17 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   const reads = container.resolve(OrderReads);
   const fulfillments = container.resolve(Fulfillments);
   const customers = container.resolve(Customers);
+  const fields = container.resolve(CustomFields);
   const tags = ['Orders'];
   const one = { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404, 409, 422) };
-  const view = async (id: string) => ({ data: orderOut(await reads.get(id)) });
+  // Filters on the indexed custom fields the store declares (422 CUSTOM_FIELD_NOT_INDEXED for the others).
+  const listQuery = fields.listQuery(OrderListQuery, { entity: 'order' });
+  const preValidation = fields.filterGuard({ entity: 'order' });
+  const out = (v: OrderView) => orderOut(v, fields.present('order', v.order.customFields));
+  const view = async (id: string) => ({ data: out(await reads.get(id)) });
   const list = async (query: OrderListQuery, filter: OrderFilter) => {
     const { views, page } = await reads.list(query as PageRequest, filter);
-    return { data: views.map(orderOut), meta: { pagination: page.pagination } };
+    return { data: views.map(out), meta: { pagination: page.pagination } };
   };
 
   r.post('/orders', {
@@ -67,28 +74,39 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
       lines: req.body.line_items.map((l) => ({ variantId: l.variant_id, quantity: l.quantity, price: l.price })),
       shippingAddress: req.body.shipping_address ?? null,
       shortfall: 'accept',
+      customFields: fields.create('order', req.body.custom_fields),
     });
     return reply.code(201).send(await view(order.id));
   });
 
   r.get('/orders', {
     config: { auth: READERS, permission: 'orders.read' },
-    schema: { tags, summary: 'List orders (a customer token: its own)', querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403) } },
-  }, async (req) => list(req.query, filterOf(req.query)));
+    preValidation,
+    schema: { tags, summary: 'List orders (a customer token: its own)', querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req) => list(req.query, filterOf(req.query, fields)));
 
   r.get('/orders/:id', {
     config: { auth: READERS, permission: 'orders.read' },
     schema: { tags, summary: 'Read an order with its lines and fulfillments', params: IdParams, response: { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: orderOut(await reads.get(req.params.id, ownerId())) }));
+  }, async (req) => ({ data: out(await reads.get(req.params.id, ownerId())) }));
+
+  r.patch('/orders/:id', {
+    config: { auth: ADMIN, permission: 'orders.write' },
+    schema: { tags, summary: "Change an order's custom fields (only those sent; null clears one)", params: IdParams, body: OrderPatch, response: { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => {
+    await orders.setCustomFields(req.params.id, fields.changes('order', req.body.custom_fields));
+    return view(req.params.id);
+  });
 
   r.get('/customers/:id/orders', {
     config: { auth: READERS, permission: 'orders.read' },
-    schema: { tags, summary: "A customer's orders (same parameters as the order list)", params: IdParams, querystring: OrderListQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404) } },
+    preValidation,
+    schema: { tags, summary: "A customer's orders (same parameters as the order list)", params: IdParams, querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404, 422) } },
   }, async (req) => {
     const owner = ownerId();
     if (owner && owner !== req.params.id) throw AppError.notFound('Customer', 'CUSTOMER_NOT_FOUND');
     await customers.get(req.params.id);
-    return list(req.query, { ...filterOf(req.query), customer_id: req.params.id });
+    return list(req.query, { ...filterOf(req.query, fields), customer_id: req.params.id });
   });
 
   r.post('/orders/:id/cancel', {

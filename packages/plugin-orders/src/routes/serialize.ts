@@ -1,3 +1,4 @@
+import type { CustomFieldValues } from '@qhatu/core';
 import type { Fulfillment } from '../entities/fulfillment.js';
 import type { LineItem } from '../entities/line-item.js';
 import { amountDue } from '../services/ledger.js';
@@ -8,8 +9,8 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 export function lineItemOut(l: LineItem) {
   return {
     id: l.id,
-    variant_id: l.variantId,
-    product_id: l.productId,
+    variant_id: l.variantId ?? null,
+    product_id: l.productId ?? null,
     title: l.title,
     variant_title: l.variantTitle,
     sku: l.sku ?? null,
@@ -44,7 +45,8 @@ export function fulfillmentOut(f: Fulfillment) {
   };
 }
 
-export function orderOut({ order: o, lines, fulfillments }: OrderView) {
+/** The order as answered; `customFields` as the caller may see them (`CustomFields.present`). */
+export function orderOut({ order: o, lines, fulfillments }: OrderView, customFields: CustomFieldValues) {
   return {
     id: o.id,
     number: o.number,
@@ -70,6 +72,7 @@ export function orderOut({ order: o, lines, fulfillments }: OrderView) {
     cancelled_at: iso(o.cancelledAt),
     paid_at: iso(o.paidAt),
     fulfilled_at: iso(o.fulfilledAt),
+    custom_fields: customFields,
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
   };

@@ -1,4 +1,4 @@
-import { listQuery, Money, Timestamp, Uuid } from '@qhatu/core';
+import { customFieldsIn, customFieldsOut, listQuery, Money, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { FULFILLMENT_STATUSES } from '../entities/fulfillment.js';
 import { ORDER_STATUSES } from '../entities/order.js';
@@ -38,15 +38,19 @@ export const OrderCreate = z
       .min(1, 'give at least one line')
       .max(MAX_LINES),
     shipping_address: OrderAddress.optional().meta({ description: 'Required when a line requires shipping' }),
+    custom_fields: customFieldsIn('order').optional(),
   })
   .meta({ id: 'OrderCreate' });
 export type OrderCreate = z.output<typeof OrderCreate>;
 
+/** What changes of an order besides its moves: its custom fields. */
+export const OrderPatch = z.strictObject({ custom_fields: customFieldsIn('order') }).meta({ id: 'OrderPatch' });
+
 export const OrderLineItemOut = z
   .object({
     id: z.uuid(),
-    variant_id: z.uuid(),
-    product_id: z.uuid(),
+    variant_id: z.uuid().nullable().meta({ description: 'Null for a custom line (a draft order\'s line of no catalog variant: it holds no stock)' }),
+    product_id: z.uuid().nullable(),
     title: z.string().meta({ description: 'The product title at the time of purchase' }),
     variant_title: z.string(),
     sku: z.string().nullable(),
@@ -73,7 +77,7 @@ export const OrderFulfillmentOut = z
     tracking_number: z.string().nullable(),
     tracking_url: z.string().nullable(),
     estimated_delivery: Timestamp.nullable(),
-    line_items: z.array(z.object({ line_item_id: z.uuid(), variant_id: z.uuid(), title: z.string(), quantity: z.number().int() })),
+    line_items: z.array(z.object({ line_item_id: z.uuid(), variant_id: z.uuid().nullable(), title: z.string(), quantity: z.number().int() })),
     shipped_at: Timestamp,
     delivered_at: Timestamp.nullable(),
     created_at: Timestamp,
@@ -109,6 +113,7 @@ export const OrderOut = z
     cancelled_at: Timestamp.nullable(),
     paid_at: Timestamp.nullable(),
     fulfilled_at: Timestamp.nullable(),
+    custom_fields: customFieldsOut('order'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

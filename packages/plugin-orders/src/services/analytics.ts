@@ -65,7 +65,8 @@ export function rangeBounds(range: SalesRange): { from: Date; to: Date } {
  * read-only transaction, whatever the number of orders (the `orders_order_paid` index serves both).
  * Revenue is each order's total net of tax and of what was refunded of it, for orders in the store's currency
  * that were paid within the range and are paid or further on; top products by their lines' part of that revenue
- * (net of their discounts, tax and refunds), so that products add up to it when an order has no shipping.
+ * (net of their discounts, tax and refunds), so that products add up to it when an order has no shipping
+ * and no custom lines (a draft order's lines of no catalog product are no product's).
  */
 @injectable()
 export class SalesAnalytics {
@@ -90,6 +91,7 @@ export class SalesAnalytics {
            join orders_line_item l on l.tenant_id = o.tenant_id and l.order_id = o.id
           where o.tenant_id = ? and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}
             and o.currency = (select currency from core_tenant where id = ?)
+            and l.product_id is not null
           group by l.product_id
           order by revenue desc, l.product_id
           limit ${TOP_PRODUCTS}`,

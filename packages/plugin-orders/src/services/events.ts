@@ -18,6 +18,7 @@ export const ORDER_EVENTS = [
   'orders.order.fulfilled',
   'orders.order.cancelled',
   'orders.order.refunded',
+  'orders.order.payment_due',
   'orders.fulfillment.created',
   'orders.fulfillment.delivered',
 ] as const;
@@ -34,6 +35,7 @@ export const ACTION_EVENTS: Record<string, (typeof ORDER_EVENTS)[number]> = {
   fulfill: 'orders.order.fulfilled',
   cancel: 'orders.order.cancelled',
   refund: 'orders.order.refunded',
+  reopen_payment: 'orders.order.payment_due',
 };
 
 /** The specification's orders.order.created: exactly these fields. */

@@ -1,5 +1,5 @@
 import { raw } from '@mikro-orm/core';
-import { AppError, Database, paginate, searchWhere, type Page, type PageRequest } from '@qhatu/core';
+import { AppError, CustomFields, Database, paginate, searchWhere, type CustomFieldFilter, type Page, type PageRequest } from '@qhatu/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inject, injectable } from 'tsyringe';
 import { Fulfillment } from '../entities/fulfillment.js';
@@ -14,6 +14,8 @@ export interface OrderFilter {
   q?: string;
   /** A customer token: only this customer's orders exist. */
   ownerId?: string;
+  /** Equal to these values of indexed custom fields. */
+  customFields?: CustomFieldFilter[];
 }
 
 /** An order with its lines and shipments. */
@@ -37,7 +39,10 @@ function searchOrders(q: string): Record<string, never[]> {
 /** Reading orders: a page is three statements (orders, their lines, their shipments). */
 @injectable()
 export class OrderReads {
-  constructor(@inject(Database) private readonly db: Database) {}
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(CustomFields) private readonly fields: CustomFields,
+  ) {}
 
   async list(page: PageRequest, filter: OrderFilter): Promise<{ views: OrderView[]; page: Page<Order> }> {
     return this.db.tenant(async ({ em }) => {
@@ -47,6 +52,11 @@ export class OrderReads {
       if (filter.customer_email) where.customerEmail = filter.customer_email.toLowerCase();
       if (filter.ownerId) where.$and = [{ customerId: filter.ownerId }];
       if (filter.q) Object.assign(where, searchOrders(filter.q));
+      for (const f of filter.customFields ?? []) {
+        // On the expression the field's index keeps, so the planner can use it.
+        const { params } = this.fields.condition(f, 'custom_fields');
+        where[raw((alias: string) => this.fields.condition(f, `${alias}.custom_fields`).sql, params)] = [];
+      }
       const result = await paginate(em, Order, where, page);
       return { views: await this.withDetails(em, result.items), page: result };
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, LOGGER, Tenant, type ErrorDetail, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, LOGGER, Tenant, type CustomFieldValues, type ErrorDetail, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type Variant } from '@qhatu/plugin-catalog';
 import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
@@ -18,6 +18,7 @@ import { addHistoryNote, assertCan, linesOf, lockOrder, move } from './lifecycle
 import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
 import { OrderPrices, type LinePrices } from './prices.js';
 import { NOTHING_TO_PAY, Settlement } from './settlement.js';
+import { reviseOrder, type OrderRevision } from './revision.js';
 import { Shipping } from './shipping.js';
 import { allocate, OrderTaxes, quoteFits, taxesFor, type TaxCalculator, type TaxQuote } from './taxes.js';
 
@@ -37,7 +38,14 @@ export interface PlaceOrderInput {
     discount?: number;
     /** A seller's offer of the variant's product (marketplace): priced and stocked by the offer. */
     offerId?: string | null;
+    /**
+     * A unit price set by staff (a draft order's override): charged instead of the catalog's. Only a
+     * service that checked the staff's permission passes it; the REST create never does.
+     */
+    unitPrice?: number;
   }>;
+  /** Lines of no catalog variant (a draft order's custom lines), after the variants' lines: charged as given, never stocked. */
+  customLines?: CustomLineInput[];
   shippingAddress?: ShippingAddress | null;
   /** Worked out by the checkout (minor units, the order's currency); 0 when absent. */
   shippingTotal?: number;
@@ -57,18 +65,49 @@ export interface PlaceOrderInput {
    * backorders; `accept` (staff) places it, the line showing what is backordered.
    */
   shortfall?: 'backorder' | 'accept';
+  /** Checked values of the order's custom fields (`CustomFields.create`, or a cart's carried over); absent: the defaults. */
+  customFields?: CustomFieldValues;
+}
+
+/** A line of no catalog variant: its title, price and tax class are the caller's. */
+export interface CustomLineInput {
+  /** The order line's id (a draft's line keeps its id); new when absent. */
+  id?: string;
+  title: string;
+  sku?: string | null;
+  quantity: number;
+  unitPrice: number;
+  requiresShipping: boolean;
+  taxable: boolean;
+  /** The tax class it is taxed at; `standard` when absent. */
+  taxClass?: string;
+  /** Its share of `discountTotal`, as for a variant's line. */
+  discount?: number;
 }
 
 /**
  * Each line's share of the order's discounts: the caller's shares when they add up to the total
  * (the checkout knows which line each discount came from), otherwise in proportion to the lines.
+ * Custom lines follow the variants' lines, in the order given.
  */
-function lineDiscounts(input: PlaceOrderInput['lines'], lines: LineItem[], discountTotal: number): number[] {
+function lineDiscounts(input: PlaceOrderInput, lines: LineItem[], discountTotal: number): number[] {
   const given = new Map<string, number>();
-  for (const l of input) given.set(l.variantId, (given.get(l.variantId) ?? 0) + (l.discount ?? 0));
-  const shares = lines.map((l) => Math.min(given.get(l.variantId) ?? 0, l.totalAmount));
+  for (const l of input.lines) given.set(l.variantId, (given.get(l.variantId) ?? 0) + (l.discount ?? 0));
+  const custom = input.customLines ?? [];
+  const first = lines.length - custom.length;
+  const shares = lines.map((l, n) => Math.min(n >= first ? (custom[n - first].discount ?? 0) : (given.get(l.variantId!) ?? 0), l.totalAmount));
   if (shares.reduce((s, x) => s + x, 0) === discountTotal) return shares;
   return allocate(Math.min(discountTotal, lines.reduce((s, l) => s + l.totalAmount, 0)), lines.map((l) => l.totalAmount));
+}
+
+/** The order line of a custom line, at its given price; its tax comes with the order's. */
+function customLine(tx: Tx, orderId: string, position: number, c: CustomLineInput): LineItem {
+  return tx.em.create(LineItem, {
+    id: c.id ?? randomUUID(), tenantId: tx.tenantId, orderId, position, variantId: null, productId: null, title: c.title, variantTitle: '',
+    sku: c.sku ?? null, quantity: c.quantity, fulfilledQuantity: 0, backorderedQuantity: 0, unitPriceAmount: c.unitPrice,
+    totalAmount: c.unitPrice * c.quantity, requiresShipping: c.requiresShipping, discountAmount: 0, taxClass: c.taxClass ?? 'standard',
+    taxRate: 0, taxAmount: 0, offerId: null,
+  });
 }
 
 /** `payments.payment.confirmed` as the payments plugin publishes it. */
@@ -100,6 +139,7 @@ export class Orders {
     @inject(LineOffers) private readonly offers: LineOffersStrategy,
     @inject(ORDER_CANCEL_GUARDS) private readonly cancelGuards: CancelGuards,
     @inject(Settlement) private readonly settlement: Settlement,
+    @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
 
   /** The REST create: an order in the store's currency (each variant priced in it). */
@@ -122,7 +162,8 @@ export class Orders {
   async place(tx: Tx, input: PlaceOrderInput): Promise<{ order: Order; lines: LineItem[] }> {
     const merged = new Map<string, number>();
     for (const l of input.lines) merged.set(l.variantId, (merged.get(l.variantId) ?? 0) + l.quantity);
-    if (merged.size === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
+    const custom = input.customLines ?? [];
+    if (merged.size === 0 && custom.length === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
     const variantIds = [...merged.keys()];
     // The variants with their products, in one statement.
     const sellables = await variantsWithProducts(tx, variantIds);
@@ -136,12 +177,14 @@ export class Orders {
     if (currencies.length > 1) {
       throw AppError.unprocessable('MIXED_CURRENCIES', `The variants are priced in ${currencies.join(' and ')}; an order has one currency`, currencies.map((c) => ({ message: 'currency of a line', currency: c })));
     }
-    const currency = currencies[0];
+    // Custom lines alone take the caller's currency.
+    const currency = currencies[0] ?? input.currency ?? input.storeCurrency;
+    if (!currency) throw AppError.validation('An order of custom lines only needs its currency', [{ path: 'currency', message: 'is required' }]);
     if (input.currency && input.currency !== currency) {
       throw AppError.unprocessable('CURRENCY_MISMATCH', `The variants are priced in ${currency}, not ${input.currency}`);
     }
     const ordered = variantIds.map((id) => byId.get(id)!);
-    if (!input.shippingAddress && ordered.some((v) => v.requiresShipping)) {
+    if (!input.shippingAddress && (ordered.some((v) => v.requiresShipping) || custom.some((c) => c.requiresShipping))) {
       throw AppError.unprocessable('SHIPPING_ADDRESS_REQUIRED', 'A line requires shipping: give a shipping_address', [{ path: 'body.shipping_address', message: 'is required' }]);
     }
 
@@ -153,13 +196,14 @@ export class Orders {
     // Refused before anything is priced or numbered: the checkout stays at its step.
     const stockLines = ordered.map((v) => ({ variantId: v.id, quantity: merged.get(v.id)!, requiresShipping: v.requiresShipping, offerId: offered.get(v.id)?.offerId }));
     const backordered = await this.shipping.holdNew(tx, id, stockLines, input.shortfall ?? 'backorder');
-    const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id)), customerId);
+    const set = new Map(input.lines.flatMap((l) => (l.unitPrice === undefined ? [] : [[l.variantId, l.unitPrice] as const])));
+    const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id) && !set.has(v.id)), customerId);
 
     const at = tx.now();
     const lines = ordered.map((v, position) => {
       const quantity = merged.get(v.id)!;
       const offer = offered.get(v.id);
-      const price = offer ? offerUnitPrice(offer, v) : Math.min(unit.get(v.id) ?? v.price, v.price);
+      const price = set.get(v.id) ?? (offer ? offerUnitPrice(offer, v) : Math.min(unit.get(v.id) ?? v.price, v.price));
       return tx.em.create(LineItem, {
         id: randomUUID(),
         tenantId: tx.tenantId,
@@ -183,16 +227,22 @@ export class Orders {
         offerId: offer?.offerId ?? null,
       });
     });
+    for (const [n, c] of custom.entries()) lines.push(customLine(tx, id, ordered.length + n, c));
+    const taxable = [...ordered.map((v) => v.taxable), ...custom.map((c) => c.taxable)];
     const subtotal = lines.reduce((sum, l) => sum + l.totalAmount, 0);
     const shippingTotal = input.shippingTotal ?? 0;
     const discountTotal = Math.min(input.discountTotal ?? 0, subtotal + shippingTotal);
-    const shares = lineDiscounts(input.lines, lines, discountTotal);
+    const shares = lineDiscounts(input, lines, discountTotal);
     lines.forEach((l, n) => (l.discountAmount = shares[n]));
     // Taxed after discounts, on each line's final price (decision 0039).
     const request = {
       currency,
       address: input.shippingAddress ?? null,
-      lines: lines.map((l, n) => ({ variantId: l.variantId, productId: l.productId, quantity: l.quantity, amount: l.totalAmount - l.discountAmount, taxable: ordered[n].taxable })),
+      // A custom line is known to the calculator by its own id, with the class it was given.
+      lines: lines.map((l, n) => ({
+        variantId: l.variantId ?? l.id, productId: l.productId ?? l.id, quantity: l.quantity, amount: l.totalAmount - l.discountAmount, taxable: taxable[n],
+        ...(l.variantId ? {} : { taxClass: l.taxClass }),
+      })),
       shipping: shippingTotal,
     };
     const taxes = input.taxes && quoteFits(input.taxes, request.lines) ? input.taxes : await taxesFor(this.taxes, tx, request);
@@ -226,6 +276,7 @@ export class Orders {
       amountPaid: 0,
       amountRefunded: 0,
       fulfilledAt: null,
+      customFields: input.customFields ?? this.fields.create('order', undefined),
       createdAt: at,
       updatedAt: at,
     });
@@ -273,6 +324,11 @@ export class Orders {
     return Number(row.last_number);
   }
 
+  /** An edit's revision of the order's lines and shipping, inside the caller's transaction (see `reviseOrder`). */
+  async revise(tx: Tx, orderId: string, revision: OrderRevision): Promise<{ order: Order; lines: LineItem[] }> {
+    return reviseOrder(tx, { shipping: this.shipping, settlement: this.settlement }, orderId, revision);
+  }
+
   /**
    * pending, confirmed or paid → cancelled; the stock it holds is given back. Every registered
    * `OrderCancelGuard` is asked first, the order locked and nothing changed yet.
@@ -286,6 +342,16 @@ export class Orders {
       order.awaitingStockPaymentId = null;
       await move(tx, order, 'cancel', reason ?? null);
       await this.offers.orderChanged(tx, order);
+      return order;
+    });
+  }
+
+  /** Writes custom fields over the order's stored ones, in any state (checked by the caller: `CustomFields.changes`). */
+  async setCustomFields(id: string, changes: CustomFieldValues): Promise<Order> {
+    return this.db.tenant(async (tx) => {
+      const order = await lockOrder(tx, id);
+      order.customFields = { ...order.customFields, ...changes };
+      order.updatedAt = tx.now();
       return order;
     });
   }

@@ -18,16 +18,16 @@ export interface ShipmentDetails {
 /** Units of each variant; `undefined` means everything left to ship. */
 export type Wanted = Map<string, number> | undefined;
 
-/** A line as far as stock goes. */
+/** A line as far as stock goes; a custom line (no variant) holds none. */
 export interface StockLine {
-  variantId: string;
+  variantId?: string | null;
   quantity: number;
   requiresShipping: boolean;
   offerId?: string | null;
 }
 
 /** Lines that ship from the store's warehouses; a seller's offer ships from the seller's stock, held by the marketplace. */
-const fromWarehouses = (line: StockLine) => line.requiresShipping && !line.offerId;
+const fromWarehouses = <L extends StockLine>(line: L): line is L & { variantId: string } => line.requiresShipping && !line.offerId && Boolean(line.variantId);
 
 /**
  * Stock and shipments of orders, always inside the caller's transaction: what an order holds in
@@ -69,7 +69,7 @@ export class Shipping {
     const short = deficit.length > 0 ? (await this.reservations.hold(tx, { orderId: order.id, lines: deficit, shortfall: 'backorder' })).filter((l) => l.short > 0) : [];
     const left = new Map(short.map((l) => [l.variantId, l.short]));
     for (const line of lines) {
-      const backordered = Math.min(left.get(line.variantId) ?? 0, line.quantity - line.fulfilledQuantity);
+      const backordered = Math.min((line.variantId && left.get(line.variantId)) || 0, line.quantity - line.fulfilledQuantity);
       if (line.backorderedQuantity !== backordered) line.backorderedQuantity = backordered;
     }
     return short;
@@ -80,6 +80,11 @@ export class Shipping {
     await this.reservations.release(tx, orderId);
   }
 
+  /** Gives back these units of what the order holds (an edit took them off the order). */
+  async release(tx: Tx, orderId: string, lines: Array<{ variantId: string; quantity: number }>): Promise<void> {
+    await this.reservations.release(tx, orderId, lines);
+  }
+
   /**
    * A shipment of `wanted` (or all that is left): checked against what is left to ship (422
    * LINE_ITEM_NOT_FOUND, FULFILLMENT_QUANTITY_EXCEEDED, NOTHING_TO_FULFILL). The stock of tracked
@@ -88,7 +93,7 @@ export class Shipping {
    */
   async ship(tx: Tx, order: Order, lines: LineItem[], wanted: Wanted, details: ShipmentDetails, titles = new Map<string, string>()): Promise<Fulfillment> {
     const items = this.plan(lines, wanted, titles);
-    const stocked = items.filter((i) => fromWarehouses(lines.find((l) => l.id === i.line_item_id)!));
+    const stocked = items.filter((i): i is FulfillmentItem & { variant_id: string } => fromWarehouses(lines.find((l) => l.id === i.line_item_id)!));
     if (stocked.length > 0) {
       const held = await this.held(tx, order.id);
       const deficit = stocked
@@ -130,8 +135,8 @@ export class Shipping {
   private plan(lines: LineItem[], wanted: Wanted, titles: Map<string, string>): FulfillmentItem[] {
     const item = (line: LineItem, quantity: number): FulfillmentItem => ({
       line_item_id: line.id,
-      variant_id: line.variantId,
-      title: titles.get(line.variantId) ?? (line.variantTitle ? `${line.title} - ${line.variantTitle}` : line.title),
+      variant_id: line.variantId ?? null,
+      title: (line.variantId && titles.get(line.variantId)) || (line.variantTitle ? `${line.title} - ${line.variantTitle}` : line.title),
       quantity,
     });
     if (!wanted) {

@@ -10,6 +10,8 @@ export interface TaxableLine {
   amount: number;
   /** The catalog's flag: false means exempt, whatever class the line has. */
   taxable: boolean;
+  /** A line of no catalog variant (a draft order's custom line) names its class; its ids are then the line's own. */
+  taxClass?: string;
 }
 
 /** Where the goods go; null before the shopper gave an address (the store's own country is used). */

@@ -75,7 +75,7 @@ const ORIGIN_FACTS: KeptFacts<Facts | null> = {
 /**
  * The default tax calculator: the store's own rate table. The place is the shipping address, or
  * the store's `origin_country` before one is given; its province's region wins over the country's.
- * A line's class is its variant's, else its product's, else `standard`; `taxable: false` and the
+ * A line's class is the one it names (a custom line), else its variant's, else its product's, else `standard`; `taxable: false` and the
  * class `exempt` pay nothing; a class without a rate in the region pays the region's `standard`.
  * Each line is rounded on its own (half up, minor unit), so the lines add up to the total exactly.
  */
@@ -112,7 +112,7 @@ export class TaxRateTable implements TaxCalculator {
     const inclusive = settings.pricesIncludeTax;
 
     const lines: LineTax[] = request.lines.map((line) => {
-      const taxClass = line.taxable ? (classOf.get(line.variantId) ?? classOf.get(line.productId) ?? 'standard') : 'exempt';
+      const taxClass = line.taxable ? (line.taxClass ?? classOf.get(line.variantId) ?? classOf.get(line.productId) ?? 'standard') : 'exempt';
       const rate = rateOf(taxClass);
       return { variantId: line.variantId, taxClass, rate, amount: taxOf(line.amount, rate, inclusive) };
     });
