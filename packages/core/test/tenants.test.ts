@@ -235,7 +235,7 @@ describe('housekeeping', () => {
     const sql = t.app.orm.em.getConnection();
     await sql.execute(`update core_access_token set revoked_at = now() - interval '8 days' where id = ?`, [old.id]);
     await sql.execute(`update core_access_token set expires_at = now() - interval '2 days' where id = ?`, [recent.id]);
-    await sql.execute(`insert into core_idempotency_key (scope, key, request_hash, created_at) values ('platform', 'stale', 'x', now() - interval '25 hours'), ('platform', 'fresh', 'y', now())`);
+    await sql.execute(`insert into core_idempotency_key (tenant_id, key, request_hash, created_at) values ('00000000-0000-0000-0000-000000000000', 'stale', 'x', now() - interval '25 hours'), ('00000000-0000-0000-0000-000000000000', 'fresh', 'y', now())`);
     await sql.execute(`insert into core_rate_limit (tenant_id, key, hits, resets_at) values (?, 'ended', 3, now() - interval '1 second'), (?, 'running', 3, now() + interval '1 minute')`, [tenant.id, tenant.id]);
     const purged = await t.app.container.resolve(Housekeeping).run();
     expect(purged.rateLimits).toBeGreaterThanOrEqual(1);

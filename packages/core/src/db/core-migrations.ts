@@ -174,4 +174,20 @@ export const coreMigrations: Migration[] = [
       `CREATE INDEX core_rate_limit_resets ON core_rate_limit (resets_at)`,
     ],
   },
+  {
+    // Idempotency keys are the store's (decision 0072): keyed by tenant_id, so that a schema
+    // distributed by store keeps each store's keys beside its other rows; the platform's own
+    // requests are filed under the nil UUID.
+    id: '0007_idempotency_tenant',
+    up: [
+      `ALTER TABLE core_idempotency_key ADD COLUMN tenant_id uuid`,
+      `UPDATE core_idempotency_key SET tenant_id = CASE
+         WHEN scope ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN scope::uuid
+         ELSE '00000000-0000-0000-0000-000000000000'::uuid END`,
+      `ALTER TABLE core_idempotency_key ALTER COLUMN tenant_id SET NOT NULL`,
+      `ALTER TABLE core_idempotency_key DROP CONSTRAINT core_idempotency_key_pkey`,
+      `ALTER TABLE core_idempotency_key DROP COLUMN scope`,
+      `ALTER TABLE core_idempotency_key ADD PRIMARY KEY (tenant_id, caller, key)`,
+    ],
+  },
 ];

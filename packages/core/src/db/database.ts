@@ -26,11 +26,39 @@ function enterTenantSql(tenantId: string): string {
 interface PendingEntry {
   sql: string;
   sent: boolean;
+  /** The tenant (a checked UUID, lower case) and the connection whose BEGIN carried it. */
+  tenantId?: string;
+  connection?: object;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
 interface KnexClient {
+  query(connection: unknown, param: string | { sql: string; bindings?: unknown[] }): Promise<unknown>;
   _query(connection: unknown, obj: { sql: string; bindings?: unknown[] }): Promise<unknown>;
+}
+
+/** The tables of the ORM's tenant entities (filled by `Database`). */
+const tenantTables = new Set<string>();
+
+// The tail of an update or delete the ORM's unit of work writes: by id (a UUID), or by several ids.
+const ORM_BY_ID = /^(update|delete from) "([a-z_][a-z0-9_]*)" [\s\S]* where ("id" (?:= '[0-9a-f-]{36}'|in \('[0-9a-f-]{36}'(?:, '[0-9a-f-]{36}')*\))(?: returning "[a-z_]+"(?:, "[a-z_]+")*)?)$/;
+
+/**
+ * An update or delete of a tenant entity that the ORM's unit of work sends by id, on the
+ * connection of an open `tenant()` transaction, with `"tenant_id" = '<the tenant>'` added to its
+ * condition: row-level security already keeps it to the tenant's rows, so it changes no row, but
+ * a schema distributed by store (decision 0072) routes a statement that names the store to the
+ * one node that holds it. Any other statement is sent as it is.
+ */
+function namingTenant(connection: object, sql: string): string {
+  // Inside the transaction's work, its scope names it; the ORM's flush at its end runs beside the work, where its entry does.
+  const scope = TenantContext.current();
+  const entry = (scope ? active.get(scope)?.entry : undefined) ?? beginning.getStore();
+  if (!entry?.tenantId || entry.connection !== connection) return sql;
+  const match = ORM_BY_ID.exec(sql);
+  if (!match || !tenantTables.has(match[2])) return sql;
+  const tail = match[3];
+  return `${sql.slice(0, sql.length - tail.length)}"tenant_id" = '${entry.tenantId}' and ${tail}`;
 }
 const riding = new WeakSet<object>();
 
@@ -49,6 +77,14 @@ function rideOnBegin(client: KnexClient): void {
   if (riding.has(proto)) return;
   riding.add(proto);
   const query = proto._query;
+  // The ORM's own updates and deletes name their tenant: knex's `query` runs before its `query` event, which tests read.
+  const send = proto.query;
+  proto.query = function (this: KnexClient, connection, param) {
+    const sql = typeof param === 'string' ? param : param.sql;
+    const scoped = namingTenant(connection as object, sql);
+    if (scoped === sql) return send.call(this, connection, param);
+    return send.call(this, connection, typeof param === 'string' ? scoped : { ...param, sql: scoped });
+  };
   proto._query = function (this: KnexClient, connection, obj) {
     const control = obj.sql === 'BEGIN;' || obj.sql === 'COMMIT;';
     if (!control) {
@@ -63,6 +99,7 @@ function rideOnBegin(client: KnexClient): void {
     let sent = obj;
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
+      pending.connection = connection as object;
       sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
     }
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
@@ -332,6 +369,8 @@ async function release(client: { releaseConnection(connection: unknown): Promise
 
 interface ActiveTx {
   tx: Tx;
+  /** How the transaction entered its tenant. */
+  entry?: PendingEntry;
 }
 const active = new WeakMap<object, ActiveTx>();
 
@@ -345,6 +384,9 @@ export class Database {
     @inject(CONFIG) config: Pick<QhatuConfig, 'databasePrepare'>,
   ) {
     rideOnBegin(orm.em.getConnection().getKnex().client as KnexClient);
+    for (const meta of Object.values(orm.getMetadata().getAll())) {
+      if (meta.properties.tenantId?.fieldNames?.[0] === 'tenant_id' && meta.tableName) tenantTables.add(meta.tableName);
+    }
     this.prepare = config.databasePrepare;
   }
 
@@ -391,7 +433,8 @@ export class Database {
   private async tenantOnce<T>(work: (tx: Tx) => Promise<T>, tenantId: string, scope: RequestScope | undefined): Promise<{ result: T; tx: Tx }> {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
-    const entry: PendingEntry = { sql: UUID.test(tenantId) ? enterTenantSql(tenantId) : '', sent: !UUID.test(tenantId) };
+    const valid = UUID.test(tenantId);
+    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined };
     const result = await beginning.run(entry, () =>
       this.orm.em.fork({ clear: true }).transactional(async (em) => {
         // BEGIN carried the tenant setup unless a knex spelling it otherwise kept it from doing so.
@@ -400,7 +443,7 @@ export class Database {
         em.setFilterParams('tenant', { tenantId });
         const tx = (opened = new Tx(em, tenantId, this.clock, []));
         const inner = { ...(scope ?? {}), tenantId };
-        active.set(inner, { tx });
+        active.set(inner, { tx, entry });
         // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
         return beginning.exit(() => TenantContext.run(inner, () => work(tx)));
       }),

@@ -39,7 +39,7 @@ const DISPATCH_BATCH = 500;
 export class OutboxRelay {
   private readonly subscribers: OutboxSubscriber[] = [];
   private sweepTimer?: NodeJS.Timeout;
-  private waiting: string[] = [];
+  private waiting: Array<{ id: string; tenantId: string }> = [];
   private flushTimer?: NodeJS.Timeout;
   private readonly queueing = new Set<Promise<void>>();
 
@@ -50,13 +50,13 @@ export class OutboxRelay {
     private readonly logger: Logger,
   ) {
     jobs.define(OUTBOX_DISPATCH_JOB, {
-      handler: (data: { ids: string[] }) => this.dispatch(data.ids),
+      handler: (data: { ids: string[]; tenants?: string[] }) => this.dispatch(data.ids, undefined, data.tenants),
       attempts: 8,
       backoffMs: 2000,
     });
     // Queued without holding up the writer's answer, a few commits to a job; the sweep covers a queue that is down.
     bus.onCommitted((events) => {
-      this.waiting.push(...events.map((e) => e.id));
+      this.waiting.push(...events.map((e) => ({ id: e.id, tenantId: e.tenantId })));
       if (this.waiting.length >= DISPATCH_BATCH) this.flush();
       else this.flushTimer ??= setTimeout(() => this.flush(), DISPATCH_WINDOW_MS);
     });
@@ -67,8 +67,8 @@ export class OutboxRelay {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     while (this.waiting.length > 0) {
-      const ids = this.waiting.splice(0, DISPATCH_BATCH);
-      const queued = this.queueDispatch(ids)
+      const batch = this.waiting.splice(0, DISPATCH_BATCH);
+      const queued = this.queueDispatch(batch.map((e) => e.id), [...new Set(batch.map((e) => e.tenantId))])
         .catch((err) => this.logger.warn({ err }, 'outbox dispatch not queued; the sweep will deliver it'))
         .finally(() => this.queueing.delete(queued));
       this.queueing.add(queued);
@@ -76,10 +76,10 @@ export class OutboxRelay {
   }
 
   /** A queue that failed for a moment (a lost connection) is tried twice more before the sweep is left to it. */
-  private async queueDispatch(ids: string[]): Promise<void> {
+  private async queueDispatch(ids: string[], tenants: string[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.jobs.add(OUTBOX_DISPATCH_JOB, { ids });
+        await this.jobs.add(OUTBOX_DISPATCH_JOB, { ids, tenants });
         return;
       } catch (error) {
         if (attempt >= 3) throw error;
@@ -106,15 +106,18 @@ export class OutboxRelay {
     });
   }
 
-  /** Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`). */
-  async dispatch(ids?: string[], olderThanMs = 10_000): Promise<number> {
+  /**
+   * Delivers the given rows (or, without ids, every row left pending for over `olderThanMs`).
+   * `tenants`, the stores the ids are of, lets a schema distributed by store look on their nodes only.
+   */
+  async dispatch(ids?: string[], olderThanMs = 10_000, tenants?: string[]): Promise<number> {
     return this.db.platform(async (tx) => {
       const { em } = tx;
       const rows: OutboxRow[] = ids
         ? await em.execute(
-            `select * from core_outbox where id = any(?::uuid[]) and published_at is null
+            `select * from core_outbox where ${tenants ? 'tenant_id = any(?::uuid[]) and ' : ''}id = any(?::uuid[]) and published_at is null
               order by occurred_at for update skip locked`,
-            [uuidArray(ids)],
+            tenants ? [uuidArray(tenants), uuidArray(ids)] : [uuidArray(ids)],
           )
         : await em.execute(
             `select * from core_outbox where published_at is null and occurred_at < now() - make_interval(secs => ?)
@@ -133,7 +136,10 @@ export class OutboxRelay {
         for (const subscriber of this.subscribers) await subscriber(event, tx);
       }
       if (rows.length > 0) {
-        await em.execute(`update core_outbox set published_at = now() where id = any(?::uuid[])`, [uuidArray(rows.map((r) => r.id))]);
+        await em.execute(`update core_outbox set published_at = now() where tenant_id = any(?::uuid[]) and id = any(?::uuid[])`, [
+          uuidArray(new Set(rows.map((r) => r.tenant_id))),
+          uuidArray(rows.map((r) => r.id)),
+        ]);
       }
       return rows.length;
     });

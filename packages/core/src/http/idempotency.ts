@@ -9,6 +9,8 @@ import { sendError } from './errors.js';
 const WINDOW_HOURS = 24;
 /** A claim whose answer was never recorded (its process died, its database connection was lost) is free again after this. */
 const CLAIM_MINUTES = 5;
+/** Where the platform's own requests (no store) keep their keys. */
+const PLATFORM_SCOPE = '00000000-0000-0000-0000-000000000000';
 
 interface StoredAnswer {
   request_hash: string;
@@ -18,7 +20,7 @@ interface StoredAnswer {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { scope: string; caller: string; key: string };
+    idempotency?: { tenantId: string; caller: string; key: string };
   }
 }
 
@@ -39,7 +41,8 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
       ]);
     }
     const context = TenantContext.current();
-    const scope = context?.tenantId ?? 'platform';
+    // The store's keys are filed under its id; the platform's requests under the nil UUID.
+    const tenantId = context?.tenantId ?? PLATFORM_SCOPE;
     const caller = callerOf(context?.principal);
     const hash = createHash('sha256')
       .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
@@ -47,20 +50,20 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
     const claimed = await db.query(
       `with expired as (
          delete from core_idempotency_key
-          where scope = ? and caller = ? and key = ?
+          where tenant_id = ? and caller = ? and key = ?
             and (created_at < now() - make_interval(hours => ${WINDOW_HOURS})
                  or (status_code is null and created_at < now() - make_interval(mins => ${CLAIM_MINUTES}))))
-       insert into core_idempotency_key (scope, caller, key, request_hash) values (?, ?, ?, ?)
-       on conflict (scope, caller, key) do nothing returning key`,
-      [scope, caller, key, scope, caller, key, hash],
+       insert into core_idempotency_key (tenant_id, caller, key, request_hash) values (?, ?, ?, ?)
+       on conflict (tenant_id, caller, key) do nothing returning key`,
+      [tenantId, caller, key, tenantId, caller, key, hash],
     );
     if (claimed.length > 0) {
-      request.idempotency = { scope, caller, key };
+      request.idempotency = { tenantId, caller, key };
       return;
     }
     const [stored] = await db.query<StoredAnswer>(
-      'select request_hash, status_code, response_body from core_idempotency_key where scope = ? and caller = ? and key = ?',
-      [scope, caller, key],
+      'select request_hash, status_code, response_body from core_idempotency_key where tenant_id = ? and caller = ? and key = ?',
+      [tenantId, caller, key],
     );
     if (!stored) throw AppError.conflict('This Idempotency-Key is being reused; retry', 'IDEMPOTENCY_KEY_IN_USE');
     if (stored.request_hash !== hash) {
@@ -85,11 +88,11 @@ export function installIdempotency(app: FastifyInstance, db: Database, secrets: 
     if (!claim) return payload;
     try {
       if (reply.statusCode >= 500) {
-        await db.query('delete from core_idempotency_key where scope = ? and caller = ? and key = ?', [claim.scope, claim.caller, claim.key]);
+        await db.query('delete from core_idempotency_key where tenant_id = ? and caller = ? and key = ?', [claim.tenantId, claim.caller, claim.key]);
       } else {
         await db.query(
-          'update core_idempotency_key set status_code = ?, response_body = ? where scope = ? and caller = ? and key = ?',
-          [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.scope, claim.caller, claim.key],
+          'update core_idempotency_key set status_code = ?, response_body = ? where tenant_id = ? and caller = ? and key = ?',
+          [reply.statusCode, typeof payload === 'string' ? secrets.seal(payload) : '', claim.tenantId, claim.caller, claim.key],
         );
       }
     } catch (error) {
