@@ -221,12 +221,15 @@ describe('cash on delivery', () => {
 
     const cash = await ok(await receive(payment.id, 9500, { reference: 'OLV-555', note: 'Cobrado por el courier' }), 201);
     expect(cash.payment).toMatchObject({ status: 'paid', received_amount: 9500 });
-    await until(async () => (await orderOf(c.order_id)).amount_paid === 9500);
-    // Shipped already: the order keeps its fulfilled state, now with everything paid.
-    expect(await orderOf(c.order_id)).toMatchObject({ status: 'fulfilled', amount_paid: 9500, amount_due: 0 });
+    // Shipped already: the order keeps its fulfilled state, now paid; its checkout completes by itself.
+    await until(async () => (await checkoutStatus(c.id)) === 'completed');
+    const order = await orderOf(c.order_id);
+    expect(order).toMatchObject({ status: 'fulfilled', amount_paid: 9500, amount_due: 0, paid_at: expect.any(String) });
+    expect(order.history.at(-1)).toMatchObject({ action: 'note', from: 'fulfilled', to: 'fulfilled', note: `paid (payment ${payment.id}) after it shipped` });
+    const [paid] = await outbox(t, 'orders.order.paid', c.order_id);
+    expect(paid.data).toMatchObject({ id: c.order_id, status: 'fulfilled', previous_status: 'fulfilled' });
     const [captured] = await outbox(t, 'payments.payment.captured', payment.id);
     expect(captured.data).toMatchObject({ method: 'cash_on_delivery', amount: 9500, status: 'paid' });
-    expect((await store('POST', `/api/v1/checkout/checkouts/${c.id}/complete`, { order_id: c.order_id })).json().data.status).toBe('completed');
   });
 });
 

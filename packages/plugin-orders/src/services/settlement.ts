@@ -4,6 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import type { LineItem } from '../entities/line-item.js';
 import type { Order } from '../entities/order.js';
 import { isCovered } from './ledger.js';
+import { publishMove } from './events.js';
 import { addHistoryNote, linesOf, move } from './lifecycle.js';
 import { LineOffers, type LineOffersStrategy } from './offers.js';
 import { StoreOrderSettings } from './settings.js';
@@ -13,6 +14,9 @@ import { Shipping } from './shipping.js';
 export const NOTHING_TO_PAY = 'none';
 
 const paidBy = (paymentId: string) => (paymentId === NOTHING_TO_PAY ? 'total 0: nothing to pay' : `payment ${paymentId}`);
+
+/** States an order reaches by shipping, which it may do before it is paid (cash on delivery). */
+const SHIPPED = new Set(['ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
 
 /** What the stock events carry of a shortage. */
 interface Shortage {
@@ -40,6 +44,7 @@ export class Settlement {
    * (orders.order.stock_unavailable: the payments plugin refunds it). An order of total 0 waits.
    */
   async payIfCovered(tx: Tx, order: Order, paymentId: string, lines?: LineItem[]): Promise<Order> {
+    if (SHIPPED.has(order.status) && !order.paidAt && isCovered(order)) return this.paidAsShipped(tx, order, paidBy(paymentId));
     if ((order.status !== 'pending' && order.status !== 'confirmed') || !isCovered(order) || order.stockUnavailableAt) return order;
     if (order.status === 'pending') await move(tx, order, 'confirm', paidBy(paymentId));
     let short: HeldLine[];
@@ -70,6 +75,18 @@ export class Settlement {
     order.awaitingStockPaymentId = null;
     await move(tx, order, 'pay', note);
     await this.offers.orderChanged(tx, order);
+    return order;
+  }
+
+  /**
+   * An order shipped before it was paid (cash on delivery, paid on delivery) is paid where it
+   * stands: its status stays, `paid_at` is set and orders.order.paid published (with that status),
+   * so that its checkout completes and its sales count from now. Its stock went with the shipment.
+   */
+  private paidAsShipped(tx: Tx, order: Order, note: string): Order {
+    order.paidAt = tx.now();
+    addHistoryNote(tx, order, `paid (${note}) after it shipped`);
+    publishMove(tx, 'orders.order.paid', order, order.status, note);
     return order;
   }
 
