@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'starters/*/test/**/*.test.ts'],
+    // What the packed test lays over a project outside the repository; it runs there.
+    exclude: [...configDefaults.exclude, 'packages/cli/test/outside/**'],
     globalSetup: ['./packages/core/src/testing/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compiledSnippets } from '../../core/test/docs-snippets.js';
 import { CATALOGUE } from '../src/scaffold/project/catalogue.js';
 import { cliEnv, freePort, spawnCli, stopLeftovers, waitUntilReady, WORKSPACE, type Finished } from './helpers.js';
 
@@ -185,5 +188,106 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     const used = await run(process.execPath, ['--input-type=module', '-e', script], store, { ...offline, LOG_LEVEL: 'silent' });
     expect(used.code, used.stderr).toBe(0);
     expect(JSON.parse(used.stdout)).toEqual([['stripe', true]]);
+  });
+
+  it('walk a developer’s path outside the repository: a plugin and a gateway of their own, type-checked, tested, migrated and served on PostgreSQL', async () => {
+    const dir = path.join(root, 'andean-crafts');
+    expect(existsSync(dir), 'the project above').toBe(true);
+    const cli = installedCli(dir);
+    const qhatu = (args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, [cli, ...args], dir, { ...offline, ...env });
+    for (const name of ['gift-wrap', 'pay-later', 'loyalty']) {
+      const made = await qhatu(['plugin', 'new', name]);
+      expect(made.code, made.stdout + made.stderr).toBe(0);
+    }
+    // What the developer writes: an order custom field, a GraphQL field, a subscriber queueing a
+    // job and a permission on the scaffold's entity and routes; and an instalments gateway.
+    const outside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'outside');
+    await cp(path.join(outside, 'plugin-gift-wrap'), path.join(dir, 'packages/plugin-gift-wrap'), { recursive: true });
+    await rm(path.join(dir, 'packages/plugin-pay-later/src'), { recursive: true });
+    await cp(path.join(outside, 'plugin-pay-later'), path.join(dir, 'packages/plugin-pay-later'), { recursive: true });
+    const edit = async (file: string, change: (text: string) => string) => writeFile(path.join(dir, file), change(await readFile(path.join(dir, file), 'utf8')));
+    const project = readJson(path.join(dir, 'package.json'));
+    const needs = { 'plugin-gift-wrap': '@qhatu/plugin-orders', 'plugin-pay-later': '@qhatu/plugin-payments' };
+    for (const [folder, dependency] of Object.entries(needs)) {
+      await edit(`packages/${folder}/package.json`, (text) => {
+        const pkg = JSON.parse(text);
+        pkg.dependencies[dependency] = project.dependencies[dependency];
+        return JSON.stringify(pkg, null, 2);
+      });
+    }
+    // The gift-wrap plugin now needs orders: its scaffolded test starts the whole store.
+    await edit('packages/plugin-gift-wrap/test/gift-wrap.test.ts', (text) =>
+      text.replace("import giftWrapPlugin from '../src/index.js';", "import project from '../../../qhatu.config.js';").replace('plugins: [giftWrapPlugin]', 'plugins: project.plugins'),
+    );
+    await edit('package.json', (text) => {
+      const pkg = JSON.parse(text);
+      Object.assign(pkg.dependencies, { '@qhatu/plugin-gift-wrap': 'workspace:*', '@qhatu/plugin-pay-later': 'workspace:*' });
+      return JSON.stringify(pkg, null, 2);
+    });
+    await edit('qhatu.config.ts', (text) =>
+      `import giftWrap from '@qhatu/plugin-gift-wrap';\nimport payLater from '@qhatu/plugin-pay-later';\n${text.replace('  ],\n});', '    giftWrap,\n    payLater,\n  ],\n});')}`,
+    );
+    // docs/plugins.md's compiled snippets are the files of its example plugin, loyalty: written over
+    // the scaffold's, with the dependencies the docs say it takes (tsyringe at core's exact version),
+    // and type-checked with the project against the packed packages (their tests named so that only
+    // the compiler runs them).
+    const example = path.join(dir, 'packages/plugin-loyalty');
+    await rm(path.join(example, 'src'), { recursive: true });
+    await rm(path.join(example, 'test'), { recursive: true });
+    const snippets = compiledSnippets(readFileSync(path.join(WORKSPACE, 'docs/plugins.md'), 'utf8'), example);
+    expect(snippets.length).toBeGreaterThanOrEqual(8);
+    for (const snippet of snippets) {
+      const file = snippet.file.replace(/\.test\.ts$/, '.snippet.ts');
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, snippet.code);
+    }
+    const core = readJson(path.join(dir, 'node_modules/@qhatu/core/package.json'));
+    await edit('packages/plugin-loyalty/package.json', (text) => {
+      const pkg = JSON.parse(text);
+      pkg.dependencies.tsyringe = core.dependencies.tsyringe;
+      return JSON.stringify(pkg, null, 2);
+    });
+    await succeed('pnpm', ['install', '--prefer-offline'], dir, offline);
+
+    // On PostgreSQL in development: a database of its own, migrated; then an entity change becomes a migration.
+    const server = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await server.connect();
+    const database = `qhatu_outside_${process.pid}_${Date.now()}`;
+    await server.query(`CREATE DATABASE ${database}`);
+    try {
+      const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+      url.pathname = `/${database}`;
+      const env = { DATABASE_URL: url.toString(), QHATU_ENV: 'development', QHATU_DATA_DIR: path.join(dir, '.qhatu-pg') };
+      const migrated = await qhatu(['migrate'], env);
+      expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
+      await edit('packages/plugin-gift-wrap/src/entities/gift-wrap-item.ts', (text) => text.replace('    description: p.string().nullable(),', '    description: p.string().nullable(),\n    ribbon: p.string().nullable(),'));
+      const generated = await qhatu(['migration', 'generate', 'gift-wrap'], env);
+      expect(generated.code, generated.stdout + generated.stderr).toBe(0);
+      expect(generated.stdout).toContain('ribbon');
+      const again = await qhatu(['migrate'], env);
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+
+      const typecheck = await run('pnpm', ['typecheck'], dir, offline);
+      expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+      const tested = await run('pnpm', ['test'], dir, offline);
+      expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+      expect(tested.stdout).toMatch(/packages\/plugin-gift-wrap\/test\/outside\.test\.ts/);
+      expect(tested.stdout).toMatch(/packages\/plugin-pay-later\/test\/pay-later\.test\.ts/);
+
+      const port = await freePort();
+      const running = spawnCli(['start'], { cwd: dir, cli, env: { ...env, PORT: String(port) } });
+      const base = `http://127.0.0.1:${port}`;
+      await waitUntilReady(`${base}/health/ready`, running);
+      const doc = await fetch(`${base}/openapi.json`);
+      expect(doc.status).toBe(200);
+      const paths = Object.keys(((await doc.json()) as { paths: Record<string, unknown> }).paths);
+      expect(paths).toEqual(expect.arrayContaining(['/api/v1/gift-wrap/items', '/api/v1/gift-wrap/items/{id}']));
+      expect((await fetch(`${base}/docs`)).status).toBe(200);
+      running.child.kill('SIGTERM');
+      expect((await running.exited).code).toBe(0);
+    } finally {
+      await server.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await server.end();
+    }
   });
 });

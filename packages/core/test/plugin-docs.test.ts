@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { compiledSnippets as snippetsOf, type Snippet } from './docs-snippets.js';
 
 /**
  * docs/plugins.md tells a plugin's author how to write one; its snippets must be true to the code.
@@ -19,43 +20,6 @@ const DOC = 'docs/plugins.md';
 const PLUGIN = path.join(ROOT, 'packages/core/test/.plugins-md-example');
 /** The packages a snippet's imports resolve from, in order, as if installed beside the plugin. */
 const INSTALLED_FROM = ['packages/plugin-payments', 'packages/plugin-gateway-stripe', 'packages/plugin-customers', 'packages/core'].map((dir) => path.join(ROOT, dir, 'src/index.ts'));
-
-interface Snippet {
-  section: string;
-  /** The line of docs/plugins.md the snippet's code starts on (1-based). */
-  line: number;
-  file: string;
-  code: string;
-}
-
-/** The ```ts blocks of the compiled sections of `markdown`. */
-function compiledSnippets(markdown: string): Snippet[] {
-  const lines = markdown.split('\n');
-  const snippets: Snippet[] = [];
-  // The open sections, outermost first: a subsection of a compiled section is compiled too.
-  const open: Array<{ level: number; title: string; compiled: boolean }> = [];
-  for (let i = 0; i < lines.length; i++) {
-    const heading = /^(#{1,6})\s+(.+)$/.exec(lines[i]);
-    if (heading) {
-      const level = heading[1].length;
-      while (open.length && open[open.length - 1].level >= level) open.pop();
-      const next = lines.slice(i + 1).find((l) => l.trim() !== '');
-      open.push({ level, title: heading[2], compiled: next?.trim() === '<!-- compiled -->' || open.some((s) => s.compiled) });
-      continue;
-    }
-    const fence = /^```(\S*)/.exec(lines[i]);
-    if (!fence) continue;
-    const start = i + 1;
-    do i++;
-    while (i < lines.length && !lines[i].startsWith('```'));
-    const section = open[open.length - 1];
-    if (fence[1] !== 'ts' || !section?.compiled) continue;
-    const code = lines.slice(start, i).join('\n');
-    const named = /^\/\/ ((?:src|test)\/[\w./-]+\.ts)$/.exec(lines[start]);
-    snippets.push({ section: section.title, line: start + 1, file: path.join(PLUGIN, named ? named[1] : `src/snippet-at-line-${start + 1}.ts`), code });
-  }
-  return snippets;
-}
 
 const parsed = new Map<string, ts.SourceFile | undefined>();
 
@@ -111,6 +75,7 @@ function typeCheck(snippets: Snippet[]): string[] {
   return errors;
 }
 
+const compiledSnippets = (markdown: string) => snippetsOf(markdown, PLUGIN);
 const markdown = readFileSync(path.join(ROOT, DOC), 'utf8');
 const snippets = compiledSnippets(markdown);
 const compiledCode = snippets.map((s) => s.code).join('\n');
