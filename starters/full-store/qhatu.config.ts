@@ -7,6 +7,7 @@ import checkout from '@qhatu/plugin-checkout';
 import crm from '@qhatu/plugin-crm';
 import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
+import draftOrders from '@qhatu/plugin-draft-orders';
 import inventory from '@qhatu/plugin-inventory';
 import marketplace from '@qhatu/plugin-marketplace';
 import media from '@qhatu/plugin-media';
@@ -18,6 +19,7 @@ import offline from '@qhatu/plugin-gateway-offline';
 import payme from '@qhatu/plugin-gateway-payme';
 import paypal from '@qhatu/plugin-gateway-paypal';
 import stripe from '@qhatu/plugin-gateway-stripe';
+import orderEdits from '@qhatu/plugin-order-edits';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
 import reviews from '@qhatu/plugin-reviews';
@@ -28,5 +30,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace, draftOrders, orderEdits],
 });

@@ -43,7 +43,7 @@ export interface OrderRevision {
  * Applies a revision inside the caller's transaction, the order row locked: lines changed, added
  * and removed (a line keeps at least what was fulfilled of it), the stock the order holds moved to
  * what its lines now need (inventory's 409 INSUFFICIENT_STOCK when short), the totals added up from
- * the lines. An order that was paid for and now costs more awaits payment again (`reopen_payment`);
+ * the lines. An order its payments covered that now costs more awaits payment again (`reopen_payment`);
  * one awaiting payment that its payments now cover moves on as a payment would move it.
  */
 export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement: Settlement }, orderId: string, revision: OrderRevision): Promise<{ order: Order; lines: LineItem[] }> {
@@ -57,6 +57,8 @@ export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement
     ]);
   }
   const current = await linesOf(tx, order.id);
+  // Covered by its payments before (confirmed, paid, or further on), not after: it awaits the difference.
+  const wasCovered = isCovered(order);
   const lines = applyLines(tx, order, current, revision.lines);
   await moveStock(tx, deps.shipping, order, lines);
   const subtotal = lines.reduce((s, l) => s + l.totalAmount, 0);
@@ -67,8 +69,9 @@ export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement
     total: subtotal - discountTotal + revision.shipping.total + (order.pricesIncludeTax ? 0 : taxTotal),
   });
   addHistoryNote(tx, order, revision.note);
-  if (order.status !== 'pending' && !isCovered(order)) await move(tx, order, 'reopen_payment', revision.note);
-  else if ((order.status === 'pending' || order.status === 'confirmed') && isCovered(order)) await deps.settlement.payIfCovered(tx, order, await lastPayment(tx, order.id), lines);
+  if (order.status !== 'pending' && wasCovered && !isCovered(order)) await move(tx, order, 'reopen_payment', revision.note);
+  // Now covered (it costs less): it moves on as the payment that covers it would have moved it.
+  else if (isCovered(order)) await deps.settlement.payIfCovered(tx, order, await lastPayment(tx, order.id), lines);
   return { order, lines };
 }
 

@@ -46,6 +46,8 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('crm', 'plugin-crm', 'crm'),
   plugin('b2b', 'plugin-b2b', 'b2b', ['catalog', 'customers', 'orders']),
   plugin('marketplace', 'plugin-marketplace', 'marketplace', ['catalog', 'orders']),
+  plugin('draft-orders', 'plugin-draft-orders', 'draftOrders', ['catalog', 'customers', 'discounts', 'orders']),
+  plugin('order-edits', 'plugin-order-edits', 'orderEdits', ['catalog', 'discounts', 'orders']),
 ];
 
 /** The plugins asked for plus everything they depend on, in catalogue order; `added` names what came as a dependency. */

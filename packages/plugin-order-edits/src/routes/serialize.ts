@@ -1,0 +1,30 @@
+import type { OrderEdit } from '../entities/order-edit.js';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function editOut(e: OrderEdit) {
+  return {
+    id: e.id,
+    order_id: e.orderId,
+    status: e.status,
+    version: e.version ?? null,
+    changes: e.changes as unknown as Array<Record<string, unknown>>,
+    shipping: e.shipping ?? null,
+    shipping_changed: e.shippingChanged,
+    currency: e.currency.trim(),
+    before: e.before,
+    after: e.after,
+    difference: e.difference,
+    amount_paid: e.amountPaid,
+    amount_due: e.amountDue,
+    refund_amount: e.refundAmount,
+    note: e.note ?? null,
+    payment_url: e.paymentUrl ?? null,
+    created_by: e.createdBy ?? null,
+    confirmed_by: e.confirmedBy ?? null,
+    confirmed_at: iso(e.confirmedAt),
+    cancelled_at: iso(e.cancelledAt),
+    created_at: e.createdAt.toISOString(),
+    updated_at: e.updatedAt.toISOString(),
+  };
+}

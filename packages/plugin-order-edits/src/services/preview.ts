@@ -1,0 +1,189 @@
+import { AppError, assertPermission, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
+import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
+import { Discounts } from '@qhatu/plugin-discounts';
+import { OrderTaxes, REVISABLE, taxesFor, type LineItem, type Order, type TaxableLine, type TaxCalculator } from '@qhatu/plugin-orders';
+import { inject, injectable } from 'tsyringe';
+import type { EditChange, EditLine, EditShipping, EditSnapshot } from '../entities/order-edit.js';
+import type { EditCreate } from '../schemas/order-edit.js';
+import { EDIT_SHIPPING_PRICES, type StoreShippingPrices } from './shipping-prices.js';
+
+/** Setting a shipping price other than the store's. */
+export const OVERRIDE_PERMISSION = 'order-edits.override-price';
+
+export interface Preview {
+  before: EditSnapshot;
+  after: EditSnapshot;
+  shipping: EditShipping | null;
+  shippingChanged: boolean;
+}
+
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+
+/** A line of the order as it is. */
+function lineOf(l: LineItem): EditLine {
+  return {
+    line_item_id: l.id, variant_id: l.variantId ?? null, product_id: l.productId ?? null, title: l.title, variant_title: l.variantTitle, sku: l.sku ?? null,
+    quantity: l.quantity, fulfilled_quantity: l.fulfilledQuantity, unit_price: l.unitPriceAmount, requires_shipping: l.requiresShipping,
+    discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, total: l.totalAmount - l.discountAmount, change: 'unchanged',
+  };
+}
+
+function snapshot(lines: EditLine[], shipping: { total: number; tax: number }, pricesIncludeTax: boolean): EditSnapshot {
+  const live = lines.filter((l) => l.quantity > 0);
+  const subtotal = sum(live.map((l) => l.unit_price * l.quantity));
+  const discount = sum(live.map((l) => l.discount_amount));
+  const tax = sum(live.map((l) => l.tax_amount)) + shipping.tax;
+  return { lines, subtotal, discount_total: discount, shipping_total: shipping.total, shipping_tax: shipping.tax, tax_total: tax, total: subtotal - discount + shipping.total + (pricesIncludeTax ? 0 : tax) };
+}
+
+/**
+ * What an edit makes of an order, worked out without writing: a line keeps its snapshot price
+ * and its discount per unit (the coupon's share and volume tier it was sold with); a new line is
+ * priced for the order's customer (`PriceResolver`, B2B lists included) with its volume tier; the
+ * lines that change and the shipping (when it changes: the store's rate for the new parcel, or a
+ * custom price) are taxed again by the orders plugin's `OrderTaxes` at the order's address, the
+ * others keep their tax. Refused whole (422, naming the change) when it does not fit the order.
+ */
+@injectable()
+export class EditPreviews {
+  constructor(
+    @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
+    @inject(Discounts) private readonly discounts: Discounts,
+    @inject(OrderTaxes) private readonly taxes: TaxCalculator,
+    @inject(EDIT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+  ) {}
+
+  async preview(tx: Tx, order: Order, current: LineItem[], input: EditCreate): Promise<Preview> {
+    if (!REVISABLE.includes(order.status)) {
+      throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot edit an order that is ${order.status}`, [{ message: `allowed from: ${REVISABLE.join(', ')}`, from: order.status, action: 'edit' }]);
+    }
+    const { quantities, added } = plan(current, input.changes);
+    const catalog = await variantsWithProducts(tx, [...added.keys(), ...current.flatMap((l) => (l.variantId ? [l.variantId] : []))]);
+    assertSellable(added, catalog, order.currency.trim(), input.changes);
+    const before = current.map(lineOf);
+    const after = before.map((l) => resized(l, quantities.get(l.line_item_id!)!));
+    after.push(...(await this.newLines(tx, order, added, catalog)));
+    const requested = input.shipping === undefined ? null : await this.shippingOf(tx, order, input.shipping, after, catalog);
+    if (!after.some((l) => l.change !== 'unchanged') && !requested) {
+      throw AppError.unprocessable('NOTHING_TO_CHANGE', 'The edit changes nothing', [{ path: 'body', message: 'give a change or a shipping' }]);
+    }
+    if (!after.some((l) => l.quantity > 0)) throw AppError.unprocessable('ORDER_EMPTY', 'An order keeps at least one line', [{ path: 'body.changes', message: 'removes every line' }]);
+    const shipping = await this.tax(tx, order, after, catalog, requested);
+    return {
+      before: snapshot(before, { total: order.shippingTotal, tax: order.shippingTax }, order.pricesIncludeTax),
+      after: snapshot(after, shipping, order.pricesIncludeTax),
+      shipping: requested?.shipping ?? null,
+      shippingChanged: Boolean(requested),
+    };
+  }
+
+  /** The lines the edit adds, at the customer's price (never above the catalog's) less their volume tier. */
+  private async newLines(tx: Tx, order: Order, added: Map<string, number>, catalog: Map<string, Sellable>): Promise<EditLine[]> {
+    if (added.size === 0) return [];
+    const variants = [...added.keys()].map((id) => catalog.get(id)!.variant);
+    const resolved = await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null });
+    const lines = [...added].map(([variantId, quantity]): EditLine => {
+      const { variant, product } = catalog.get(variantId)!;
+      const unit = Math.min(resolved.get(variantId)?.price ?? variant.price, variant.price);
+      return {
+        line_item_id: null, variant_id: variantId, product_id: product.id, title: product.title, variant_title: variant.title, sku: variant.sku ?? null,
+        quantity, fulfilled_quantity: 0, unit_price: unit, requires_shipping: variant.requiresShipping, discount_amount: 0,
+        tax_class: 'standard', tax_rate: 0, tax_amount: 0, total: unit * quantity, change: 'added',
+      };
+    });
+    const tiers = await this.discounts.volumeDiscountsFor(tx, lines.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
+    lines.forEach((l, n) => {
+      l.discount_amount = tiers[n]?.discountAmount ?? 0;
+      l.total = l.unit_price * l.quantity - l.discount_amount;
+    });
+    return lines;
+  }
+
+  /** The shipping asked for, priced: none, a custom price (with the permission), or the store's rate for the new parcel. */
+  private async shippingOf(tx: Tx, order: Order, input: EditCreate['shipping'], lines: EditLine[], catalog: Map<string, Sellable>): Promise<{ shipping: EditShipping | null; price: number }> {
+    if (!input) return { shipping: null, price: 0 };
+    if (input.price !== undefined) {
+      assertPermission(TenantContext.principal(), OVERRIDE_PERMISSION);
+      return { shipping: { carrier: input.carrier, service: input.service, price: input.price, custom: true, reason: input.reason ?? null }, price: input.price };
+    }
+    if (!order.shippingAddress) throw AppError.unprocessable('SHIPPING_ADDRESS_REQUIRED', 'The order has no shipping address to price the shipping for', [{ path: 'body.shipping', message: 'the order has no address' }]);
+    const weightGrams = sum(lines.filter((l) => l.requires_shipping && l.variant_id).map((l) => (catalog.get(l.variant_id!)?.variant.weightGrams ?? 0) * l.quantity));
+    const answer = this.shippingPrices
+      ? await this.shippingPrices.priceFor(tx, { carrier: input.carrier, service: input.service, destination: order.shippingAddress, weightGrams, currency: order.currency.trim() })
+      : { priced: false as const };
+    if (!answer.priced) {
+      throw AppError.unprocessable('SHIPPING_PRICE_REQUIRED', 'This store prices no shipping: give the shipping a price (with the permission to override prices) and a reason', [
+        { path: 'body.shipping.price', message: 'is required where the store has no shipping rates' },
+      ]);
+    }
+    return { shipping: { carrier: input.carrier, service: input.service, price: answer.price, custom: false, reason: null }, price: answer.price };
+  }
+
+  /** Taxes the lines that change and the shipping when it changes; the shipping's total and tax after the edit. */
+  private async tax(tx: Tx, order: Order, lines: EditLine[], catalog: Map<string, Sellable>, shipping: { price: number } | null): Promise<{ total: number; tax: number }> {
+    const touched = lines.filter((l) => l.change === 'changed' || l.change === 'added');
+    if (touched.length === 0 && !shipping) return { total: order.shippingTotal, tax: order.shippingTax };
+    const quote = await taxesFor(this.taxes, tx, {
+      currency: order.currency.trim(),
+      address: order.shippingAddress ?? null,
+      shipping: shipping?.price ?? 0,
+      lines: touched.map((l): TaxableLine => {
+        const taxable = l.variant_id ? (catalog.get(l.variant_id)?.variant.taxable ?? l.tax_class !== 'exempt') : l.tax_class !== 'exempt';
+        if (l.variant_id) return { variantId: l.variant_id, productId: l.product_id!, quantity: l.quantity, amount: l.total, taxable };
+        return { variantId: l.line_item_id!, productId: l.line_item_id!, quantity: l.quantity, amount: l.total, taxable, taxClass: l.tax_class };
+      }),
+    });
+    touched.forEach((l, n) => Object.assign(l, { tax_class: l.variant_id ? quote.lines[n].taxClass : l.tax_class, tax_rate: quote.lines[n].rate, tax_amount: quote.lines[n].amount }));
+    return shipping ? { total: shipping.price, tax: quote.shipping.amount } : { total: order.shippingTotal, tax: order.shippingTax };
+  }
+}
+
+/** Each line's quantity after the changes, and the variants added (more of a variant the order has goes to its line). */
+function plan(current: LineItem[], changes: EditChange[]): { quantities: Map<string, number>; added: Map<string, number> } {
+  const quantities = new Map(current.map((l) => [l.id, l.quantity]));
+  const added = new Map<string, number>();
+  const problems: ErrorDetail[] = [];
+  changes.forEach((c, n) => {
+    const path = `body.changes.${n}`;
+    if (c.action === 'add') {
+      const same = current.filter((l) => l.variantId === c.variant_id);
+      if (same.some((l) => l.offerId)) problems.push({ path, code: 'LINE_ITEM_NOT_EDITABLE', message: 'the order has this variant on a seller’s offer', variant_id: c.variant_id });
+      else if (same[0]) quantities.set(same[0].id, quantities.get(same[0].id)! + c.quantity);
+      else added.set(c.variant_id, (added.get(c.variant_id) ?? 0) + c.quantity);
+      return;
+    }
+    const line = current.find((l) => l.id === c.line_item_id);
+    if (!line) problems.push({ path, code: 'LINE_ITEM_NOT_FOUND', message: 'is not a line of this order', line_item_id: c.line_item_id });
+    else if (line.offerId) problems.push({ path, code: 'LINE_ITEM_NOT_EDITABLE', message: 'is bought on a seller’s offer: its stock is the seller’s', line_item_id: line.id });
+    else quantities.set(line.id, c.action === 'remove' ? 0 : c.quantity);
+  });
+  for (const line of current) {
+    const q = quantities.get(line.id)!;
+    if (q < line.fulfilledQuantity) {
+      problems.push({ path: 'body.changes', code: 'LINE_ITEM_FULFILLED', message: `${line.fulfilledQuantity} of it fulfilled already: it keeps at least that`, line_item_id: line.id, fulfilled_quantity: line.fulfilledQuantity });
+    }
+  }
+  if (problems.length > 0) throw AppError.unprocessable(String(problems[0].code), 'The edit does not fit the order', problems);
+  return { quantities, added };
+}
+
+/** A line at its new quantity, its discount kept per unit (rounded down), its tax to be worked out again when it changed. */
+function resized(l: EditLine, quantity: number): EditLine {
+  if (quantity === l.quantity) return { ...l };
+  const discount = quantity === 0 ? 0 : Math.floor((l.discount_amount * quantity) / l.quantity);
+  const taxed = quantity === 0 ? { tax_rate: 0, tax_amount: 0 } : {};
+  return { ...l, ...taxed, quantity, discount_amount: discount, total: l.unit_price * quantity - discount, change: quantity === 0 ? 'removed' : 'changed' };
+}
+
+/** Every variant added is the store's, for sale, in the order's currency; else 422 naming the change. */
+function assertSellable(added: Map<string, number>, catalog: Map<string, Sellable>, currency: string, changes: EditChange[]): void {
+  const problems: ErrorDetail[] = [];
+  for (const variantId of added.keys()) {
+    const path = `body.changes.${changes.findIndex((c) => c.action === 'add' && c.variant_id === variantId)}`;
+    const found = catalog.get(variantId);
+    if (!found) problems.push({ path, code: 'VARIANT_NOT_FOUND', message: 'is not a variant of this store', variant_id: variantId });
+    else if (found.product.status !== 'active') problems.push({ path, code: 'PRODUCT_NOT_AVAILABLE', message: `its product is ${found.product.status}, not for sale`, variant_id: variantId });
+    else if (found.variant.currency !== currency) problems.push({ path, code: 'VARIANT_CURRENCY_MISMATCH', message: `is priced in ${found.variant.currency}, not in the order's ${currency}`, variant_id: variantId });
+  }
+  if (problems.length > 0) throw AppError.unprocessable(String(problems[0].code), 'A variant the edit adds cannot be sold', problems);
+}
