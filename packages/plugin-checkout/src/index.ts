@@ -19,7 +19,6 @@ import { CHECKOUT_PAYMENT_MISMATCH, CheckoutCompletion, type OrderPaid } from '.
 import { CheckoutHolds, HOLD_SWEEP_JOB } from './services/holds.js';
 import { CartPricing } from './services/pricing.js';
 import { CHECKOUT_SETTINGS, readSettings, type CheckoutSettings } from './services/settings.js';
-import { CHECKOUT_SHIPPING_PRICES, shippingPricesOf } from './services/shipping-prices.js';
 
 export { Cart } from './entities/cart.js';
 export { CartItem } from './entities/cart-item.js';
@@ -53,8 +52,6 @@ export default definePlugin({
     container.register(CHECKOUT_ABANDONED_HOOKS, {
       useFactory: (c) => (c.isRegistered(CHECKOUT_ABANDONED_HOOK, true) ? c.resolveAll<CheckoutAbandonedHook>(CHECKOUT_ABANDONED_HOOK) : []),
     });
-    // The shipping plugin's prices when it is installed, whichever order the plugins register in.
-    container.register(CHECKOUT_SHIPPING_PRICES, { useFactory: shippingPricesOf });
     container.registerSingleton(CartPricing);
     container.registerSingleton(Carts);
     container.registerSingleton(Checkouts);

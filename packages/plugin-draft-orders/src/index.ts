@@ -13,7 +13,6 @@ import { DraftPlacement } from './services/placement.js';
 import { DraftPricing } from './services/pricing.js';
 import { DraftReads } from './services/reads.js';
 import { DRAFT_ORDER_SETTINGS, readSettings, StoreDraftSettings } from './services/settings.js';
-import { DRAFT_SHIPPING_PRICES, shippingPricesOf } from './services/shipping-prices.js';
 
 export { DraftOrder, DRAFT_ORDER_STATUSES, type DraftOrderStatus, type DraftLine, type DraftShipping, type DraftDiscount, type PriceOverride } from './entities/draft-order.js';
 export { DraftOrderSettings } from './entities/settings.js';
@@ -48,8 +47,7 @@ export default definePlugin({
   ],
   register(container) {
     container.register(DRAFT_ORDER_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
-    // The shipping, payments and offline plugins when installed, whichever order the plugins register in.
-    container.register(DRAFT_SHIPPING_PRICES, { useFactory: shippingPricesOf });
+    // The payments and offline plugins when installed, whichever order the plugins register in.
     container.register(DRAFT_PAYMENTS, { useFactory: paymentRecorderOf });
     container.registerSingleton(StoreDraftSettings);
     container.registerSingleton(InvoiceLinks);

@@ -8,7 +8,6 @@ import { ORDER_EDIT_SETTINGS, PaymentLinks, readSettings } from './services/paym
 import { EditPaymentView } from './services/payment-view.js';
 import { EditPreviews, OVERRIDE_PERMISSION } from './services/preview.js';
 import { EDIT_REFUNDS, refunderOf, type EditRefunder } from './services/refunds.js';
-import { EDIT_SHIPPING_PRICES, shippingPricesOf } from './services/shipping-prices.js';
 
 export { OrderEdit, ORDER_EDIT_STATUSES, LINE_CHANGES, type OrderEditStatus, type EditLine, type EditSnapshot, type EditChange, type EditShipping } from './entities/order-edit.js';
 export { orderEditMachine, EDIT_EVENTS } from './machines/order-edit.js';
@@ -38,8 +37,7 @@ export default definePlugin({
   ],
   register(container) {
     container.register(ORDER_EDIT_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
-    // The shipping and payments plugins when installed, whichever order the plugins register in.
-    container.register(EDIT_SHIPPING_PRICES, { useFactory: shippingPricesOf });
+    // The payments plugin when installed, whichever order the plugins register in.
     container.register(EDIT_REFUNDS, { useFactory: refunderOf });
     container.registerSingleton(PaymentLinks);
     container.registerSingleton(EditPreviews);

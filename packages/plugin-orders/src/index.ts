@@ -29,6 +29,7 @@ import { StoreOrderSettings } from './services/settings.js';
 import { LineOffers, NoLineOffers } from './services/offers.js';
 import { instanceCachingFactory } from 'tsyringe';
 import { cancelGuardsOf, ORDER_CANCEL_GUARDS } from './services/cancel-guard.js';
+import { STORE_SHIPPING_PRICES, storeShippingPrices } from './services/store-shipping-prices.js';
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
 export { LineItem } from './entities/line-item.js';
@@ -49,6 +50,7 @@ export {
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
 export { amountDue, type PaymentEntry } from './services/ledger.js';
+export { SHIPPING_PRICES, STORE_SHIPPING_PRICES, storeShippingPrices, type ShippingDestination, type StoreShippingPrices } from './services/store-shipping-prices.js';
 export { REVISABLE, type OrderRevision, type RevisedLine } from './services/revision.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 
@@ -77,6 +79,8 @@ export default definePlugin({
     container.register(LineOffers, { useValue: new NoLineOffers() });
     // Resolved once every plugin registered: the taxes plugin (or a provider replacing it) may load after orders.
     container.register(OrderTaxes, { useFactory: instanceCachingFactory((c) => taxCalculatorOf(c)) });
+    // The shipping plugin's prices, or null: resolved once every plugin registered, for all who charge shipping.
+    container.register(STORE_SHIPPING_PRICES, { useFactory: instanceCachingFactory((c) => storeShippingPrices(c)) });
     container.register(ORDER_CANCEL_GUARDS, { useValue: cancelGuardsOf(container) });
     container.registerSingleton(Shipping);
     container.registerSingleton(StoreOrderSettings);

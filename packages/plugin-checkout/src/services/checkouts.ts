@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, CustomFields, Database, type Tx } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
-import { Order, Orders } from '@qhatu/plugin-orders';
+import { Order, Orders, STORE_SHIPPING_PRICES, type StoreShippingPrices } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
@@ -11,7 +11,7 @@ import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachi
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, type Shopper } from './carts.js';
 import { CartPricing } from './pricing.js';
-import { CHECKOUT_SHIPPING_PRICES, storeRate, type StoreShippingPrices } from './shipping-prices.js';
+import { storeRate } from './shipping-prices.js';
 import { checkoutEvent, taxedLines } from './views.js';
 
 export const CHECKOUT_CREATED = 'checkout.checkout.created';
@@ -52,7 +52,7 @@ export class Checkouts {
     @inject(Orders) private readonly orders: Orders,
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(CHECKOUT_ABANDONED_HOOKS) private readonly abandonedHooks: CheckoutAbandonedHook[],
-    @inject(CHECKOUT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
     @inject(CustomFields) private readonly fields: CustomFields,
   ) {}
 

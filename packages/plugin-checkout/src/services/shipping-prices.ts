@@ -1,24 +1,6 @@
 import type { TxReader } from '@qhatu/core';
-import type { DependencyContainer } from 'tsyringe';
+import type { StoreShippingPrices } from '@qhatu/plugin-orders';
 import type { CheckoutAddress, CheckoutLine, ShippingRate } from '../entities/checkout.js';
-
-/** Where the shipping plugin registers its `ShippingPrices` (the checkout does not depend on that plugin). */
-export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
-/** What the checkout resolves: the shipping plugin's prices, or null without that plugin. */
-export const CHECKOUT_SHIPPING_PRICES = Symbol.for('qhatu.checkout.shipping-prices');
-
-/** The shipping plugin's `ShippingPrices`, as far as the shipping step asks it. */
-export interface StoreShippingPrices {
-  priceFor(
-    tx: TxReader,
-    request: { carrier: string; service: string; destination: CheckoutAddress; weightGrams: number; currency: string },
-  ): Promise<{ priced: true; price: number } | { priced: false }>;
-}
-
-/** The shipping plugin's prices when it is installed (resolved once every plugin has registered). */
-export function shippingPricesOf(container: DependencyContainer): StoreShippingPrices | null {
-  return container.isRegistered(SHIPPING_PRICES, true) ? container.resolve<StoreShippingPrices>(SHIPPING_PRICES) : null;
-}
 
 /** The parcel's weight: the lines that ship, each line's unit weight times its quantity (no weight counts 0). */
 export function parcelWeightG(lines: CheckoutLine[]): number {

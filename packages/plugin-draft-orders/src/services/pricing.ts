@@ -1,10 +1,10 @@
 import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
 import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
-import { allocate, OrderTaxes, taxesFor, type TaxableLine, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
+import { allocate, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type StoreShippingPrices, type TaxableLine, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import type { DraftDiscount, DraftLine, DraftOrder, DraftShipping } from '../entities/draft-order.js';
-import { DRAFT_SHIPPING_PRICES, storePrice, type StoreShippingPrices } from './shipping-prices.js';
+import { storePrice } from './shipping-prices.js';
 
 /** A draft priced now: its lines and totals, and the tax quote of its lines (in its order) and shipping. */
 export interface PricedDraft {
@@ -42,7 +42,7 @@ export class DraftPricing {
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
-    @inject(DRAFT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
   ) {}
 
   async price(tx: Tx, draft: DraftOrder): Promise<PricedDraft> {

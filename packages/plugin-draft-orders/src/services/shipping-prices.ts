@@ -1,24 +1,6 @@
 import { AppError, type TxReader } from '@qhatu/core';
-import type { ShippingAddress } from '@qhatu/plugin-orders';
-import type { DependencyContainer } from 'tsyringe';
+import type { ShippingAddress, StoreShippingPrices } from '@qhatu/plugin-orders';
 import type { DraftLine } from '../entities/draft-order.js';
-
-/** Where the shipping plugin registers its `ShippingPrices` (drafts do not depend on that plugin). */
-export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
-/** What drafts resolve: the shipping plugin's prices, or null without that plugin. */
-export const DRAFT_SHIPPING_PRICES = Symbol.for('qhatu.draft-orders.shipping-prices');
-
-/** The shipping plugin's `ShippingPrices`, as far as a draft asks it (the checkout's shipping step asks the same). */
-export interface StoreShippingPrices {
-  priceFor(
-    tx: TxReader,
-    request: { carrier: string; service: string; destination: ShippingAddress; weightGrams: number; currency: string },
-  ): Promise<{ priced: true; price: number } | { priced: false }>;
-}
-
-export function shippingPricesOf(container: DependencyContainer): StoreShippingPrices | null {
-  return container.isRegistered(SHIPPING_PRICES, true) ? container.resolve<StoreShippingPrices>(SHIPPING_PRICES) : null;
-}
 
 /** The parcel's weight: the lines that ship, each line's unit weight times its quantity (no weight counts 0). */
 export const parcelWeightG = (lines: DraftLine[]) => lines.reduce((sum, l) => sum + (l.requires_shipping ? (l.weight_grams ?? 0) * l.quantity : 0), 0);

@@ -1,11 +1,10 @@
 import { AppError, assertPermission, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
 import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts } from '@qhatu/plugin-discounts';
-import { OrderTaxes, REVISABLE, taxesFor, type LineItem, type Order, type TaxableLine, type TaxCalculator } from '@qhatu/plugin-orders';
+import { OrderTaxes, REVISABLE, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type Order, type StoreShippingPrices, type TaxableLine, type TaxCalculator } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import type { EditChange, EditLine, EditShipping, EditSnapshot } from '../entities/order-edit.js';
 import type { EditCreate } from '../schemas/order-edit.js';
-import { EDIT_SHIPPING_PRICES, type StoreShippingPrices } from './shipping-prices.js';
 
 /** Setting a shipping price other than the store's. */
 export const OVERRIDE_PERMISSION = 'order-edits.override-price';
@@ -50,7 +49,7 @@ export class EditPreviews {
     @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
-    @inject(EDIT_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
   ) {}
 
   async preview(tx: Tx, order: Order, current: LineItem[], input: EditCreate): Promise<Preview> {
