@@ -1,3 +1,4 @@
+import { adminUiPlugin } from '@qhatu/admin';
 import { defineProject } from '@qhatu/core';
 import abandonedCarts from '@qhatu/plugin-abandoned-carts';
 import b2b from '@qhatu/plugin-b2b';
@@ -30,5 +31,5 @@ import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace, draftOrders, orderEdits],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace, draftOrders, orderEdits, adminUiPlugin()],
 });

@@ -1,4 +1,5 @@
 import { definePlugin } from '@qhatu/core';
+import { reviewsAdmin } from './admin.js';
 import { Review } from './entities/review.js';
 import { reviewGraphQL } from './graphql/reviews.js';
 import { reviewMachine } from './machines/review.js';
@@ -44,4 +45,5 @@ export default definePlugin({
     await reviewSettingRoutes(app, container);
   },
   graphql: reviewGraphQL,
+  admin: reviewsAdmin,
 });

@@ -48,6 +48,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('marketplace', 'plugin-marketplace', 'marketplace', ['catalog', 'orders']),
   plugin('draft-orders', 'plugin-draft-orders', 'draftOrders', ['catalog', 'customers', 'discounts', 'orders']),
   plugin('order-edits', 'plugin-order-edits', 'orderEdits', ['catalog', 'discounts', 'orders']),
+  plugin('admin', 'admin', '{ adminUiPlugin }', [], 'adminUiPlugin()'),
 ];
 
 /** The plugins asked for plus everything they depend on, in catalogue order; `added` names what came as a dependency. */

@@ -1,0 +1,369 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, Route, Routes, useParams } from 'react-router';
+import type { ItemOf } from '@qhatu/client';
+import { useAuth } from '../auth';
+import { useInstalled, Zone } from '../extensions';
+import { useI18n } from '../i18n';
+import { Empty, ErrorBox, Field, Loaded, Pager, Status, useAction, useLoad, usePager } from '../ui';
+
+type Order = ItemOf<'/api/v1/orders'>;
+const STATUSES = ['pending', 'confirmed', 'paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled', 'cancelled', 'refunded'] as const;
+type OrderStatus = (typeof STATUSES)[number];
+
+function OrderList() {
+  const { client } = useAuth();
+  const { t, money, date } = useI18n();
+  const [status, setStatus] = useState<OrderStatus | ''>('');
+  const [q, setQ] = useState('');
+  const [search, setSearch] = useState('');
+  const pager = usePager([status, q]);
+  const state = useLoad(
+    () =>
+      client.GET('/api/v1/orders', {
+        params: { query: { limit: 25, cursor: pager.cursor, q: q || undefined, 'filter[status]': status || undefined } },
+      }),
+    [status, q, pager.cursor],
+  );
+  return (
+    <>
+      <h1>{t('orders.title')}</h1>
+      <form
+        className="toolbar"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQ(search.trim());
+        }}
+      >
+        <Field label={t('search')}>
+          <input type="search" value={search} placeholder={t('orders.search')} onChange={(e) => setSearch(e.target.value)} />
+        </Field>
+        <Field label={t('status')}>
+          <select value={status} onChange={(e) => setStatus(e.target.value as OrderStatus | '')}>
+            <option value="">{t('all')}</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="submit">{t('search')}</button>
+      </form>
+      <Loaded state={state} empty={(d) => d.data.length === 0}>
+        {(d) => (
+          <>
+            <div className="table-wrap">
+              <table>
+                <caption className="sr-only">{t('orders.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('orders.number')}</th>
+                    <th scope="col">{t('orders.customer')}</th>
+                    <th scope="col">{t('status')}</th>
+                    <th scope="col" className="num">
+                      {t('total')}
+                    </th>
+                    <th scope="col">{t('created')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.data.map((o) => (
+                    <tr key={o.id}>
+                      <td>
+                        <Link to={o.id}>#{o.number}</Link>
+                      </td>
+                      <td>{o.customer_email}</td>
+                      <td>
+                        <Status value={o.status} />
+                      </td>
+                      <td className="num">{money(o.total, o.currency)}</td>
+                      <td>{date(o.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager pager={pager} pagination={d.meta.pagination} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+function Summary({ order }: { order: Order }) {
+  const { t, money } = useI18n();
+  const rows: Array<[string, number]> = [
+    [t('orders.subtotal'), order.subtotal],
+    [t('orders.discount'), -order.discount_total],
+    [t('orders.shipping'), order.shipping_total],
+    [t('orders.tax'), order.tax_total],
+    [t('total'), order.total],
+    [t('orders.paid'), order.amount_paid],
+    [t('orders.refunded'), order.amount_refunded],
+    [t('orders.due'), order.amount_due],
+  ];
+  return (
+    <dl className="fields">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{money(value, order.currency)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A small form for one write; `fields` name the inputs, `send` gets their values. */
+function ActionForm({ title, fields, send, danger }: { title: string; fields: Array<{ name: string; label: string; type?: string; required?: boolean; value?: string }>; send(values: Record<string, string>): Promise<unknown>; danger?: boolean }) {
+  const { t } = useI18n();
+  const action = useAction();
+  const [open, setOpen] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const values = Object.fromEntries([...new FormData(event.currentTarget)].map(([k, v]) => [k, String(v)]));
+    if (await action.run(() => send(values))) setOpen(false);
+  };
+  if (!open)
+    return (
+      <button type="button" className={danger ? 'danger' : 'primary'} onClick={() => setOpen(true)}>
+        {title}
+      </button>
+    );
+  return (
+    <form className="card action-form" onSubmit={(e) => void submit(e)} aria-label={title}>
+      <h3>{title}</h3>
+      {fields.map((f) => (
+        <Field key={f.name} label={f.label}>
+          <input name={f.name} type={f.type ?? 'text'} required={f.required} defaultValue={f.value} />
+        </Field>
+      ))}
+      {action.error !== undefined && <ErrorBox error={action.error} />}
+      <div className="buttons">
+        <button type="submit" className={danger ? 'danger' : 'primary'} disabled={action.busy}>
+          {action.busy ? t('saving') : title}
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          {t('cancel')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Payments({ order, watch }: { order: Order; watch(): void }) {
+  const { client, can } = useAuth();
+  const { t, money, date } = useI18n();
+  const offline = useInstalled('offline');
+  const state = useLoad(() => client.GET('/api/v1/payments', { params: { query: { 'filter[order_id]': order.id, limit: 50 } } }), [order.id, order.updated_at]);
+  const payments = state;
+  return (
+    <section className="card" aria-labelledby="payments">
+      <h2 id="payments">{t('orders.payments')}</h2>
+      <Loaded state={state}>
+        {(d) =>
+          d.data.length === 0 ? (
+            <Empty>{t('orders.nopayments')}</Empty>
+          ) : (
+            <ul className="plain">
+              {d.data.map((p) => (
+                <li key={p.id} className="payment">
+                  <div>
+                    {p.gateway} · {money(p.amount, p.currency)} · <Status value={p.status} /> · {date(p.created_at)}
+                  </div>
+                  {p.refunds.length > 0 && (
+                    <ul aria-label={t('orders.refunds')}>
+                      {p.refunds.map((r) => (
+                        <li key={r.id}>
+                          {t('orders.refunds')}: {money(r.amount, p.currency)} · <Status value={r.status} /> {r.reason ? `· ${r.reason}` : ''}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                  <div className="buttons">
+                    {offline && p.gateway === 'offline' && p.status === 'pending' && can('payments.capture') && (
+                      <ActionForm
+                        title={t('orders.receipt')}
+                        fields={[
+                          { name: 'amount', label: t('orders.receipt.amount'), type: 'number', required: true, value: String(p.amount) },
+                          { name: 'reference', label: t('orders.receipt.reference') },
+                        ]}
+                        send={async (v) => {
+                          await client.POST('/api/v1/payments/offline/receipts', { body: { payment_id: p.id, amount: Number(v.amount), reference: v.reference || undefined } });
+                          payments.reload();
+                          watch();
+                        }}
+                      />
+                    )}
+                    {['paid', 'partially_refunded'].includes(p.status) && can('payments.refund') && (
+                      <ActionForm
+                        title={t('orders.refund')}
+                        danger
+                        fields={[{ name: 'amount', label: t('orders.refund.amount'), type: 'number', required: true, value: '0' }]}
+                        send={async (v) => {
+                          await client.POST('/api/v1/payments/{id}/refund', { params: { path: { id: p.id } }, body: { amount: Number(v.amount), reason: 'requested_by_customer' } });
+                          payments.reload();
+                          watch();
+                        }}
+                      />
+                    )}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+function OrderDetail() {
+  const { id = '' } = useParams();
+  const { client, can } = useAuth();
+  const { t, money, date } = useI18n();
+  const state = useLoad(() => client.GET('/api/v1/orders/{id}', { params: { path: { id } } }), [id]);
+  // A payment moves the order in the background: read it again for a while until it changed.
+  const [watching, setWatching] = useState<string | null>(null);
+  const status = state.data?.data.status;
+  useEffect(() => {
+    if (!watching) return;
+    if (status && status !== watching) return setWatching(null);
+    const timer = setInterval(state.reload, 1000);
+    const stop = setTimeout(() => setWatching(null), 15_000);
+    return () => {
+      clearInterval(timer);
+      clearTimeout(stop);
+    };
+  }, [watching, status, state.reload]);
+  return (
+    <Loaded state={state}>
+      {({ data: order }) => (
+        <>
+          <p>
+            <Link to="..">← {t('orders.title')}</Link>
+          </p>
+          <h1>
+            {t('orders.number')} #{order.number} <Status value={order.status} />
+          </h1>
+          <p>
+            {order.customer_email} · {date(order.created_at)}
+          </p>
+          <div className="buttons">
+            {['paid', 'ready_to_ship', 'partially_fulfilled'].includes(order.status) && can('orders.fulfil') && (
+              <ActionForm
+                title={t('orders.fulfil')}
+                fields={[
+                  { name: 'carrier', label: t('orders.fulfil.carrier') },
+                  { name: 'tracking_number', label: t('orders.fulfil.tracking') },
+                ]}
+                send={async (v) => {
+                  await client.POST('/api/v1/orders/{id}/fulfillments', { params: { path: { id } }, body: { carrier: v.carrier || undefined, tracking_number: v.tracking_number || undefined } });
+                  state.reload();
+                }}
+              />
+            )}
+            {['pending', 'confirmed', 'paid'].includes(order.status) && can('orders.write') && (
+              <ActionForm
+                title={t('orders.cancel')}
+                danger
+                fields={[{ name: 'reason', label: t('orders.cancel.reason') }]}
+                send={async (v) => {
+                  await client.POST('/api/v1/orders/{id}/cancel', { params: { path: { id } }, body: { reason: v.reason || undefined } });
+                  state.reload();
+                }}
+              />
+            )}
+          </div>
+          <div className="grid2">
+            <section className="card" aria-labelledby="lines">
+              <h2 id="lines">{t('orders.lines')}</h2>
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t('products.name')}</th>
+                      <th scope="col" className="num">
+                        {t('orders.quantity')}
+                      </th>
+                      <th scope="col" className="num">
+                        {t('orders.unit')}
+                      </th>
+                      <th scope="col" className="num">
+                        {t('total')}
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {order.line_items.map((l) => (
+                      <tr key={l.id}>
+                        <td>
+                          {l.title} <small>{l.variant_title}</small> {l.sku && <code>{l.sku}</code>}
+                        </td>
+                        <td className="num">
+                          {l.quantity}
+                          {l.fulfilled_quantity > 0 && <small> ({l.fulfilled_quantity} ✓)</small>}
+                        </td>
+                        <td className="num">{money(l.unit_price_amount, order.currency)}</td>
+                        <td className="num">{money(l.total_amount, order.currency)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </section>
+            <section className="card" aria-labelledby="summary">
+              <h2 id="summary">{t('orders.summary')}</h2>
+              <Summary order={order} />
+            </section>
+            {can('payments.read') && <Payments order={order} watch={() => setWatching(order.status)} />}
+            <section className="card" aria-labelledby="fulfillments">
+              <h2 id="fulfillments">{t('orders.fulfillments')}</h2>
+              {order.fulfillments.length === 0 ? (
+                <Empty>{t('orders.nofulfillments')}</Empty>
+              ) : (
+                <ul className="plain">
+                  {order.fulfillments.map((f) => (
+                    <li key={f.id}>
+                      <Status value={f.status} /> {f.carrier ?? ''} {f.tracking_number ?? ''} · {date(f.shipped_at)}
+                      {f.status !== 'delivered' && can('orders.fulfil') && (
+                        <button
+                          type="button"
+                          onClick={() => void client.POST('/api/v1/fulfillments/{id}/delivered', { params: { path: { id: f.id } } }).then(state.reload, state.reload)}
+                        >
+                          {t('orders.deliver')}
+                        </button>
+                      )}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+            <section className="card" aria-labelledby="history">
+              <h2 id="history">{t('orders.history')}</h2>
+              <ol className="history">
+                {order.history.map((h, i) => (
+                  <li key={i}>
+                    {date(h.at)} · {h.action}: {h.from} → {h.to} {h.note ? `(${h.note})` : ''}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          </div>
+          <Zone name="order.detail" id={order.id} />
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+export default function Orders() {
+  return (
+    <Routes>
+      <Route index element={<OrderList />} />
+      <Route path=":id" element={<OrderDetail />} />
+    </Routes>
+  );
+}

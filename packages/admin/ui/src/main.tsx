@@ -1,0 +1,172 @@
+import { StrictMode, Suspense, lazy, useState, type FormEvent, type ReactNode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, NavLink, Route, Routes, useLocation } from 'react-router';
+import { messageOf } from './api';
+import { AuthProvider, useAuth } from './auth';
+import { ManifestProvider, useManifest } from './extensions';
+import { I18nProvider, useI18n, type Key } from './i18n';
+import { lastStore } from './session';
+import { Empty, ErrorBox, Field, Loading } from './ui';
+import './styles.css';
+
+// Each area is its own chunk, loaded when first opened.
+const Home = lazy(() => import('./areas/home'));
+const Orders = lazy(() => import('./areas/orders'));
+const Products = lazy(() => import('./areas/products'));
+const Inventory = lazy(() => import('./areas/inventory'));
+const Customers = lazy(() => import('./areas/customers'));
+const Staff = lazy(() => import('./areas/staff'));
+const PluginPage = lazy(() => import('./areas/plugin-page'));
+
+/** The dashboard's own areas and the permission each needs. */
+const AREAS: Array<{ path: string; label: Key; permission?: string; element: ReactNode }> = [
+  { path: 'orders', label: 'nav.orders', permission: 'orders.read', element: <Orders /> },
+  { path: 'products', label: 'nav.products', permission: 'catalog.read', element: <Products /> },
+  { path: 'inventory', label: 'nav.inventory', permission: 'inventory.read', element: <Inventory /> },
+  { path: 'customers', label: 'nav.customers', permission: 'customers.read', element: <Customers /> },
+  { path: 'staff', label: 'nav.staff', permission: 'staff.read', element: <Staff /> },
+];
+
+function LanguageSwitch() {
+  const { lang, setLang, t } = useI18n();
+  return (
+    <label className="lang">
+      <span className="sr-only">{t('lang')}</span>
+      <select value={lang} onChange={(e) => setLang(e.target.value as 'en' | 'es')} aria-label={t('lang')}>
+        <option value="en">English</option>
+        <option value="es">Español</option>
+      </select>
+    </label>
+  );
+}
+
+function SignIn() {
+  const { signIn, expired } = useAuth();
+  const { t } = useI18n();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const initial = new URLSearchParams(window.location.search).get('tenant') ?? lastStore();
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await signIn(String(form.get('tenant')).trim(), String(form.get('email')).trim(), String(form.get('password')));
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="signin" id="main">
+      <form onSubmit={(e) => void submit(e)} className="card" aria-labelledby="signin-title">
+        <div className="signin-head">
+          <h1 id="signin-title">{t('signin.title')}</h1>
+          <LanguageSwitch />
+        </div>
+        {expired && <p className="state">{t('signin.expired')}</p>}
+        {error !== undefined && (
+          <div className="state error" role="alert">
+            <strong>{t('signin.failed')}:</strong> {messageOf(error)}
+          </div>
+        )}
+        <Field label={t('signin.store')} hint={t('signin.store.hint')}>
+          <input name="tenant" required defaultValue={initial} autoComplete="organization" spellCheck={false} />
+        </Field>
+        <Field label={t('signin.email')}>
+          <input name="email" type="email" required autoComplete="username" />
+        </Field>
+        <Field label={t('signin.password')}>
+          <input name="password" type="password" required autoComplete="current-password" />
+        </Field>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? t('loading') : t('signin.submit')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function Shell() {
+  const { me, can, signOut } = useAuth();
+  const { t, text } = useI18n();
+  const manifest = useManifest();
+  const [open, setOpen] = useState(false);
+  const location = useLocation();
+  if (!me) return <Loading />;
+  const areas = AREAS.filter((a) => can(a.permission));
+  const pages = manifest.extensions.flatMap((e) => e.pages.filter((p) => p.nav && can(p.permission)).map((p) => ({ ...p, plugin: e.plugin })));
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        {t('skip')}
+      </a>
+      <header className="top">
+        <button type="button" className="menu" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+          {t('nav.menu')}
+        </button>
+        <strong className="brand">{t('app.name')}</strong>
+        <span className="who">
+          {me.first_name} {me.last_name} · {me.role.name}
+        </span>
+        <LanguageSwitch />
+        <button type="button" onClick={() => void signOut()}>
+          {t('signout')}
+        </button>
+      </header>
+      <nav id="nav" className={open ? 'nav open' : 'nav'} aria-label={t('nav.main')} onClick={() => setOpen(false)}>
+        <ul>
+          <li>
+            <NavLink to="/" end>
+              {t('nav.home')}
+            </NavLink>
+          </li>
+          {areas.map((a) => (
+            <li key={a.path}>
+              <NavLink to={`/${a.path}`}>{t(a.label)}</NavLink>
+            </li>
+          ))}
+          {pages.map((p) => (
+            <li key={`${p.plugin}/${p.path}`}>
+              <NavLink to={`/x/${p.plugin}/${p.path}`}>{text(p.title)}</NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" className="content" tabIndex={-1} key={location.pathname.split('/')[1]}>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route index element={<Home />} />
+            {AREAS.map((a) => (
+              <Route key={a.path} path={`${a.path}/*`} element={can(a.permission) ? a.element : <ErrorBox error={new Error(t('forbidden'))} />} />
+            ))}
+            <Route path="x/:plugin/:page" element={<PluginPage />} />
+            <Route path="*" element={<Empty>{t('notfound')}</Empty>} />
+          </Routes>
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+function App() {
+  const { session } = useAuth();
+  return session ? <Shell /> : <SignIn />;
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <I18nProvider>
+      <BrowserRouter basename="/admin/ui">
+        <AuthProvider>
+          <ManifestProvider>
+            <Routes>
+              <Route path="*" element={<App />} />
+            </Routes>
+          </ManifestProvider>
+        </AuthProvider>
+      </BrowserRouter>
+    </I18nProvider>
+  </StrictMode>,
+);
