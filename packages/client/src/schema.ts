@@ -3267,6 +3267,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/order-edits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an order edit: its preview, or the version it made
+         * @description Needs the permission `order-edits.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getOrderEditsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/order-edits/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drop an edit that was not confirmed
+         * @description Needs the permission `order-edits.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postOrderEditsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/order-edits/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply the edit: the order changes, its stock moves, a version is kept; the difference is asked for (a payment link) or refunded through the order’s payments
+         * @description Needs the permission `order-edits.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postOrderEditsByIdConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/order-edits/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open a payment link: what is due on the edited order, and the store to pay it at (its X-Tenant-ID) */
+        get: operations["getOrderEditsPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders": {
         parameters: {
             query?: never;
@@ -3349,6 +3426,30 @@ export interface paths {
          * @description Needs the permission `orders.fulfil` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         post: operations["postOrdersByIdDeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's edits, oldest first; the confirmed ones are its versions
+         * @description Needs the permission `order-edits.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getOrdersByIdEdits"];
+        put?: never;
+        /**
+         * Preview an edit of an order before it ships: lines added, changed or removed, the shipping; the new totals, tax and the difference (nothing changes yet)
+         * @description Needs the permission `order-edits.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postOrdersByIdEdits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7300,6 +7401,158 @@ export interface components {
         OrderCustomFields: Record<string, never>;
         /** @description Custom fields of the order to set (only those sent change; null clears a nullable one). An unknown field or a value of the wrong type is a 400 naming it. */
         OrderCustomFieldValues: Record<string, never>;
+        OrderEdit: {
+            after: {
+                discount_total: number;
+                lines: {
+                    /** @enum {string} */
+                    change: "unchanged" | "changed" | "added" | "removed";
+                    discount_amount: number;
+                    fulfilled_quantity: number;
+                    line_item_id: string | null;
+                    product_id: string | null;
+                    quantity: number;
+                    requires_shipping: boolean;
+                    sku: string | null;
+                    tax_amount: number;
+                    tax_class: string;
+                    tax_rate: number;
+                    title: string;
+                    total: number;
+                    unit_price: number;
+                    variant_id: string | null;
+                    variant_title: string;
+                }[];
+                shipping_tax: number;
+                shipping_total: number;
+                subtotal: number;
+                tax_total: number;
+                total: number;
+            };
+            /** @description What the customer owes once it is confirmed (asked for with a payment link) */
+            amount_due: number;
+            /** @description What the order’s payments brought in, net of refunds, when previewed */
+            amount_paid: number;
+            before: {
+                discount_total: number;
+                lines: {
+                    /** @enum {string} */
+                    change: "unchanged" | "changed" | "added" | "removed";
+                    discount_amount: number;
+                    fulfilled_quantity: number;
+                    line_item_id: string | null;
+                    product_id: string | null;
+                    quantity: number;
+                    requires_shipping: boolean;
+                    sku: string | null;
+                    tax_amount: number;
+                    tax_class: string;
+                    tax_rate: number;
+                    title: string;
+                    total: number;
+                    unit_price: number;
+                    variant_id: string | null;
+                    variant_title: string;
+                }[];
+                shipping_tax: number;
+                shipping_total: number;
+                subtotal: number;
+                tax_total: number;
+                total: number;
+            };
+            cancelled_at: string | null;
+            changes: {
+                [key: string]: unknown;
+            }[];
+            confirmed_at: string | null;
+            confirmed_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            currency: string;
+            /** @description after.total − before.total */
+            difference: number;
+            /** Format: uuid */
+            id: string;
+            note: string | null;
+            /** Format: uuid */
+            order_id: string;
+            payment_url: string | null;
+            /** @description What goes back through the order’s own payments once it is confirmed */
+            refund_amount: number;
+            shipping: {
+                carrier: string | null;
+                custom: boolean;
+                price: number;
+                reason: string | null;
+                service: string | null;
+            } | null;
+            shipping_changed: boolean;
+            /** @enum {string} */
+            status: "open" | "confirmed" | "cancelled";
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The order’s version this edit made, once confirmed */
+            version: number | null;
+        };
+        OrderEditConfirm: {
+            /**
+             * @description E-mail the customer the link to pay what is due, when something is
+             * @default true
+             */
+            notify: boolean;
+        };
+        OrderEditCreate: {
+            /** @default [] */
+            changes: ({
+                /** @constant */
+                action: "add";
+                quantity: number;
+                /** Format: uuid */
+                variant_id: string;
+            } | {
+                /** @constant */
+                action: "update";
+                /** Format: uuid */
+                line_item_id: string;
+                quantity: number;
+            } | {
+                /** @constant */
+                action: "remove";
+                /** Format: uuid */
+                line_item_id: string;
+            })[];
+            note?: string;
+            /** @description The shipping from now on; null: none; absent: as it is */
+            shipping?: {
+                carrier: string;
+                /** @description A custom price (needs order-edits.override-price and a reason); absent: the store’s rate for the order’s parcel and address */
+                price?: number;
+                reason?: string;
+                service: string;
+            } | null;
+        };
+        OrderEditPayment: {
+            /** @description What is left to pay on the order now */
+            amount_due: number;
+            currency: string;
+            /** Format: uuid */
+            edit_id: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            order_id: string;
+            order_number: number;
+            /** @enum {string} */
+            order_status: "pending" | "confirmed" | "paid" | "ready_to_ship" | "in_transit" | "partially_fulfilled" | "fulfilled" | "cancelled" | "refunded";
+            store_name: string;
+            /**
+             * Format: uuid
+             * @description The store (X-Tenant-ID of the payment calls)
+             */
+            tenant_id: string;
+            total: number;
+        };
         OrderFulfillment: {
             carrier: string | null;
             /** Format: date-time */
@@ -24112,6 +24365,304 @@ export interface operations {
             };
         };
     };
+    getOrderEditsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEdit"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrderEditsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEdit"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrderEditsByIdConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEditConfirm"] | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEdit"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrderEditsPayment: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEditPayment"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrders: {
         parameters: {
             query?: {
@@ -24533,6 +25084,164 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrdersByIdEdits: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEdit"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrdersByIdEdits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEditCreate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrderEdit"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
