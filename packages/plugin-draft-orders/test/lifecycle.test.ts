@@ -1,4 +1,5 @@
 import type { TestApp } from '@qhatu/core/testing';
+import { caller } from '@qhatu/plugin-payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS, coupon, draftApp, DRAFTS, expectError, levelOf, ok, outbox, product, stock, taxedStore, tokenOf, type Caller, type Draft } from './helpers.js';
 
@@ -174,6 +175,14 @@ describe('invoice links', () => {
     const token = decodeURIComponent(sent.invoice_url.slice('https://shop.example/pay/'.length));
     expect((await t.request({ method: 'GET', url: `/api/v1/draft-orders/invoice?token=${encodeURIComponent(token)}` })).json().data).toMatchObject({ draft_id: d.id });
     expect(await ok(await admin('PUT', `${DRAFTS}/settings`, { invoice_url: null }), 200)).toMatchObject({ invoice_url_is_default: true, invoice_url: expect.stringContaining('/api/v1/draft-orders/invoice?token={token}') });
+  });
+
+  it("take a store's first settings sent ten times at once: each lands, one row is kept", async () => {
+    const fresh = caller(t, await t.createTenant({ currency: 'PEN' }));
+    const urls = Array.from({ length: 10 }, (_, n) => `https://shop.example/pay/${n}/{token}`);
+    const answers = await Promise.all(urls.map((invoice_url) => fresh('PUT', `${DRAFTS}/settings`, { invoice_url })));
+    expect(answers.map((a) => a.statusCode)).toEqual(urls.map(() => 200));
+    expect(urls).toContain((await ok(await fresh('GET', `${DRAFTS}/settings`), 200)).invoice_url);
   });
 });
 

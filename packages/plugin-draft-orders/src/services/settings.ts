@@ -60,12 +60,10 @@ export class StoreDraftSettings {
 
   /** `invoice_url` null: back to the platform's page. */
   async replace(input: { invoice_url?: string | null }): Promise<DraftOrderSettingsView> {
-    return this.db.tenant(async (tx) => {
-      const row = await tx.em.findOne(DraftOrderSettings, { tenantId: tx.tenantId });
-      const invoiceUrl = input.invoice_url ?? null;
-      if (row) Object.assign(row, { invoiceUrl, updatedAt: tx.now() });
-      return this.view(row ?? tx.em.create(DraftOrderSettings, { tenantId: tx.tenantId, invoiceUrl, updatedAt: tx.now() }));
-    });
+    // One statement whether the store had settings or not: two first replacements at once both land.
+    return this.db.tenant(async (tx) =>
+      this.view(await tx.em.upsert(DraftOrderSettings, { tenantId: tx.tenantId, invoiceUrl: input.invoice_url ?? null, updatedAt: tx.now() })),
+    );
   }
 
   private view(row: DraftOrderSettings | null): DraftOrderSettingsView {
