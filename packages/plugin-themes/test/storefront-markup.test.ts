@@ -60,12 +60,18 @@ beforeAll(async () => {
   const theme = await catalogTheme(t, 0, { display_name: `Andes <img src=x onerror="${JS}">` });
   expect((await admin('POST', `${STORE}/${theme.id}/install`)).statusCode).toBe(201);
   expect((await admin('POST', `${STORE}/${theme.id}/activate`)).statusCode).toBe(200);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  await liveBrowser();
 });
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
+
+/** The browser, launched again should its process have gone since (a crash of Chromium's, not of the page under test). */
+async function liveBrowser(): Promise<Browser> {
+  if (!browser?.isConnected()) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  return browser;
+}
 
 /** A draft with every payload in a plain, an HTML and a nested setting, a block, and every safe address in URL settings. */
 function hostileDraft() {
@@ -142,7 +148,7 @@ describe('values a storefront renders', () => {
 
   it('runs nothing in Chromium: theme draft, published settings, labels and blog posts, where the raw payloads do run', async () => {
     // The checks can fail: the payloads as sent, put where they would go, run.
-    const raw = await renderStore(browser, [
+    const raw = await renderStore(await liveBrowser(), [
       ...MARKUP.map((value, i): Shown => ({ field: `raw.${i}`, kind: 'html', value })),
       ...BAD_URLS.map((value, i): Shown => ({ field: `raw.url.${i}`, kind: 'url', value })),
     ]);
@@ -176,7 +182,7 @@ describe('values a storefront renders', () => {
     const distinct = [...new Map(shown.map((s) => [`${s.kind} ${s.value}`, s])).values()];
     // A storefront that escapes its text, then one that puts even plain text into innerHTML.
     for (const careless of [false, true]) {
-      const { audit, dialogs, logs } = await renderStore(browser, distinct, careless);
+      const { audit, dialogs, logs } = await renderStore(await liveBrowser(), distinct, careless);
       expect({ dialogs, logs }).toEqual({ dialogs: [], logs: [] });
       expect(audit).toEqual({ boxes: distinct.length, dangerous: 0, handlers: [], protocols: ['http:', 'https:'], pwned: null });
     }
