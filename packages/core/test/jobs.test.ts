@@ -75,7 +75,7 @@ describe('jobs and the outbox relay', () => {
       const bus = t.app.container.resolve(EventBus);
       await Promise.all(events.map((event) => bus.committed([event])));
       for (const id of ids) await eventually(() => delivered.find((e) => e.id === id));
-      expect(queued).toEqual([{ ids }]);
+      expect(queued).toEqual([{ ids, tenants: [a.id] }]);
     } finally {
       jobs.add = add;
     }
