@@ -9,8 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Test files mostly wait on PostgreSQL: two at a time keep both cores busy.
-    maxWorkers: 2,
+    // Test files mostly wait on PostgreSQL, child processes and Chromium: three at a time keep two cores busy.
+    maxWorkers: 3,
     minWorkers: 1,
     reporters: ['default'],
   },
