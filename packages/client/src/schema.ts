@@ -6710,7 +6710,7 @@ export interface components {
                 reason: string | null;
                 service: string;
             } | null;
-            shipping_address: components["schemas"]["DraftOrderAddress"] | null;
+            shipping_address: components["schemas"]["OrderShippingAddress"] | null;
             shipping_tax: number;
             shipping_total: number;
             /** @enum {string} */
@@ -6721,18 +6721,6 @@ export interface components {
             total: number;
             /** Format: date-time */
             updated_at: string;
-        };
-        DraftOrderAddress: {
-            address1: string;
-            address2?: string | null;
-            city: string;
-            company?: string | null;
-            country_code: string;
-            first_name: string;
-            last_name: string;
-            phone?: string | null;
-            province?: string | null;
-            zip: string;
         };
         DraftOrderCancel: {
             reason?: string;
@@ -6764,7 +6752,7 @@ export interface components {
             line_items?: components["schemas"]["DraftOrderLineInput"][];
             note?: string;
             shipping?: components["schemas"]["DraftOrderShippingInput"];
-            shipping_address?: components["schemas"]["DraftOrderAddress"];
+            shipping_address?: components["schemas"]["OrderShippingAddress"];
         };
         DraftOrderDiscountInput: {
             /** @description A manual amount off (needs draft-orders.override-price and a reason) */
@@ -6899,7 +6887,7 @@ export interface components {
             email?: string | null;
             note?: string | null;
             shipping?: components["schemas"]["DraftOrderShippingInput"] | null;
-            shipping_address?: components["schemas"]["DraftOrderAddress"] | null;
+            shipping_address?: components["schemas"]["OrderShippingAddress"] | null;
         };
         /** @description A unit price instead of the customer’s (needs draft-orders.override-price) */
         DraftOrderPriceOverride: {

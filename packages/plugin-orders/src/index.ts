@@ -50,6 +50,7 @@ export {
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
 export { amountDue, type PaymentEntry } from './services/ledger.js';
+export { OrderAddress } from './schemas/order.js';
 export { SHIPPING_PRICES, STORE_SHIPPING_PRICES, storeShippingPrices, type ShippingDestination, type StoreShippingPrices } from './services/store-shipping-prices.js';
 export { REVISABLE, type OrderRevision, type RevisedLine } from './services/revision.js';
 export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';

@@ -1,5 +1,5 @@
 import { listQuery, Money, Timestamp, Uuid } from '@qhatu/core';
-import { ORDER_STATUSES } from '@qhatu/plugin-orders';
+import { ORDER_STATUSES, OrderAddress } from '@qhatu/plugin-orders';
 import { z } from 'zod';
 import { DRAFT_ORDER_STATUSES } from '../entities/draft-order.js';
 
@@ -12,20 +12,8 @@ const TaxClass = z
   .trim()
   .regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must be 1 to 40 lower-case letters, digits, dashes or underscores, starting with a letter');
 
-export const DraftAddress = z
-  .strictObject({
-    first_name: Text(100),
-    last_name: Text(100),
-    company: z.string().max(200).nullish(),
-    address1: Text(300),
-    address2: z.string().max(300).nullish(),
-    city: Text(100),
-    province: z.string().max(100).nullish(),
-    country_code: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in capitals, e.g. PE'),
-    zip: Text(20),
-    phone: z.string().max(30).nullish(),
-  })
-  .meta({ id: 'DraftOrderAddress' });
+/** A draft's shipping address: the order's own, as the order keeps it. */
+export const DraftAddress = OrderAddress;
 
 const PriceOverride = z
   .strictObject({ amount: Money.meta({ description: 'Minor units per unit' }), reason: Reason })
