@@ -473,5 +473,8 @@ describe('OpenAPI and start-up checks', () => {
     await expect(
       createTestApp({ plugins: [graphql({ Query: { secret: { auth: ['admin'], permission: 'sales.read' }, other: { auth: ['customer'] } } })] }),
     ).rejects.toThrow(/declares access for Query.other, a field its typeDefs do not add/);
+    await expect(
+      createTestApp({ plugins: [graphql({ Query: { secret: { auth: ['storefront'], cache: { topic: 'sales', unless: 'sales.raed' } } } })] }),
+    ).rejects.toThrow(/caches answers unless the caller holds "sales.raed", which no installed plugin declares/);
   });
 });

@@ -168,6 +168,42 @@ describe('two API processes', () => {
     expect(seen.value).toBe(950);
   });
 
+  it('answers a whole storefront GraphQL response from memory: nested collections too, per store and variables, never an error or another field', async () => {
+    const p = await createProduct(one, shop, { title: 'Whole mug', variants: [{ title: 'One', price: 700 }] });
+    const c = (await one.request({ method: 'POST', url: '/api/v1/catalog/collections', headers: shop.headers(), payload: { title: 'Mugs' } })).json().data;
+    await one.request({ method: 'POST', url: `/api/v1/catalog/collections/${c.id}/products`, headers: shop.headers(), payload: { product_id: p.id } });
+    const neighbour = await one.createTenant();
+    const gql = (query: string, variables: Record<string, unknown>, tenant = shop, token = tenant.storefrontToken) =>
+      other.http.inject({ method: 'POST', url: '/graphql', headers: tenant.headers(token), payload: { query, variables } });
+    const query = `query One($id: ID!) { product(id: $id) { title collections { title } } apiVersion }`;
+    const first = await gql(query, { id: p.id });
+    expect(first.json()).toEqual({ data: { product: { title: 'Whole mug', collections: [{ title: 'Mugs' }] }, apiVersion: 'v1' } });
+    // Kept whole: the collections' loader is not run either.
+    expect(await cachedSoon(other, () => gql(query, { id: p.id }))).toBe(true);
+    const again = await gql(query, { id: p.id });
+    expect(again.body).toBe(first.body);
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Other variables are another answer; another store's storefront never gets this one.
+    const other2 = await createProduct(one, shop, { title: 'Second mug' });
+    expect((await gql(query, { id: other2.id })).json().data.product.title).toBe('Second mug');
+    expect((await gql(query, { id: p.id }, neighbour)).json().data.product).toBeNull();
+    // A query that also asks for a field that is not kept is answered by GraphQL each time.
+    const mixed = `query($id: ID!) { product(id: $id) { title collections { title } } __schema { queryType { name } } }`;
+    expect((await gql(mixed, { id: p.id })).json().data.__schema.queryType.name).toBe('Query');
+    expect((await statementsOf(other, () => gql(mixed, { id: p.id }))).count).toBeGreaterThan(0);
+    // An error is never kept; an admin's answer is its own (drafts), read from the database.
+    for (let i = 0; i < 2; i++) expect((await gql(query, { id: 'not-a-uuid' })).json().errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    expect((await statementsOf(other, () => gql(query, { id: p.id }, shop, shop.adminToken))).count).toBeGreaterThan(0);
+    // A bad token is refused as before, not answered from memory.
+    const refused = (await gql(query, { id: p.id }, shop, 'qhs_not-a-key')).json();
+    expect(refused.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(refused.data).toBeNull();
+    // A change of the catalog drops the kept response.
+    await one.request({ method: 'PUT', url: `/api/v1/catalog/collections/${c.id}`, headers: shop.headers(), payload: { title: 'Cups' } });
+    const seen = await within(1000, async () => (await gql(query, { id: p.id })).json().data.product.collections[0].title, (t) => t === 'Cups');
+    expect(seen.value).toBe('Cups');
+  });
+
   it('keeps stores apart', async () => {
     const neighbour = await one.createTenant();
     const mine = await createProduct(one, shop, { title: 'Only mine' });

@@ -9,6 +9,7 @@ import { admits, authorize } from '../http/auth.js';
 import { databaseError, RETRY_AFTER_SECONDS, unavailableError } from '../http/errors.js';
 import { PluginLoadError, type QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
+import { cacheResponses, GRAPHQL_CALLERS, principalOf } from './response-cache.js';
 import type { GraphQLAccess, GraphQLFieldInfo, QhatuGraphQLContext, QhatuResolver } from './types.js';
 
 declare module 'fastify' {
@@ -86,6 +87,12 @@ function checkAccess(plugin: string, root: { type: string; field: string }, acce
   if (isAdminRule(access.auth) && access.permission === undefined) {
     throw new PluginLoadError(`${where} is an admin field and names no permission: add a permission, e.g. '${plugin}.read'`);
   }
+  if (access.cache !== undefined) {
+    if (root.type !== 'Query') throw new PluginLoadError(`${where} is a mutation: only Query fields are cached`);
+    if (!permissions.has(access.cache.unless)) {
+      throw new PluginLoadError(`${where} caches answers unless the caller holds "${access.cache.unless}", which no installed plugin declares`);
+    }
+  }
 }
 
 /** A root resolver that runs only for the callers its access admits. */
@@ -150,6 +157,7 @@ export async function hostGraphQL(
 
   playgroundRoutes(app, () => app.graphql.schema);
   app.decorate('graphqlFields', fields);
+  cacheResponses(app, container, tokens, fields);
 
   await app.register(mercurius, {
     schema,
@@ -161,7 +169,7 @@ export async function hostGraphQL(
     validationRules: [complexityRule],
     context: async (request: FastifyRequest): Promise<Partial<QhatuGraphQLContext> & { authError?: AppError }> => {
       try {
-        const principal = (await authorize(request, ['admin', 'staff', 'storefront', 'customer', 'vendor'], tokens))!;
+        const principal = principalOf(request) ?? (await authorize(request, [...GRAPHQL_CALLERS], tokens))!;
         return {
           container,
           principal,

@@ -36,6 +36,13 @@ export type QhatuLoaders = Record<string, Record<string, QhatuLoader | { loader:
 export interface GraphQLAccess {
   auth: readonly Exclude<TokenKind, 'platform'>[];
   permission?: string;
+  /**
+   * The field's answer depends only on the store, its arguments and the data of the read cache's
+   * `topic`, for every caller that does not hold `unless` (storefront keys and customers, say,
+   * where admins see drafts). An operation made only of such fields of one topic is answered
+   * from memory, whole, until the store's topic changes.
+   */
+  cache?: { topic: string; unless: string };
 }
 
 export interface GraphQLContribution {
@@ -58,6 +65,7 @@ export interface GraphQLFieldInfo {
   field: string;
   auth: GraphQLAccess['auth'];
   permission?: string;
+  cache?: GraphQLAccess['cache'];
 }
 
 /** `requirePermission(ctx, 'orders.read')` inside a resolver, for a permission beyond the field's own. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
 import { ProductCollections, type CollectionsOfProducts } from '../services/collection-products.js';
-import { rememberedForStorefront } from '../services/catalog-cache.js';
+import { CATALOG_TOPIC, rememberedForStorefront } from '../services/catalog-cache.js';
 
 const typeDefs = `
   enum ProductStatus { active draft archived }
@@ -62,10 +62,17 @@ const activeOnly = (ctx: QhatuGraphQLContext) => !hasPermission(ctx.principal, '
 
 // Every tenant token reads products; storefront callers see active ones only.
 const ANY_CALLER = ['admin', 'storefront', 'customer', 'vendor'] as const;
+// Callers without catalog.read all get the same answer: a whole response is kept until the catalog changes.
+const STOREFRONT_CACHE = { topic: CATALOG_TOPIC, unless: 'catalog.read' };
 
 export const productGraphQL: GraphQLContribution = {
   typeDefs,
-  access: { Query: { products: { auth: ANY_CALLER }, product: { auth: ANY_CALLER } } },
+  access: {
+    Query: {
+      products: { auth: ANY_CALLER, cache: STOREFRONT_CACHE },
+      product: { auth: ANY_CALLER, cache: STOREFRONT_CACHE },
+    },
+  },
   resolvers: {
     Query: {
       products: async (_: unknown, raw: unknown, ctx: QhatuGraphQLContext) => {
