@@ -10,6 +10,14 @@ import { APP_ROLE } from '../packages/core/src/db/migrations.js';
  */
 export const REFERENCE_PREFIX = '/reference';
 
+/**
+ * The ceiling: fastify answering the app's own storefront answers (loaded once through
+ * CEILING_LOAD after seeding) from memory, with no database, no auth and no logger; the most this
+ * machine and load generator allow for a JSON read of that size.
+ */
+export const CEILING_PREFIX = '/ceiling';
+export const CEILING_LOAD = '/ceiling-load';
+
 const READ_TITLE_SQL = 'select id, title from catalog_product where tenant_id = $1 and id = $2';
 
 // The statements the app runs for GET /catalog/products/:id (checked with countQueries), as raw pg:
@@ -76,6 +84,17 @@ export async function startBaseline(options: { databaseUrl: string; port: number
     const product = await readProductLikeTheApp(pool, request.headers['x-tenant-id'], request.params.id);
     if (!product) return reply.code(404).send({ error: 'not found' });
     return { data: product };
+  });
+
+  const answers = new Map<string, string>();
+  http.post<{ Body: Record<string, string> }>(CEILING_LOAD, { bodyLimit: 64 * 2 ** 20 }, async (request) => {
+    for (const [url, body] of Object.entries(request.body ?? {})) answers.set(url, body);
+    return { loaded: answers.size };
+  });
+  http.get(`${CEILING_PREFIX}/*`, async (request, reply) => {
+    const body = answers.get(request.url.slice(CEILING_PREFIX.length));
+    if (body === undefined) return reply.code(404).send({ error: 'not loaded' });
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   type WriteRequest = { Body: { counter: number; body: unknown } };

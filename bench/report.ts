@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import pg from 'pg';
-import type { LoadSettings, ScenarioResult } from './scenarios.js';
+import type { LoadSettings, ScenarioResult, Target } from './scenarios.js';
 
 export interface MachineInfo {
   node: string;
@@ -174,4 +174,28 @@ export async function formatProfile(file: string, top = 10): Promise<string> {
     .slice(0, top)
     .map(([owner, t]) => `  ${((t / total) * 100).toFixed(1).padStart(5)} %  ${owner}`)
     .join('\n');
+}
+
+/**
+ * The ratios the platform holds itself to (`TARGETS`), from the median of each round's ratio: the
+ * scenario's req/s over the one it is held against, and whether it reaches the minimum.
+ */
+export function formatTargets(rounds: ScenarioResult[][], targets: Target[]): string {
+  const rows: string[][] = [];
+  for (const target of targets) {
+    const ratios = rounds.flatMap((round) => {
+      const r = round.find((x) => x.name === target.scenario);
+      const against = round.find((x) => x.name === target.against);
+      return r && against && against.requestsPerSecond > 0 ? [r.requestsPerSecond / against.requestsPerSecond] : [];
+    });
+    if (ratios.length === 0) continue;
+    const value = median(ratios);
+    rows.push([target.scenario, target.against, `${value.toFixed(2)}×`, `≥ ${target.min}×`, value >= target.min ? 'met' : 'NOT MET']);
+  }
+  if (rows.length === 0) return '';
+  const header = ['scenario', 'against', 'ratio', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
 }

@@ -16,8 +16,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
-import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatMedians, formatProfile, formatResults } from './report.js';
-import { runScenario, scenarios, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
+import { CEILING_LOAD } from './baseline.js';
+import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatMedians, formatProfile, formatResults, formatTargets } from './report.js';
+import { ceilingPaths, runScenario, scenarios, TARGETS, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
+import type { SeededStore } from './seed.js';
 import { seedStore } from './seed.js';
 import { BENCH_PLUGINS, freePort, spawnServer, type RunningServer, type ServerKind, type ServerOptions } from './servers.js';
 
@@ -83,6 +85,18 @@ async function analyze(url: string): Promise<void> {
   }
 }
 
+/** Gives the ceiling server the app's own storefront answers, read once through the app. */
+async function loadCeiling(app: RunningServer, baseline: RunningServer, store: SeededStore): Promise<void> {
+  const answers: Record<string, string> = {};
+  for (const path of ceilingPaths(store)) {
+    const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${store.storefrontToken}`, 'x-tenant-id': store.tenantId } });
+    if (!res.ok) throw new Error(`the ceiling's answer ${path} could not be read: HTTP ${res.status}`);
+    answers[path] = await res.text();
+  }
+  const res = await fetch(`${baseline.url}${CEILING_LOAD}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answers) });
+  if (!res.ok) throw new Error(`the ceiling could not be loaded: HTTP ${res.status}`);
+}
+
 const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
 async function measure(server: RunningServer, scenario: Scenario, load: LoadSettings, profileFile?: string): Promise<ScenarioResult> {
@@ -124,6 +138,7 @@ async function benchmark(load: ReturnType<typeof loadSettings>, cleanup: Cleanup
   const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT, CART_COUNT);
   // As autovacuum would within a minute of the seeding: the planner's statistics know the tables' sizes.
   await analyze(database.url);
+  await loadCeiling(servers.app, servers.baseline, store);
 
   const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
@@ -149,6 +164,8 @@ async function benchmark(load: ReturnType<typeof loadSettings>, cleanup: Cleanup
     if (flows) console.log(`\n${flows}`);
   }
   if (rounds.length > 1) console.log(`\nMedians of ${rounds.length} rounds\n\n${formatMedians(rounds)}`);
+  const targets = formatTargets(rounds, TARGETS);
+  if (targets) console.log(`\nTargets${rounds.length > 1 ? ` (medians of ${rounds.length} rounds)` : ''}\n\n${targets}`);
   const all = rounds.flat();
   const failures = formatFailures(all);
   if (failures) console.log(`\nFAILURES\n${failures}`);

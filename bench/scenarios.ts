@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
+import { CEILING_PREFIX, REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
 import type { ServerKind } from './servers.js';
 import { productBody, type SeededStore } from './seed.js';
 
@@ -83,7 +83,7 @@ function baselineWrite(): autocannon.Request {
   };
 }
 
-const json = (store: SeededStore) => ({ ...tenantHeaders(store), 'content-type': 'application/json' });
+const json = (store: SeededStore, token = store.adminToken) => ({ ...tenantHeaders(store, token), 'content-type': 'application/json' });
 
 /**
  * Adds one unit of a variant to a pre-made cart: request n goes to cart n mod C with variant n mod V,
@@ -148,24 +148,75 @@ function cartToOrder(store: SeededStore): autocannon.Request[] {
   ];
 }
 
+/** Each request asks GraphQL for the next seeded product (by a variable: one query text). */
+function rotatingGraphQLRead(store: SeededStore, token = store.storefrontToken): autocannon.Request {
+  let next = 0;
+  const query = 'query Product($id: ID!) { product(id: $id) { id title handle descriptionHtml status variants { id title sku price compareAtPrice currency inventoryQuantity } images { url altText } } }';
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...tenantHeaders(store, token), 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ query, variables: { id: store.productIds[next++ % store.productIds.length] } }) }),
+  };
+}
+
+const GRAPHQL_LIST =
+  '{ products(limit: 25) { edges { cursor node { id title handle status variants { id title sku price currency inventoryQuantity } images { url altText } } } pageInfo { hasNextPage endCursor } } }';
+
 const WRITE_BASELINE = 'baseline: fastify + pg, 1 UPDATE + 1 INSERT';
+const READ_BASELINE = 'baseline: fastify + pg, 1 query';
+const CEILING_ONE = 'ceiling: fastify, the product JSON from memory';
+const CEILING_LIST = 'ceiling: fastify, 25 products JSON from memory';
+const STOREFRONT_ONE = 'GET /catalog/products/:id (storefront)';
+const STOREFRONT_LIST = 'GET /catalog/products?limit=25 (storefront)';
+
+/** The storefront answers the ceiling serves, fetched from the app once the store is seeded. */
+export function ceilingPaths(store: SeededStore): string[] {
+  return [...store.productIds.map((id) => `/api/v1/catalog/products/${id}`), '/api/v1/catalog/products?limit=25'];
+}
+
+/** A ratio the platform holds itself to: `scenario`'s req/s over `against`'s, at least `min`. */
+export interface Target {
+  scenario: string;
+  against: string;
+  min: number;
+}
+
+export const TARGETS: Target[] = [
+  { scenario: STOREFRONT_ONE, against: CEILING_ONE, min: 0.8 },
+  { scenario: STOREFRONT_LIST, against: CEILING_LIST, min: 0.8 },
+  { scenario: 'GraphQL product(id) (storefront)', against: STOREFRONT_ONE, min: 0.9 },
+  { scenario: 'GraphQL products(limit: 25) (storefront)', against: READ_BASELINE, min: 0.5 },
+];
 
 /** Baseline first (the others are compared with it); writes last, so reads see the seeded catalog only. */
 export function scenarios(store: SeededStore): Scenario[] {
   return [
-    { name: 'baseline: fastify + pg, 1 query', target: 'baseline', requests: [rotatingRead(store)] },
+    { name: READ_BASELINE, target: 'baseline', requests: [rotatingRead(store)] },
     { name: "reference: the app's product read, raw pg", target: 'baseline', requests: [rotatingRead(store, REFERENCE_PREFIX)] },
+    { name: CEILING_ONE, target: 'baseline', requests: [rotatingRead(store, CEILING_PREFIX, store.storefrontToken)] },
+    {
+      name: CEILING_LIST,
+      target: 'baseline',
+      requests: [{ method: 'GET', path: `${CEILING_PREFIX}/api/v1/catalog/products?limit=25`, headers: tenantHeaders(store, store.storefrontToken) }],
+    },
     { name: 'GET /catalog/products/:id (admin)', target: 'app', requests: [rotatingRead(store)] },
-    { name: 'GET /catalog/products/:id (storefront)', target: 'app', requests: [rotatingRead(store, '', store.storefrontToken)] },
+    { name: STOREFRONT_ONE, target: 'app', requests: [rotatingRead(store, '', store.storefrontToken)] },
     {
       name: 'GET /catalog/products?limit=25 (admin)',
       target: 'app',
       requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store) }],
     },
     {
-      name: 'GET /catalog/products?limit=25 (storefront)',
+      name: STOREFRONT_LIST,
       target: 'app',
       requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store, store.storefrontToken) }],
+    },
+    { name: 'GraphQL product(id) (storefront)', target: 'app', requests: [rotatingGraphQLRead(store)] },
+    {
+      name: 'GraphQL products(limit: 25) (storefront)',
+      target: 'app',
+      requests: [{ method: 'POST', path: '/graphql', headers: json(store, store.storefrontToken), body: JSON.stringify({ query: GRAPHQL_LIST }) }],
     },
     { name: WRITE_BASELINE, target: 'baseline', requests: [baselineWrite()] },
     { name: 'POST /catalog/products', target: 'app', requests: [uniqueCreate(store)], compareWith: WRITE_BASELINE },
