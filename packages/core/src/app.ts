@@ -20,6 +20,7 @@ import { customFieldsGraphQL } from './custom-fields/graphql.js';
 import { documentCustomFields } from './custom-fields/openapi.js';
 import { CustomFields } from './custom-fields/registry.js';
 import { Database } from './db/database.js';
+import { directDatabaseUrl } from './db/direct.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate, pendingMigrations } from './db/migrations.js';
 import { healthRoutes } from './http/health.js';
@@ -129,8 +130,10 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
       config = await ensurePlatformToken(config, logger);
     }
     const databaseUrl = config.databaseUrl ?? embedded!.url;
+    // LISTEN, the job queue and the migrator's lock need a session: past a transaction-mode pooler, to the server (decision 0078).
+    const directUrl = embedded ? databaseUrl : directDatabaseUrl(config.environment, databaseUrl);
     if (options.migrate ?? Boolean(embedded)) {
-      await migrateAll(databaseUrl, plugins, (line) => logger.info(line));
+      await migrateAll(directUrl, plugins, (line) => logger.info(line));
     }
 
     const orm = await createOrm({
@@ -144,7 +147,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const container = rootContainer.createChildContainer();
     const clock = options.clock ?? systemClock;
     const bus = new EventBus(logger);
-    const jobs = new Jobs({ databaseUrl, redisUrl: config.redisUrl, prefix: config.queuePrefix, embedded: Boolean(embedded), logger, lockMs: config.jobLockMs });
+    const jobs = new Jobs({ databaseUrl: directUrl, redisUrl: config.redisUrl, prefix: config.queuePrefix, embedded: Boolean(embedded), logger, lockMs: config.jobLockMs });
     closers.unshift(() => jobs.close());
     container.register(CONFIG, { useValue: config });
     container.register(LOGGER, { useValue: logger });
@@ -175,13 +178,14 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     const tokens = container.resolve(AccessTokens);
     closers.unshift(() => tokens.close());
     const db = container.resolve(Database);
+    closers.unshift(() => db.close());
     const retries = metrics.counter('qhatu_db_transaction_retries_total', 'Transactions run again after a lost connection or a serialization failure, by reason', ['reason']);
     db.onRetry((reason) => retries.inc({ reason }));
     const sync: CacheSync | undefined = config.redisUrl
       ? new RedisCacheSync(config.redisUrl, config.queuePrefix, logger)
       : embedded
         ? undefined
-        : new PostgresCacheSync(databaseUrl, async (payload) => {
+        : new PostgresCacheSync(directUrl, async (payload) => {
             const [row] = await db.query<{ listeners: number }>(
               `select pg_notify(?, ?), (select count(*)::int from pg_stat_activity where datname = current_database() and application_name = ?) as listeners`,
               [CACHE_CHANNEL, payload, CACHE_LISTENER_NAME],

@@ -11,7 +11,8 @@ import type { QhatuConfig } from '../config.js';
 import { CLOCK, CONFIG, LOGGER, ORM, type Clock } from '../tokens.js';
 import { OutboxEvent } from './entities.js';
 import { APP_ROLE } from './migrations.js';
-import { currentAttempt, isConnectionLost, neverSent, retrying, retryingRead, type Attempt } from './retry.js';
+import { COMMIT_LSN_SQL, callerKey, replicaSettings, Replicas, type Replica } from './replicas.js';
+import { currentAttempt, isConnectionLost, isTransient, neverSent, retrying, retryingRead, type Attempt } from './retry.js';
 
 // One statement switches to the RLS role and sets the tenant, both local to the transaction.
 const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', ?, true)`;
@@ -29,6 +30,8 @@ interface PendingEntry {
   /** The tenant (a checked UUID, lower case) and the connection whose BEGIN carried it. */
   tenantId?: string;
   connection?: object;
+  /** With read replicas: told the primary's WAL position once its COMMIT went through (read-your-writes). */
+  committedAt?: (lsn: string | undefined) => void;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
@@ -102,8 +105,12 @@ function rideOnBegin(client: KnexClient): void {
       pending.connection = connection as object;
       sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
     }
+    // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
+    const noting = obj.sql === 'COMMIT;' && pending?.committedAt && pending.connection === connection ? pending.committedAt : undefined;
+    if (noting) sent = { ...obj, sql: `COMMIT; ${COMMIT_LSN_SQL}` };
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
-    return query.call(this, connection, sent).catch((error: unknown) => {
+    const answered = noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent);
+    return answered.catch((error: unknown) => {
       if (attempt) {
         attempt.controlFailure ??= error;
         if (neverSent(error)) attempt.commitSent = false;
@@ -361,6 +368,19 @@ function markIfLost(connection: unknown, error: unknown): void {
   if (isConnectionLost(error)) (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
 }
 
+/** The `lsn` of the last result of a knex answer (`COMMIT; select ... as lsn`). */
+function lsnOf(done: unknown): string | undefined {
+  const response = (done as { response?: { rows?: Array<{ lsn?: string }> } | Array<{ rows?: Array<{ lsn?: string }> }> } | undefined)?.response;
+  const last = Array.isArray(response) ? response[response.length - 1] : response;
+  return last?.rows?.[0]?.lsn;
+}
+
+/** Where the connections of a read come from: the primary's pool, or a replica's. */
+interface ConnectionSource {
+  acquire(): Promise<PgClient>;
+  release(connection: PgClient, failure: unknown): Promise<void>;
+}
+
 /** Back to the pool, unless the connection was lost. */
 async function release(client: { releaseConnection(connection: unknown): Promise<unknown> }, connection: PgClient, failure: unknown): Promise<void> {
   if (failure !== undefined) markIfLost(connection, failure);
@@ -381,13 +401,35 @@ export class Database {
     @inject(EventBus) private readonly bus: EventBus,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(LOGGER) private readonly logger: Logger,
-    @inject(CONFIG) config: Pick<QhatuConfig, 'databasePrepare'>,
+    @inject(CONFIG) config: Pick<QhatuConfig, 'databasePrepare' | 'databasePoolMax' | 'embedded' | 'environment'>,
   ) {
     rideOnBegin(orm.em.getConnection().getKnex().client as KnexClient);
     for (const meta of Object.values(orm.getMetadata().getAll())) {
       if (meta.properties.tenantId?.fieldNames?.[0] === 'tenant_id' && meta.tableName) tenantTables.add(meta.tableName);
     }
     this.prepare = config.databasePrepare;
+    const client = orm.em.getConnection().getKnex().client;
+    this.primary = {
+      acquire: async () => (await client.acquireConnection()) as PgClient,
+      release: (connection, failure) => release(client, connection, failure),
+    };
+    const replicas = config.embedded ? undefined : replicaSettings(config.environment ?? {});
+    if (replicas) {
+      // Rows read on a replica are parsed as the ORM's connections parse them (dates as text, say).
+      const types = (orm.em.getConnection() as unknown as { getConnectionOptions(): { types?: unknown } }).getConnectionOptions().types;
+      this.replicas = new Replicas(replicas, async () => (await this.query<{ lsn: string }>(COMMIT_LSN_SQL))[0].lsn, logger, { poolMax: config.databasePoolMax, types });
+      void this.replicas.start();
+    }
+  }
+
+  private readonly primary: ConnectionSource;
+
+  /** The read replicas (`DATABASE_REPLICA_URLS`), when there are (decision 0077). */
+  readonly replicas?: Replicas;
+
+  /** Closes the replicas' connections (the primary's are the ORM's). */
+  async close(): Promise<void> {
+    await this.replicas?.close();
   }
 
   /**
@@ -435,6 +477,11 @@ export class Database {
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const valid = UUID.test(tenantId);
     const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined };
+    const replicas = this.replicas;
+    if (replicas && valid) {
+      const caller = callerKey(tenantId);
+      entry.committedAt = (lsn) => replicas.wrote(caller, lsn);
+    }
     const result = await beginning.run(entry, () =>
       this.orm.em.fork({ clear: true }).transactional(async (em) => {
         // BEGIN carried the tenant setup unless a knex spelling it otherwise kept it from doing so.
@@ -477,13 +524,67 @@ export class Database {
     if (open && open.tx.tenantId === tenantId) {
       return work({ tenantId, query: (sql, params = []) => open.tx.em.execute(sql, params) });
     }
-    return retryingRead(() => this.readOnce(work, tenantId), this.noteRetry);
+    return retryingRead(() => this.readOnce(work, tenantId, this.primary), this.noteRetry);
   }
 
-  private async readOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string): Promise<T> {
+  /**
+   * `read` for reads that may be a moment old (storefront catalog pages, lists, searches,
+   * analytics): on a read replica when one is configured, up, within the set lag and past the
+   * caller's last commit (decision 0077), else as `read` on the primary. A replica that fails the
+   * read is skipped from then on and the read runs on the primary: the caller never sees it.
+   */
+  async readMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const replica = this.replicaFor(tenantId);
+    if (!replica) return this.read(work, tenantId);
+    try {
+      return await this.readOnce(work, tenantId, this.replicaSource(replica));
+    } catch (error) {
+      if (!this.leftReplica(replica, error)) throw error;
+      return this.read(work, tenantId);
+    }
+  }
+
+  /** `readOne` for reads that may be a moment old, as `readMayLag` routes them. */
+  async readOneMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    const replica = this.replicaFor(tenantId);
+    if (!replica) return this.readOne(work, tenantId);
+    try {
+      return await this.readOneOnce(work, tenantId, this.replicaSource(replica));
+    } catch (error) {
+      if (!this.leftReplica(replica, error)) throw error;
+      return this.readOne(work, tenantId);
+    }
+  }
+
+  /** The replica a read of the current caller may take, if any; never inside an open transaction of the tenant. */
+  private replicaFor(tenantId: string): Replica | undefined {
+    if (!this.replicas) return undefined;
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return undefined;
+    return this.replicas.pick(callerKey(tenantId));
+  }
+
+  private replicaSource(replica: Replica): ConnectionSource {
+    return {
+      acquire: () => replica.pool.connect() as Promise<PgClient & pg.PoolClient>,
+      // A connection a statement lost is destroyed rather than lent again.
+      release: async (connection, failure) => (connection as pg.PoolClient).release(failure !== undefined && isConnectionLost(failure) ? (failure as Error) : undefined),
+    };
+  }
+
+  /** Whether a read that failed on `replica` runs again on the primary: when the failure says nothing about the read (the replica went away, or cancelled it to replay). */
+  private leftReplica(replica: Replica, error: unknown): boolean {
+    const away = isTransient(error) || (error instanceof Error && /timeout/i.test(error.message));
+    if (!away) return false;
+    this.replicas?.failed(replica, error);
+    this.logger.warn({ err: error, replica: replica.name }, 'read on a replica failed: run on the primary');
+    return true;
+  }
+
+  private async readOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string, source: ConnectionSource): Promise<T> {
     const enter = enterTenantSql(tenantId);
-    const client = this.orm.em.getConnection().getKnex().client;
-    const connection = (await client.acquireConnection()) as PgClient;
+    const connection = await source.acquire();
     const run = async (sql: string, params?: unknown[]) => {
       this.statements.emit('statement', sql, params);
       return ((await connection.query(sql, params)) as { rows: unknown[] }).rows;
@@ -500,7 +601,7 @@ export class Database {
       await run('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      await release(client, connection, failure);
+      await source.release(connection, failure);
     }
   }
 
@@ -515,12 +616,11 @@ export class Database {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
-    return retryingRead(() => this.readOneOnce(work, tenantId), this.noteRetry);
+    return retryingRead(() => this.readOneOnce(work, tenantId, this.primary), this.noteRetry);
   }
 
-  private async readOneOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string): Promise<T> {
+  private async readOneOnce<T>(work: (sql: SqlReader) => Promise<T>, tenantId: string, source: ConnectionSource): Promise<T> {
     const enter = enterTenantSql(tenantId);
-    const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
     let sent = false;
     let preparing: string[] = [];
@@ -531,7 +631,7 @@ export class Database {
         query: async <R>(sql: string, params: unknown[] = [], options: { prepare?: boolean } = {}) => {
           if (sent) throw new Error('readOne runs one query; use read for more');
           sent = true;
-          connection = (await client.acquireConnection()) as PgClient;
+          connection = await source.acquire();
           const built = batchText(connection, [{ sql, params, prepare: options.prepare }], this.prepare);
           preparing = built.preparing;
           if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `BEGIN READ ONLY; ${enter}; ${built.shown()}; COMMIT`);
@@ -547,7 +647,7 @@ export class Database {
       if (connection) await abandon(connection, preparing);
       throw error;
     } finally {
-      if (connection) await release(client, connection, failure);
+      if (connection) await source.release(connection, failure);
     }
   }
 
@@ -619,8 +719,14 @@ export class Database {
       const result = await work(sql);
       // From here a lost connection may have committed the transaction: it is not run again.
       attempt.commitSent = begun || writes.length > 0;
-      if (writes.length > 0) await run([...writes, { sql: 'COMMIT' }]);
-      else if (begun) await send('COMMIT');
+      if (writes.length > 0) {
+        // With read replicas, the COMMIT's round trip also answers where the primary's WAL stands after it (read-your-writes).
+        const noted = this.replicas && { sql: COMMIT_LSN_SQL, rows: (rows: Array<{ lsn?: string }>) => this.replicas?.wrote(callerKey(tenantId), rows[0]?.lsn) };
+        await run([...writes, { sql: 'COMMIT' }, ...(noted ? [noted as SqlStatement] : [])]);
+      } else if (begun && this.replicas) {
+        // Its statements may have written (an update in `query`): the caller's reads wait for it as for any write.
+        this.replicas.wrote(callerKey(tenantId), rowsOfLast<{ lsn?: string }>(await send(`COMMIT; ${COMMIT_LSN_SQL}`))[0]?.lsn);
+      } else if (begun) await send('COMMIT');
       return { result, pending, committed };
     } catch (error) {
       failure = error;

@@ -9,9 +9,11 @@ import { Database } from '../db/database.js';
 import type { QhatuPlugin } from '../plugin.js';
 import type { Clock } from '../tokens.js';
 import { createTestDatabase } from './databases.js';
+import { poolerEnvironment } from './pooler.js';
 import { settler } from './settle.js';
 
 export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './databases.js';
+export { poolerEnvironment } from './pooler.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
 export { indexesOf, searchPlan, seqScans, type PlanNode, type SearchPlan } from './search-plans.js';
 
@@ -68,6 +70,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     QHATU_PLATFORM_TOKEN: platformToken,
     QHATU_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...poolerEnvironment(database.url),
     ...options.env,
   });
   let app: QhatuApp;

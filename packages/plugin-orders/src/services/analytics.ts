@@ -75,7 +75,7 @@ export class SalesAnalytics {
   async figures(range: SalesRange): Promise<SalesFigures> {
     const { from, to } = rangeBounds(range);
     const statuses = `(${REVENUE_STATUSES.map((s) => `'${s}'`).join(', ')})`;
-    return this.db.read(async (sql) => {
+    return this.db.readMayLag(async (sql) => {
       const [totals] = await sql.query<{ currency: string; orders: string; revenue: string }>(
         `select t.currency, count(o.id) as orders, coalesce(sum(${NET_REVENUE}), 0) as revenue
            from core_tenant t
