@@ -9,6 +9,7 @@ import customers from '@qhatu/plugin-customers';
 import discounts from '@qhatu/plugin-discounts';
 import offline from '@qhatu/plugin-gateway-offline';
 import inventory from '@qhatu/plugin-inventory';
+import marketplace from '@qhatu/plugin-marketplace';
 import media from '@qhatu/plugin-media';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
@@ -24,10 +25,10 @@ export const DRAFTS = '/api/v1/draft-orders';
 export const MISSING = '00000000-0000-4000-8000-000000000001';
 export const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'PE', zip: '08000', phone: '+51987654321' };
 
-/** The whole store a draft touches: catalog to taxes, shipping, B2B price lists, payments with the offline gateway. */
+/** The whole store a draft touches: catalog to taxes, shipping, B2B price lists, payments with the offline gateway, sellers' offers. */
 export function draftApp(options: { workers?: boolean; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   return createTestApp({
-    plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, payments, offline, b2b, draftOrders],
+    plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, payments, offline, b2b, marketplace, draftOrders],
     workers: options.workers,
     clock: options.clock,
     env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0', ...options.env },
@@ -87,6 +88,14 @@ export async function coupon(admin: Caller, over: Record<string, unknown> = {}):
 
 export async function volumeTier(admin: Caller, productId: string, minQuantity: number, value: number): Promise<void> {
   await ok(await admin('POST', '/api/v1/discounts/volume', { product_id: productId, min_quantity: minQuantity, value }), 201);
+}
+
+/** An active vendor selling `productId` on an offer at `price` with `stock` units, at `commissionPct`; the offer's and the vendor's ids. */
+export async function sellerOffer(admin: Caller, productId: string, over: { price: number; stock: number; commissionPct: number }): Promise<{ offerId: string; vendorId: string }> {
+  const made = await ok(await admin('POST', '/api/v1/marketplace/vendors', { name: 'Tejidos Awana', email: `taller-${randomUUID().slice(0, 8)}@vendedores.pe`, country_code: 'PE', default_commission_pct: over.commissionPct }), 201);
+  await ok(await admin('PATCH', `/api/v1/marketplace/vendors/${made.id}/status`, { status: 'active' }), 200);
+  const offer = await ok(await admin('POST', '/api/v1/marketplace/vendor-products', { vendor_id: made.id, catalog_product_id: productId, price_override: over.price, stock: over.stock }), 201);
+  return { offerId: offer.id, vendorId: made.id };
 }
 
 /** Switches the offline gateway on and adds a bank transfer in soles; its id. */

@@ -52,6 +52,40 @@ describe('completing with a payment received', () => {
     expect((await ok(await admin('GET', '/api/v1/orders?limit=100'), 200)).length).toBe(before);
   });
 
+  it('places nothing when recording the receipt fails after the payment was recorded: one transaction', async () => {
+    const { draft, variantId } = await invoiceable();
+    const db = t.app.orm.em.getConnection();
+    const orders = async () => (await ok(await admin('GET', '/api/v1/orders?limit=100'), 200)).length;
+    const before = await orders();
+    // A failure injected between the two steps: the payment row is written, its receipt is refused.
+    await db.execute(`create function refuse_receipt() returns trigger language plpgsql as $$ begin raise exception 'receipt refused'; end $$;
+      create trigger refuse_receipt before insert on offline_receipt for each row execute function refuse_receipt()`);
+    try {
+      const failed = await admin('POST', `${DRAFTS}/${draft.id}/complete`, { payment: { method_id: method, reference: 'YAPE-CRASH' } });
+      expect(failed.statusCode, failed.body).toBe(500);
+    } finally {
+      await db.execute('drop trigger refuse_receipt on offline_receipt; drop function refuse_receipt()');
+    }
+    expect(await ok(await admin('GET', `${DRAFTS}/${draft.id}`), 200)).toMatchObject({ status: 'open', order_id: null });
+    expect(await orders()).toBe(before);
+    expect(await levelOf(admin, warehouse, variantId)).toEqual({ on_hand: 5, reserved: 0, available: 5 });
+    const [{ n }] = await db.execute<Array<{ n: number }>>(`select count(*)::int as n from payments_payment where tenant_id = ?`, [shop.id]);
+    const completed = await ok(await admin('POST', `${DRAFTS}/${draft.id}/complete`, { payment: { method_id: method, reference: 'YAPE-CRASH' } }), 200);
+    await t.settle();
+    expect(await ok(await admin('GET', `/api/v1/orders/${completed.order_id}`), 200)).toMatchObject({ status: 'paid', amount_paid: 9500, amount_due: 0 });
+    const [{ m }] = await db.execute<Array<{ m: number }>>(`select count(*)::int as m from payments_payment where tenant_id = ?`, [shop.id]);
+    expect(m).toBe(n + 1);
+  });
+
+  it('refuses a reference another receipt of the method counts (409), and nothing is placed', async () => {
+    const first = await invoiceable(1);
+    await ok(await admin('POST', `${DRAFTS}/${first.draft.id}/complete`, { payment: { method_id: method, reference: 'YAPE-TWICE' } }), 200);
+    const { draft, variantId } = await invoiceable(1);
+    expectError(await admin('POST', `${DRAFTS}/${draft.id}/complete`, { payment: { method_id: method, reference: 'YAPE-TWICE' } }), 409, 'RECEIPT_REFERENCE_USED');
+    expect(await ok(await admin('GET', `${DRAFTS}/${draft.id}`), 200)).toMatchObject({ status: 'open', order_id: null });
+    expect(await levelOf(admin, warehouse, variantId)).toEqual({ on_hand: 5, reserved: 0, available: 5 });
+  });
+
   it("refuses a method the store does not have, and nothing is placed", async () => {
     const { draft } = await invoiceable();
     const before = (await ok(await admin('GET', '/api/v1/orders?limit=100'), 200)).length;

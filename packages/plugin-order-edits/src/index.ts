@@ -9,7 +9,7 @@ import { EditPaymentView } from './services/payment-view.js';
 import { EditPreviews, OVERRIDE_PERMISSION } from './services/preview.js';
 import { EDIT_REFUNDS, refunderOf, type EditRefunder } from './services/refunds.js';
 
-export { OrderEdit, ORDER_EDIT_STATUSES, LINE_CHANGES, type OrderEditStatus, type EditLine, type EditSnapshot, type EditChange, type EditShipping } from './entities/order-edit.js';
+export { OrderEdit, ORDER_EDIT_STATUSES, LINE_CHANGES, type OrderEditStatus, type EditLine, type EditSnapshot, type EditChange, type EditShipping, type EditCoupon } from './entities/order-edit.js';
 export { orderEditMachine, EDIT_EVENTS } from './machines/order-edit.js';
 export { OrderEdits } from './services/edits.js';
 export { EditPreviews, OVERRIDE_PERMISSION, type Preview } from './services/preview.js';

@@ -40,14 +40,15 @@ describe('an edit of an order awaiting payment', () => {
     const { o, c } = await placed(s);
     const [lineA, , engraving] = o.line_items;
     const edit = await preview(s, o.id, { changes: [{ action: 'update', line_item_id: lineA.id, quantity: 1 }, { action: 'remove', line_item_id: engraving.id }, { action: 'add', variant_id: c.variantId, quantity: 2 }] });
-    expect(edit).toMatchObject({ status: 'open', version: null, difference: 15918 - 18301, amount_paid: 0, amount_due: 15918, refund_amount: 0 });
-    expect(edit.before).toMatchObject({ subtotal: 15600, discount_total: 1560, tax_total: 2761, total: 18301 });
-    expect(edit.after).toMatchObject({ subtotal: 13100, discount_total: 1110, shipping_total: 1500, shipping_tax: 270, tax_total: 2428, total: 15918 });
+    expect(edit).toMatchObject({ status: 'open', version: null, difference: 15682 - 18301, amount_paid: 0, amount_due: 15682, refund_amount: 0 });
+    expect(edit.before).toMatchObject({ subtotal: 15600, discount_total: 1560, tax_total: 2761, total: 18301, coupon: { applies: true, amount: 1560 } });
+    // The coupon, 10 % of what the lines now come to (131.00), spread over them: the new line takes its share.
+    expect(edit.after).toMatchObject({ subtotal: 13100, discount_total: 1310, shipping_total: 1500, shipping_tax: 270, tax_total: 2392, total: 15682, coupon: { applies: true, refusal: null, amount: 1310 } });
     expect(edit.after.lines.map((l: Record<string, unknown>) => [l.change, l.quantity, l.unit_price, l.discount_amount, l.total, l.tax_amount])).toEqual([
       ['changed', 1, 2000, 200, 1800, 324],
       ['unchanged', 2, 4550, 910, 8190, 1474],
       ['removed', 0, 500, 0, 0, 0],
-      ['added', 2, 1000, 0, 2000, 360],
+      ['added', 2, 1000, 200, 1800, 324],
     ]);
     expect(await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200)).toMatchObject({ total: 18301, updated_at: o.updated_at });
   });
@@ -61,11 +62,11 @@ describe('an edit of an order awaiting payment', () => {
     expect(confirmed).toMatchObject({ status: 'confirmed', version: 1, confirmed_at: expect.any(String), payment_url: expect.stringContaining('/api/v1/order-edits/payment?token=') });
 
     const after = await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200);
-    expect(after).toMatchObject({ status: 'pending', subtotal: 13100, discount_total: 1110, shipping_total: 1500, shipping_tax: 270, tax_total: 2428, total: 15918, amount_due: 15918 });
+    expect(after).toMatchObject({ status: 'pending', subtotal: 13100, discount_total: 1310, shipping_total: 1500, shipping_tax: 270, tax_total: 2392, total: 15682, amount_due: 15682 });
     expect(after.line_items.map((l: Record<string, unknown>) => [l.id === lineA.id || l.id === lineB.id ? 'kept' : 'new', l.variant_id, l.quantity, l.unit_price_amount, l.discount_amount, l.tax_amount])).toEqual([
       ['kept', a.variantId, 1, 2000, 200, 324],
       ['kept', lineB.variant_id, 2, 4550, 910, 1474],
-      ['new', c.variantId, 2, 1000, 0, 360],
+      ['new', c.variantId, 2, 1000, 200, 324],
     ]);
     expect(after.history.at(-1)).toMatchObject({ action: 'note', note: expect.stringContaining('edit 1:') });
     expect(after.history.at(-1).note).toContain('Customer called');
@@ -73,16 +74,16 @@ describe('an edit of an order awaiting payment', () => {
     expect(await levelOf(s, c.variantId)).toMatchObject({ reserved: 2 });
 
     const [mail] = (await mailsOf(t, s.tenant)).slice(-1);
-    expect(mail.replace(/=\r?\n/g, '')).toContain('PEN 159.18');
+    expect(mail.replace(/=\r?\n/g, '')).toContain('PEN 156.82');
     const token = new URL(confirmed.payment_url).searchParams.get('token')!;
     const page = await t.request({ method: 'GET', url: `/api/v1/order-edits/payment?token=${encodeURIComponent(token)}` });
     expect(page.statusCode, page.body).toBe(200);
-    expect(page.json().data).toMatchObject({ tenant_id: s.tenant.id, order_id: o.id, total: 15918, amount_due: 15918, edit_id: edit.id });
+    expect(page.json().data).toMatchObject({ tenant_id: s.tenant.id, order_id: o.id, total: 15682, amount_due: 15682, edit_id: edit.id });
     expectError(await t.request({ method: 'GET', url: '/api/v1/order-edits/payment?token=v1.x.y.z' }), 404, 'PAYMENT_LINK_NOT_FOUND');
 
     const versions = await ok(await s.admin('GET', `/api/v1/orders/${o.id}/edits`), 200);
     expect(versions.map((e: Record<string, unknown>) => [e.id, e.version, e.status])).toEqual([[edit.id, 1, 'confirmed']]);
-    expect((await outbox(t, 'order-edits.edit.confirmed', edit.id))[0].data).toMatchObject({ version: 1, total_before: 18301, total_after: 15918, difference: -2383 });
+    expect((await outbox(t, 'order-edits.edit.confirmed', edit.id))[0].data).toMatchObject({ version: 1, total_before: 18301, total_after: 15682, difference: -2619 });
 
     // The same edit once more: it is a version now.
     expectError(await s.admin('POST', `/api/v1/order-edits/${edit.id}/confirm`, {}), 409, 'INVALID_STATE_TRANSITION');
@@ -93,7 +94,8 @@ describe('an edit of an order awaiting payment', () => {
     const { o, c } = await placed(s);
     const edit = await preview(s, o.id, { changes: [{ action: 'add', variant_id: c.variantId, quantity: 5 }], shipping: { carrier: 'olva', service: 'standard' } });
     expect(edit).toMatchObject({ shipping_changed: true, shipping: { price: 3000, custom: false } });
-    expect(edit.after).toMatchObject({ subtotal: 20600, shipping_total: 3000, shipping_tax: 540, tax_total: 3931, total: 25971 });
+    // 10 % of 206.00 off, 5.00 of it on the new line: 45.00 taxed 8.10.
+    expect(edit.after).toMatchObject({ subtotal: 20600, discount_total: 2060, shipping_total: 3000, shipping_tax: 540, tax_total: 3841, total: 25381 });
     const role = await ok(await s.admin('POST', '/api/v1/roles', { name: 'Editor', permissions: ['order-edits.write'] }), 201);
     const credentials = { email: 'editor@example.com', password: 'correct horse battery staple' };
     await ok(await s.admin('POST', '/api/v1/staff', { ...credentials, first_name: 'Ed', last_name: 'Quispe', role_id: role.id }), 201);

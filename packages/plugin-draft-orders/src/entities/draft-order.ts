@@ -19,6 +19,8 @@ export interface PriceOverride {
 export interface DraftLine {
   id: string;
   variant_id: string | null;
+  /** A seller's offer of the variant's product (a marketplace): priced at the offer, its stock the seller's; null: the store's own. */
+  offer_id?: string | null;
   product_id: string | null;
   title: string;
   variant_title: string | null;
@@ -26,7 +28,7 @@ export interface DraftLine {
   quantity: number;
   /** The variant's catalog price when last priced; null for a custom line. */
   catalog_price: number | null;
-  /** What one unit costs: the override, the customer's price (a B2B list's) or the catalog's; a custom line's own. */
+  /** What one unit costs: the override, the offer's price, the customer's price (a B2B list's) or the catalog's; a custom line's own. */
   unit_price: number;
   price_override: PriceOverride | null;
   requires_shipping: boolean;

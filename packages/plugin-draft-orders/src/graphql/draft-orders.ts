@@ -5,8 +5,8 @@ import { DraftReads } from '../services/reads.js';
 
 const typeDefs = `
   enum DraftOrderStatus { ${DRAFT_ORDER_STATUSES.join(' ')} }
-  "A line of a draft; amounts in minor units. variantId is null for a custom line."
-  type DraftOrderLine { id: ID!, variantId: ID, title: String!, quantity: Int!, unitPrice: Int!, discountAmount: Int!, taxAmount: Int!, total: Int! }
+  "A line of a draft; amounts in minor units. variantId is null for a custom line; offerId (a seller's offer) is null for the store's own stock."
+  type DraftOrderLine { id: ID!, variantId: ID, offerId: ID, title: String!, quantity: Int!, unitPrice: Int!, discountAmount: Int!, taxAmount: Int!, total: Int! }
   "An order staff are building; total adds taxTotal only when pricesIncludeTax is false."
   type DraftOrder { id: ID!, name: String!, status: DraftOrderStatus!, customerId: ID, email: String, currency: String!, subtotal: Int!, discountTotal: Int!, shippingTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int!, orderId: ID, invoiceUrl: String, createdAt: String!, updatedAt: String!, lineItems: [DraftOrderLine!]! }
   type DraftOrderEdge { node: DraftOrder!, cursor: String! }
@@ -31,7 +31,7 @@ function node(d: DraftOrder) {
     id: d.id, name: `D${d.number}`, status: d.status, customerId: d.customerId ?? null, email: d.email ?? null, currency: d.currency.trim(),
     subtotal: d.subtotal, discountTotal: d.discountTotal, shippingTotal: d.shippingTotal, taxTotal: d.taxTotal, pricesIncludeTax: d.pricesIncludeTax,
     total: d.total, orderId: d.orderId ?? null, invoiceUrl: d.invoiceUrl ?? null, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
-    lineItems: d.lines.map((l) => ({ id: l.id, variantId: l.variant_id, title: l.title, quantity: l.quantity, unitPrice: l.unit_price, discountAmount: l.discount_amount, taxAmount: l.tax_amount, total: l.total })),
+    lineItems: d.lines.map((l) => ({ id: l.id, variantId: l.variant_id, offerId: l.offer_id ?? null, title: l.title, quantity: l.quantity, unitPrice: l.unit_price, discountAmount: l.discount_amount, taxAmount: l.tax_amount, total: l.total })),
   };
 }
 

@@ -12,7 +12,7 @@ export function draftOut(d: DraftOrder) {
     customer_id: d.customerId ?? null,
     email: d.email ?? null,
     currency: d.currency.trim(),
-    line_items: d.lines.map((l) => ({ ...l, price_override: l.price_override && { amount: l.price_override.amount, reason: l.price_override.reason, set_by: l.price_override.set_by } })),
+    line_items: d.lines.map((l) => ({ ...l, offer_id: l.offer_id ?? null, price_override: l.price_override && { amount: l.price_override.amount, reason: l.price_override.reason, set_by: l.price_override.set_by } })),
     shipping_address: d.shippingAddress ?? null,
     shipping: d.shipping ?? null,
     discount: d.discount ?? null,

@@ -23,6 +23,7 @@ const PriceOverride = z
 export const DraftLineInput = z
   .strictObject({
     variant_id: Uuid.optional().meta({ description: 'A catalog line: the variant, priced for the customer (B2B price lists included)' }),
+    offer_id: Uuid.optional().meta({ description: "A catalog line bought on a seller's offer of the variant's product (a marketplace): at the offer's price, on its stock" }),
     quantity: Quantity,
     price_override: PriceOverride.optional(),
     title: Text(300).optional().meta({ description: 'A custom line: its title' }),
@@ -38,8 +39,10 @@ export const DraftLineInput = z
       for (const key of ['title', 'unit_price', 'sku', 'tax_class', 'taxable', 'requires_shipping', 'weight_grams'] as const) {
         if (l[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is for custom lines only (a catalog line takes the catalog’s)' });
       }
+      if (l.offer_id && l.price_override) ctx.addIssue({ code: 'custom', path: ['price_override'], message: 'a line on a seller’s offer is sold at the offer’s price' });
       return;
     }
+    if (l.offer_id) ctx.addIssue({ code: 'custom', path: ['offer_id'], message: 'needs variant_id: an offer sells a catalog variant' });
     if (l.price_override) ctx.addIssue({ code: 'custom', path: ['price_override'], message: 'is for catalog lines: a custom line has its own unit_price' });
     if (l.title === undefined) ctx.addIssue({ code: 'custom', path: ['title'], message: 'is required for a custom line (or give variant_id)' });
     if (l.unit_price === undefined) ctx.addIssue({ code: 'custom', path: ['unit_price'], message: 'is required for a custom line (or give variant_id)' });
@@ -150,13 +153,14 @@ export const DraftLineOut = z
   .object({
     id: z.uuid(),
     variant_id: z.uuid().nullable().meta({ description: 'Null for a custom line' }),
+    offer_id: z.uuid().nullable().meta({ description: "The seller's offer the line is bought on (a marketplace); null: the store's own stock" }),
     product_id: z.uuid().nullable(),
     title: z.string(),
     variant_title: z.string().nullable(),
     sku: z.string().nullable(),
     quantity: Int,
     catalog_price: Int.nullable().meta({ description: "The variant's catalog price; null for a custom line" }),
-    unit_price: Int.meta({ description: "What one unit costs: the override, the customer's price (a B2B list's) or the catalog's" }),
+    unit_price: Int.meta({ description: "What one unit costs: the override, the offer's price, the customer's price (a B2B list's) or the catalog's" }),
     price_override: z.object({ amount: Int, reason: z.string(), set_by: z.uuid().nullable() }).nullable(),
     requires_shipping: z.boolean(),
     taxable: z.boolean(),

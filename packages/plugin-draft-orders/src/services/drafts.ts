@@ -134,22 +134,21 @@ export class DraftOrders {
 
   /**
    * open | invoice_sent → completed: the order is placed (if the invoice did not already). With
-   * `payment`, checked first, what is due on it is then recorded as received by an offline method,
-   * which pays it; the payments plugin records payments outside any transaction, so this follows
-   * the commit (a failure then: 502 PAYMENT_NOT_RECORDED, the order placed and awaiting payment).
-   * Without `payment` the order is left awaiting its payment (cash on delivery).
+   * `payment`, checked first, what is due on it is recorded as received by an offline method in the
+   * same transaction (its payment and receipt), which pays it: the order, its payment and the draft
+   * commit together or not at all. Without `payment` the order is left awaiting its payment (cash on
+   * delivery).
    */
   async complete(id: string, input: DraftComplete): Promise<DraftOrder> {
-    const { draft, order } = await this.db.tenant(async (tx) => {
+    return this.db.tenant(async (tx) => {
       const draft = await lockDraft(tx, id);
       assertCan(draft, 'complete');
       if (input.payment) await this.payments.check(input.payment, draft.currency);
       const order = draft.orderId ? await awaitingPayment(tx, draft.orderId) : await this.placement.place(tx, draft);
-      return { draft: await this.completeNow(tx, draft), order };
+      const due = amountDue(order);
+      if (input.payment && due > 0) await this.payments.record(tx, order, due, input.payment);
+      return this.completeNow(tx, draft);
     });
-    const due = amountDue(order);
-    if (input.payment && due > 0) await this.payments.record(order, due, input.payment);
-    return draft;
   }
 
   /** invoice_sent → open, to change it again: its order, unpaid, is cancelled (its stock given back) and its link stops working. */
@@ -313,6 +312,12 @@ function discountOf(input: DiscountInput): DraftOrder['discount'] {
 function addLine(draft: DraftOrder, input: DraftLineInput, path: string): void {
   const override = input.price_override ? { ...input.price_override, set_by: assertOverride() } : null;
   const same = input.variant_id ? draft.lines.find((l) => l.variant_id === input.variant_id) : undefined;
+  // A variant is bought once in an order: on the store's stock or on one seller's offer (as in a cart).
+  if (same && (same.offer_id ?? null) !== (input.offer_id ?? null)) {
+    throw AppError.conflict('This variant is already in the draft from another seller (or the store); remove that line first', 'OFFER_MISMATCH', [
+      { path: `${path}.offer_id`, message: 'the line of this variant has another offer', line_id: same.id, offer_id: same.offer_id ?? null },
+    ]);
+  }
   if (same) {
     const quantity = same.quantity + input.quantity;
     if (quantity > MAX_QUANTITY) throw AppError.validation('A line holds at most 10000 units', [{ path: `${path}.quantity`, message: `the line would hold ${quantity}` }]);
@@ -321,7 +326,7 @@ function addLine(draft: DraftOrder, input: DraftLineInput, path: string): void {
   }
   if (draft.lines.length >= MAX_LINES) throw AppError.validation(`A draft holds at most ${MAX_LINES} lines`, [{ path, message: 'too many lines' }]);
   const line: DraftLine = {
-    id: randomUUID(), variant_id: input.variant_id ?? null, product_id: null, title: input.title ?? '', variant_title: null, sku: input.sku ?? null,
+    id: randomUUID(), variant_id: input.variant_id ?? null, offer_id: input.offer_id ?? null, product_id: null, title: input.title ?? '', variant_title: null, sku: input.sku ?? null,
     quantity: input.quantity, catalog_price: null, unit_price: input.unit_price ?? 0, price_override: override,
     requires_shipping: input.requires_shipping ?? true, taxable: input.taxable ?? true, tax_class: input.tax_class ?? 'standard',
     weight_grams: input.weight_grams ?? null, subtotal: 0, volume_discount: 0, discount_amount: 0, tax_rate: 0, tax_amount: 0, total: 0,
@@ -337,6 +342,9 @@ function patchedLine(line: DraftLine, patch: DraftLinePatch): DraftLine {
   }
   if (!line.variant_id && patch.price_override !== undefined) {
     throw AppError.validation('A custom line has its own unit_price', [{ path: 'body.price_override', message: 'is for catalog lines only' }]);
+  }
+  if (line.offer_id && patch.price_override) {
+    throw AppError.validation('A line on a seller’s offer is sold at the offer’s price', [{ path: 'body.price_override', message: 'is not for lines on an offer' }]);
   }
   const next = { ...line };
   if (patch.price_override !== undefined) next.price_override = patch.price_override && { ...patch.price_override, set_by: assertOverride() };

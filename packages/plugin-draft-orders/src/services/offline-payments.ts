@@ -1,4 +1,4 @@
-import { AppError, assertPermission, TenantContext } from '@qhatu/core';
+import { AppError, assertPermission, TenantContext, type Tx } from '@qhatu/core';
 import { OFFLINE, OfflineMethods, OfflineReceipts } from '@qhatu/plugin-gateway-offline';
 import type { Order } from '@qhatu/plugin-orders';
 import { Payments } from '@qhatu/plugin-payments';
@@ -13,16 +13,17 @@ export interface ReceivedPayment {
 }
 
 /**
- * How a draft is marked paid. `check` runs in the draft's transaction, before anything is placed:
- * the caller may record money, and the method is one the store takes this currency with (its
- * offline gateway switched on). `record` runs once the order is committed, because the payments
- * plugin records a payment and charges it outside any transaction: the order's payment on the
- * offline gateway (`Payments.create`), then the receipt of what is due (`OfflineReceipts.record`),
- * which pays it; the order, its stock and its events follow as for any payment.
+ * How a draft is marked paid. `check` runs first, before anything is placed: the caller may record
+ * money, and the method is one the store takes this currency with (its offline gateway switched
+ * on). `record` runs in the draft's transaction once its order is placed: the order's payment on
+ * the offline gateway (`Payments.create`), then the receipt of what is due
+ * (`OfflineReceipts.record`), which pays it. The offline gateway calls no provider, so the payments
+ * plugin's services join that transaction: the order, its payment and the receipt commit together
+ * or not at all, and the order, its stock and its events follow as for any payment.
  */
 export interface DraftPaymentRecorder {
   check(payment: ReceivedPayment, currency: string): Promise<void>;
-  record(order: Order, amount: number, payment: ReceivedPayment): Promise<{ paymentId: string }>;
+  record(tx: Tx, order: Order, amount: number, payment: ReceivedPayment): Promise<{ paymentId: string }>;
 }
 
 export const DRAFT_PAYMENTS = Symbol.for('qhatu.draft-orders.payments');
@@ -45,18 +46,17 @@ class OfflineRecorder implements DraftPaymentRecorder {
     ]);
   }
 
-  async record(order: Order, amount: number, received: ReceivedPayment): Promise<{ paymentId: string }> {
-    try {
-      const payment = await this.payments.create({ order_id: order.id, gateway: OFFLINE, amount, currency: order.currency, method_id: received.method_id });
-      if (payment.status === 'failed') throw AppError.unprocessable('PAYMENT_FAILED', payment.failureReason ?? 'The offline method refused the payment');
-      await this.receipts.record({ payment_id: payment.id, amount, reference: received.reference ?? null, received_at: received.received_at, note: received.note ?? null });
-      return { paymentId: payment.id };
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      throw new AppError(502, 'PAYMENT_NOT_RECORDED', `Order #${order.number} was placed, but its payment could not be recorded: ${error.message}; record it on the order`, [
-        { path: 'body.payment', message: error.message, code: error.code, order_id: order.id },
+  async record(tx: Tx, order: Order, amount: number, received: ReceivedPayment): Promise<{ paymentId: string }> {
+    // The order as placed is written first: the payments plugin locks and reads it (its transactions join this one).
+    await tx.em.flush();
+    const payment = await this.payments.create({ order_id: order.id, gateway: OFFLINE, amount, currency: order.currency, method_id: received.method_id });
+    if (payment.status === 'failed') {
+      throw AppError.unprocessable('PAYMENT_METHOD_UNAVAILABLE', payment.failureReason ?? 'The offline method refused the payment', [
+        { path: 'body.payment.method_id', message: payment.failureReason ?? 'refused' },
       ]);
     }
+    await this.receipts.record({ payment_id: payment.id, amount, reference: received.reference ?? null, received_at: received.received_at, note: received.note ?? null });
+    return { paymentId: payment.id };
   }
 }
 

@@ -56,7 +56,9 @@ export class DraftPlacement {
     const { order } = await this.orders.place(tx, {
       customerEmail: draft.email,
       customerId: draft.customerId ?? null,
-      lines: catalog.map((l) => ({ variantId: l.variant_id!, quantity: l.quantity, discount: l.discount_amount, ...(l.price_override ? { unitPrice: l.price_override.amount } : {}) })),
+      lines: catalog.map((l) => ({
+        variantId: l.variant_id!, quantity: l.quantity, discount: l.discount_amount, offerId: l.offer_id ?? null, ...(l.price_override ? { unitPrice: l.price_override.amount } : {}),
+      })),
       customLines: custom.map(({ line: l, id }) => ({
         id, title: l.title, sku: l.sku, quantity: l.quantity, unitPrice: l.unit_price, requiresShipping: l.requires_shipping, taxable: l.taxable, taxClass: l.tax_class, discount: l.discount_amount,
       })),

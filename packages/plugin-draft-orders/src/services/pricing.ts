@@ -1,7 +1,7 @@
 import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
 import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
-import { allocate, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type StoreShippingPrices, type TaxableLine, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
+import { allocate, LineOffers, offerUnitPrice, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type LineOffersStrategy, type OfferTerms, type StoreShippingPrices, type TaxableLine, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import type { DraftDiscount, DraftLine, DraftOrder, DraftShipping } from '../entities/draft-order.js';
 import { storePrice } from './shipping-prices.js';
@@ -43,14 +43,22 @@ export class DraftPricing {
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
   async price(tx: Tx, draft: DraftOrder): Promise<PricedDraft> {
     const catalog = await variantsWithProducts(tx, draft.lines.flatMap((l) => (l.variant_id ? [l.variant_id] : [])));
-    assertSellable(draft, catalog);
-    const listed = draft.lines.flatMap((l) => (l.variant_id && !l.price_override ? [catalog.get(l.variant_id)!.variant] : []));
+    const offerIds = [...new Set(draft.lines.flatMap((l) => (l.offer_id ? [l.offer_id] : [])))];
+    // A line on a seller's offer sells while the offer does, at its price (a marketplace).
+    const offers = offerIds.length ? await this.offers.terms(tx, offerIds) : new Map<string, OfferTerms>();
+    assertSellable(draft, catalog, offers);
+    const listed = draft.lines.flatMap((l) => (l.variant_id && !l.offer_id && !l.price_override ? [catalog.get(l.variant_id)!.variant] : []));
     const resolved = listed.length ? await this.prices.resolve(tx, listed, { customerId: draft.customerId ?? null }) : new Map();
-    const lines = draft.lines.map((line) => refreshed(line, line.variant_id ? catalog.get(line.variant_id)! : null, resolved.get(line.variant_id ?? '')?.price));
+    const lines = draft.lines.map((line) => {
+      const found = line.variant_id ? catalog.get(line.variant_id)! : null;
+      const offer = line.offer_id ? offers.get(line.offer_id) : undefined;
+      return refreshed(line, found, offer && found ? offerUnitPrice(offer, found.variant) : resolved.get(line.variant_id ?? '')?.price, Boolean(offer));
+    });
     // Volume tiers count the lines at the customer's prices; a price staff set is final.
     const tiered = lines.filter((l) => l.variant_id && !l.price_override);
     const volume = await this.discounts.volumeDiscountsFor(tx, tiered.map((l): OrderLine => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
@@ -143,13 +151,16 @@ export function couponItems(lines: DraftLine[]): OrderLine[] {
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
-/** The line with the catalog's facts now (a catalog line) and its unit price; the amounts are filled in by `price`. */
-function refreshed(line: DraftLine, found: Sellable | null, listPrice: number | undefined): DraftLine {
-  const base = { ...line, volume_discount: 0, discount_amount: 0, tax_rate: 0, tax_amount: 0 };
+/**
+ * The line with the catalog's facts now (a catalog line) and its unit price; the amounts are filled
+ * in by `price`. `price` is the customer's (a price list's) or, with `offered`, the seller's offer's.
+ */
+function refreshed(line: DraftLine, found: Sellable | null, price: number | undefined, offered: boolean): DraftLine {
+  const base = { ...line, offer_id: line.offer_id ?? null, volume_discount: 0, discount_amount: 0, tax_rate: 0, tax_amount: 0 };
   if (!found) return { ...base, subtotal: line.unit_price * line.quantity, total: line.unit_price * line.quantity };
   const { variant, product } = found;
-  // Never above the catalog's price (the orders plugin's rule), whatever a price list says.
-  const unit = line.price_override?.amount ?? Math.min(listPrice ?? variant.price, variant.price);
+  // The offer's price is the seller's (the order keeps it as it is); any other never above the catalog's (the orders plugin's rule).
+  const unit = offered ? price! : (line.price_override?.amount ?? Math.min(price ?? variant.price, variant.price));
   return {
     ...base,
     product_id: product.id,
@@ -166,8 +177,8 @@ function refreshed(line: DraftLine, found: Sellable | null, listPrice: number | 
   };
 }
 
-/** Every catalog line's variant still in the store, its product for sale, in the draft's currency; else 422 naming the lines. */
-function assertSellable(draft: DraftOrder, catalog: Map<string, Sellable>): void {
+/** Every catalog line's variant still in the store, its product for sale, in the draft's currency, its offer for sale; else 422 naming the lines. */
+function assertSellable(draft: DraftOrder, catalog: Map<string, Sellable>, offers: Map<string, OfferTerms>): void {
   const problems: ErrorDetail[] = [];
   draft.lines.forEach((l, n) => {
     if (!l.variant_id) return;
@@ -177,6 +188,8 @@ function assertSellable(draft: DraftOrder, catalog: Map<string, Sellable>): void
     else if (found.product.status !== 'active') problems.push({ ...at, code: 'PRODUCT_NOT_AVAILABLE', message: `its product is ${found.product.status}, not for sale` });
     else if (found.variant.currency !== draft.currency) {
       problems.push({ ...at, code: 'VARIANT_CURRENCY_MISMATCH', message: `is priced in ${found.variant.currency}, not in the draft's ${draft.currency}` });
+    } else if (l.offer_id && offers.get(l.offer_id)?.productId !== found.product.id) {
+      problems.push({ ...at, code: 'OFFER_NOT_AVAILABLE', message: "its seller's offer is not for sale (or not of this variant)", offer_id: l.offer_id });
     }
   });
   if (problems.length > 0) throw AppError.unprocessable(String(problems[0].code), 'A line of the draft cannot be sold', problems);

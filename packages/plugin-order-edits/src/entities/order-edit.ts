@@ -28,9 +28,20 @@ export interface EditLine {
   change: LineChange;
 }
 
+/** The order's coupon on one side of the edit: what it takes off, or why it no longer applies. */
+export interface EditCoupon {
+  code: string;
+  applies: boolean;
+  /** The discounts plugin's reason when it no longer applies (`min_order_amount_not_met`, `not_applicable`). */
+  refusal: string | null;
+  amount: number;
+}
+
 /** The order's lines and totals on one side of the edit. */
 export interface EditSnapshot {
   lines: EditLine[];
+  /** The order's coupon (absent: the order has none). */
+  coupon?: EditCoupon | null;
   subtotal: number;
   discount_total: number;
   shipping_total: number;

@@ -58,6 +58,10 @@ const EditLineOut = z.object({
 
 const SnapshotOut = z.object({
   lines: z.array(EditLineOut),
+  coupon: z
+    .object({ code: z.string(), applies: z.boolean(), refusal: z.string().nullable().meta({ description: 'Why it no longer applies (the discounts plugin’s reason)' }), amount: Int })
+    .nullable()
+    .meta({ description: 'The order’s coupon and what it takes off; null: the order has none' }),
   subtotal: Int,
   discount_total: Int,
   shipping_total: Int,

@@ -40,12 +40,13 @@ export class OrderEdits {
       const { order, lines } = await this.reads.get(orderId);
       const preview = await this.previews.preview(tx, order, lines, input);
       const paid = order.amountPaid - order.amountRefunded;
+      const owed = preview.after.total - paid;
       const at = tx.now();
       const edit = tx.em.create(OrderEdit, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, status: 'open', version: null, changes: input.changes,
         shipping: preview.shipping, shippingChanged: preview.shippingChanged, before: preview.before, after: preview.after,
         orderUpdatedAt: order.updatedAt, currency: order.currency.trim(), amountPaid: paid,
-        difference: preview.after.total - preview.before.total, amountDue: Math.max(0, preview.after.total - paid), refundAmount: Math.max(0, paid - preview.after.total),
+        difference: preview.after.total - preview.before.total, amountDue: owed > 0 && asksForPayment(order, paid) ? owed : 0, refundAmount: Math.max(0, -owed),
         note: input.note ?? null, paymentUrl: null, createdBy: TenantContext.principalId(), confirmedBy: null, confirmedAt: null, cancelledAt: null,
         createdAt: at, updatedAt: at,
       });
@@ -130,6 +131,16 @@ export class OrderEdits {
   }
 }
 
+/**
+ * Whether an order that costs more after an edit awaits the difference, as `Orders.revise` decides:
+ * one awaiting payment does, and so does one its payments covered (it awaits payment again). One
+ * shipped before it was paid is collected by the courier; a paid one its payments no longer fully
+ * covered (a part refunded) is left to the staff.
+ */
+function asksForPayment(order: Order, paid: number): boolean {
+  return order.status === 'pending' || order.status === 'confirmed' || paid >= order.total;
+}
+
 async function lockEdit(tx: Tx, id: string): Promise<OrderEdit> {
   const edit = await tx.em.findOne(OrderEdit, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!edit) throw editNotFound();
@@ -159,9 +170,13 @@ export function summary(edit: OrderEdit): string {
   const parts = edit.after.lines.flatMap((l) => {
     if (l.change === 'added') return [`+${l.quantity} ${l.title}`];
     if (l.change === 'removed') return [`−${l.title}`];
-    if (l.change === 'changed') return [`${l.title} ${before.get(l.line_item_id)} → ${l.quantity}`];
+    if (l.change === 'changed' && before.get(l.line_item_id) !== l.quantity) return [`${l.title} ${before.get(l.line_item_id)} → ${l.quantity}`];
     return [];
   });
+  const [was, now] = [edit.before.coupon, edit.after.coupon];
+  if (was && now && (was.amount !== now.amount || was.applies !== now.applies)) {
+    parts.push(now.applies ? `coupon ${now.code} ${money(was.amount, edit.currency)} → ${money(now.amount, edit.currency)}` : `coupon ${now.code} no longer applies`);
+  }
   if (edit.shippingChanged) parts.push(`shipping ${money(edit.before.shipping_total, edit.currency)} → ${money(edit.after.shipping_total, edit.currency)}`);
   return parts.join(', ');
 }

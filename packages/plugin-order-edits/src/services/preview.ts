@@ -3,8 +3,9 @@ import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type S
 import { Discounts } from '@qhatu/plugin-discounts';
 import { OrderTaxes, REVISABLE, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type Order, type StoreShippingPrices, type TaxableLine, type TaxCalculator } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
-import type { EditChange, EditLine, EditShipping, EditSnapshot } from '../entities/order-edit.js';
+import { OrderEdit, type EditChange, type EditCoupon, type EditLine, type EditShipping, type EditSnapshot } from '../entities/order-edit.js';
 import type { EditCreate } from '../schemas/order-edit.js';
+import { couponBefore, couponOf, rediscount } from './coupons.js';
 
 /** Setting a shipping price other than the store's. */
 export const OVERRIDE_PERMISSION = 'order-edits.override-price';
@@ -27,12 +28,15 @@ function lineOf(l: LineItem): EditLine {
   };
 }
 
-function snapshot(lines: EditLine[], shipping: { total: number; tax: number }, pricesIncludeTax: boolean): EditSnapshot {
+function snapshot(lines: EditLine[], shipping: { total: number; tax: number }, pricesIncludeTax: boolean, coupon: EditCoupon | null): EditSnapshot {
   const live = lines.filter((l) => l.quantity > 0);
   const subtotal = sum(live.map((l) => l.unit_price * l.quantity));
   const discount = sum(live.map((l) => l.discount_amount));
   const tax = sum(live.map((l) => l.tax_amount)) + shipping.tax;
-  return { lines, subtotal, discount_total: discount, shipping_total: shipping.total, shipping_tax: shipping.tax, tax_total: tax, total: subtotal - discount + shipping.total + (pricesIncludeTax ? 0 : tax) };
+  return {
+    lines, coupon, subtotal, discount_total: discount, shipping_total: shipping.total, shipping_tax: shipping.tax, tax_total: tax,
+    total: subtotal - discount + shipping.total + (pricesIncludeTax ? 0 : tax),
+  };
 }
 
 /**
@@ -67,13 +71,36 @@ export class EditPreviews {
       throw AppError.unprocessable('NOTHING_TO_CHANGE', 'The edit changes nothing', [{ path: 'body', message: 'give a change or a shipping' }]);
     }
     if (!after.some((l) => l.quantity > 0)) throw AppError.unprocessable('ORDER_EMPTY', 'An order keeps at least one line', [{ path: 'body.changes', message: 'removes every line' }]);
+    const coupons = await this.coupons(tx, order, before, after);
     const shipping = await this.tax(tx, order, after, catalog, requested);
     return {
-      before: snapshot(before, { total: order.shippingTotal, tax: order.shippingTax }, order.pricesIncludeTax),
-      after: snapshot(after, shipping, order.pricesIncludeTax),
+      before: snapshot(before, { total: order.shippingTotal, tax: order.shippingTax }, order.pricesIncludeTax, coupons.before),
+      after: snapshot(after, shipping, order.pricesIncludeTax, coupons.after),
       shipping: requested?.shipping ?? null,
       shippingChanged: Boolean(requested),
     };
+  }
+
+  /**
+   * The order's coupon before and after the edit. When its lines change, the coupon is judged again
+   * on them as the checkout judges a cart (its minimum, its products, a percentage of the new amount),
+   * each line's discount becoming its volume tier now plus its share; a line whose discount moves
+   * is taxed again with the lines that change.
+   */
+  private async coupons(tx: Tx, order: Order, before: EditLine[], after: EditLine[]): Promise<{ before: EditCoupon | null; after: EditCoupon | null }> {
+    const coupon = await couponOf(tx, order.id);
+    if (!coupon) return { before: null, after: null };
+    const [last] = await tx.em.find(OrderEdit, { orderId: order.id, status: 'confirmed' }, { orderBy: { version: 'desc' }, limit: 1 });
+    const was = await couponBefore(tx, order.id, coupon, last?.after.coupon);
+    if (!after.some((l) => l.change !== 'unchanged')) return { before: was, after: was };
+    const tiered = after.filter((l) => l.quantity > 0 && l.product_id);
+    const tiers = await this.discounts.volumeDiscountsFor(tx, tiered.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
+    const volume = new Map(tiered.map((l, n) => [l, tiers[n]?.discountAmount ?? 0]));
+    const now = await rediscount(tx, coupon, after, (l) => volume.get(l) ?? 0);
+    after.forEach((l, n) => {
+      if (l.change === 'unchanged' && l.discount_amount !== before[n].discount_amount) l.change = 'changed';
+    });
+    return { before: was, after: now };
   }
 
   /** The lines the edit adds, at the customer's price (never above the catalog's) less their volume tier. */

@@ -80,6 +80,8 @@ export class Payments {
       this.metrics.reached(tx, payment);
       // After the session's own checks: a session already used says so (a replayed form post).
       if (input.amount > due) throw exceedsBalance(due, order);
+      // Written now: a caller's transaction this joins (a draft order marked paid) may go on to rows that refer to it.
+      await tx.em.flush();
       return { payment, ctx, session };
     });
     let result: ChargeResult;
