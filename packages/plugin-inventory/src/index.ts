@@ -25,7 +25,7 @@ export { StockReservation } from './entities/stock-reservation.js';
 export { Reservations, type HeldLine, type HoldInput, type ReservationChange, type ReservationLine, type ReserveInput, type Shortfall } from './services/reservations.js';
 export { VariantSetting } from './entities/variant-setting.js';
 export { VariantSettings, type StockTerms } from './services/variant-settings.js';
-export { Stock } from './services/stock.js';
+export { Stock, type RestockInput } from './services/stock.js';
 export { Warehouses } from './services/warehouses.js';
 
 /** Inventory: warehouses, stock per variant and warehouse, audited adjustments and order reservations. */

@@ -1,4 +1,5 @@
-import { definePlugin } from '@qhatu/core';
+import { Database, definePlugin } from '@qhatu/core';
+import { instanceCachingFactory } from 'tsyringe';
 import { LineOffers } from '@qhatu/plugin-orders';
 import { LedgerEntry } from './entities/ledger-entry.js';
 import { Offer } from './entities/offer.js';
@@ -8,11 +9,12 @@ import { Vendor } from './entities/vendor.js';
 import { payoutMachine } from './machines/payout.js';
 import { vendorMachine } from './machines/vendor.js';
 import { marketplaceMigration } from './migrations/0001_marketplace.js';
+import { returnedLinesMigration } from './migrations/0002_returned_lines.js';
 import { payoutRoutes } from './routes/payouts.js';
 import { portalRoutes } from './routes/portal.js';
 import { vendorRoutes } from './routes/vendors.js';
 import { MARKETPLACE_EVENTS } from './services/events.js';
-import { Ledger } from './services/ledger.js';
+import { Ledger, RETURNED_LINES, type ReturnedLines } from './services/ledger.js';
 import { MarketplaceOffers } from './services/offer-stock.js';
 import { Offers } from './services/offers.js';
 import { Payouts } from './services/payouts.js';
@@ -29,7 +31,7 @@ export { payoutMachine } from './machines/payout.js';
 export { Vendors } from './services/vendors.js';
 export { Offers } from './services/offers.js';
 export { Payouts } from './services/payouts.js';
-export { Ledger, type Settlement } from './services/ledger.js';
+export { Ledger, RETURNED_LINES, type ReturnedLines, type Settlement } from './services/ledger.js';
 export { MarketplaceOffers } from './services/offer-stock.js';
 export { VendorPortal, VENDOR_TOKEN_TTL_MS } from './services/portal.js';
 export { commissionOf, pctToBps, bpsToPct } from './services/money.js';
@@ -45,7 +47,7 @@ export default definePlugin({
   name: 'marketplace',
   dependsOn: ['catalog', 'orders'],
   entities: [Vendor, Offer, OfferHold, Payout, LedgerEntry],
-  migrations: [marketplaceMigration],
+  migrations: [marketplaceMigration, returnedLinesMigration],
   machines: [vendorMachine, payoutMachine],
   events: [...MARKETPLACE_EVENTS],
   permissions: [
@@ -57,7 +59,10 @@ export default definePlugin({
     container.registerSingleton(Vendors);
     container.registerSingleton(Offers);
     container.registerSingleton(Payouts);
-    container.registerSingleton(Ledger);
+    // With the returns plugin's account of returned lines when it is installed, whichever order the plugins register in.
+    container.register(Ledger, {
+      useFactory: instanceCachingFactory((c) => new Ledger(c.resolve(Database), c.resolve(Payouts), c.isRegistered(RETURNED_LINES, true) ? c.resolve<ReturnedLines>(RETURNED_LINES) : null)),
+    });
     container.registerSingleton(VendorPortal);
     // Registered after the orders (dependsOn): the last registration is the one resolved.
     container.registerSingleton(MarketplaceOffers);

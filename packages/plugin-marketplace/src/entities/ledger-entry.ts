@@ -1,13 +1,15 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-export const ENTRY_KINDS = ['sale', 'refund'] as const;
+export const ENTRY_KINDS = ['sale', 'refund', 'return'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 /**
  * One split of an order's money: the store's part (`vendorId` null: its own lines, shipping) or a
  * vendor line's commission and payout. A sale when the order is paid; a refund (negative amounts)
- * for each part of the money given back. For a paid order, its entries add up to what it was paid,
- * net of refunds, to the cent.
+ * for each part of the money given back; a return of a vendor's items (the returns plugin) moves that
+ * line's worth from the vendor's commission and payout to the store, which gives it back (or keeps it
+ * as store credit owed). For a paid order, its entries add up to what it was paid, net of refunds,
+ * to the cent.
  */
 export const LedgerEntry = defineEntity({
   name: 'MarketplaceLedgerEntry',

@@ -1,5 +1,6 @@
 import { pageQuery, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
+import { ENTRY_KINDS } from '../entities/ledger-entry.js';
 import { PAYOUT_STATUSES } from '../entities/payout.js';
 import { Text } from './common.js';
 
@@ -50,7 +51,7 @@ export const SettlementOut = z
     entries: z.array(
       z.object({
         id: z.uuid(),
-        kind: z.enum(['sale', 'refund']),
+        kind: z.enum(ENTRY_KINDS),
         line_item_id: z.uuid().nullable(),
         vendor_id: z.uuid().nullable(),
         offer_id: z.uuid().nullable(),

@@ -11,6 +11,18 @@ import { Payouts } from './payouts.js';
 /** The three parts an entry splits money into. */
 const PARTS = ['storeAmount', 'commission', 'payout'] as const;
 
+/**
+ * What the returns of an order gave back (the returns plugin registers it under `RETURNED_LINES`):
+ * per order line, the worth of its units that came back, cumulative; `total` adds the shipping
+ * given back with them. Counted once the return's refund is worked out, whichever way the money
+ * goes (the order's payments, store credit).
+ */
+export interface ReturnedLines {
+  ofOrder(tx: Tx, orderId: string): Promise<{ byLine: Map<string, number>; total: number }>;
+}
+
+export const RETURNED_LINES = Symbol.for('qhatu.marketplace.returned-lines');
+
 /** An order's money as the marketplace split it. */
 export interface Settlement {
   order: Order;
@@ -31,17 +43,54 @@ export class Ledger {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(Payouts) private readonly payouts: Payouts,
+    /** The returns plugin's account of returned lines, when it is installed. */
+    private readonly returned: ReturnedLines | null = null,
   ) {}
 
-  /** Brings the order's entries in line with its money: the sale once paid, then any refund since. Safe to repeat. */
+  /**
+   * Brings the order's entries in line with its money: the sale once paid, each returned vendor
+   * line's worth moved to the store, then any refund since: first out of what returns left with the
+   * store, the rest from every part in proportion. Safe to repeat.
+   */
   async follow(tx: Tx, order: Order, holds: OfferHold[]): Promise<void> {
     const entries = await tx.em.find(LedgerEntry, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     if (!entries.some((e) => e.kind === 'sale')) entries.push(...(await this.recordSale(tx, order, holds)));
+    const returned = this.returned ? await this.returned.ofOrder(tx, order.id) : { byLine: new Map<string, number>(), total: 0 };
+    if (returned.byLine.size > 0) entries.push(...(await this.recordReturns(tx, order, entries, returned.byLine)));
     const net = entries.reduce((sum, e) => sum + e.storeAmount + e.commission + e.payout, 0);
     // What the order's total is no longer covered by: refunds (a payment above the total is not the marketplace's).
     const target = order.total - Math.min(order.total, Math.max(0, order.amountPaid - order.amountRefunded));
-    const given = order.total - net;
-    if (target !== given) await this.recordRefund(tx, order, entries, target - given);
+    let amount = target - (order.total - net);
+    // A return's money comes out of what its lines left with the store, never again from the vendors.
+    const consumed = -entries.filter((e) => e.kind === 'return' && !e.lineItemId).reduce((sum, e) => sum + e.storeAmount, 0);
+    const held = Math.max(0, returned.total - consumed);
+    if (amount > 0 && held > 0) {
+      const take = Math.min(amount, held);
+      entries.push(this.entry(tx, order, 'return', { storeAmount: -take }, tx.now()));
+      amount -= take;
+    }
+    if (amount !== 0) await this.recordRefund(tx, order, entries, amount);
+  }
+
+  /** Each returned vendor line's worth not moved yet goes from its commission and payout (in proportion to what is left of them) to the store. */
+  private async recordReturns(tx: Tx, order: Order, entries: LedgerEntry[], byLine: Map<string, number>): Promise<LedgerEntry[]> {
+    const at = tx.now();
+    const added: LedgerEntry[] = [];
+    for (const [lineItemId, worth] of byLine) {
+      const group = entries.filter((e) => e.lineItemId === lineItemId);
+      const sale = group.find((e) => e.kind === 'sale');
+      if (!sale?.vendorId) continue;
+      const moved = group.filter((e) => e.kind === 'return').reduce((sum, e) => sum + e.storeAmount, 0);
+      const left = { commission: group.reduce((sum, e) => sum + e.commission, 0), payout: group.reduce((sum, e) => sum + e.payout, 0) };
+      const move = Math.min(worth - moved, left.commission + left.payout);
+      if (move <= 0) continue;
+      const [commission, payout] = allocate(move, [left.commission, left.payout]);
+      const entry = this.entry(tx, order, 'return', { lineItemId, vendorId: sale.vendorId, offerId: sale.offerId, commissionBps: sale.commissionBps, storeAmount: move, commission: -commission, payout: -payout }, at);
+      entry.payoutId = await this.payouts.gather(tx, sale.vendorId, order.currency, -payout);
+      added.push(entry);
+    }
+    if (added.length > 0) publish(tx, 'marketplace.commission.reversed', { ...moneyData(order, added), amount: 0, reason: 'return' });
+    return added;
   }
 
   private async recordSale(tx: Tx, order: Order, holds: OfferHold[]): Promise<LedgerEntry[]> {
@@ -74,7 +123,8 @@ export class Ledger {
       return PARTS.map((part) => {
         const left = group.reduce((sum, e) => sum + e[part], 0);
         const sold = group.filter((e) => e.kind === 'sale').reduce((sum, e) => sum + e[part], 0);
-        return amount > 0 ? left : sold - left;
+        // A returned line's worth moved to the store is never negative weight.
+        return Math.max(0, amount > 0 ? left : sold - left);
       });
     });
     const shares = allocate(Math.abs(amount), parts);

@@ -18,6 +18,11 @@ export interface RefundInput {
   /** Minor units; 0 refunds what is left. */
   amount: number;
   reason?: RefundReason;
+  /**
+   * The refund's id, chosen by a plugin that records it before asking (a return's refund): a
+   * refund of this id already recorded is answered as it stands, so asking twice sends nothing twice.
+   */
+  id?: string;
 }
 
 /** Money the store sends back by itself: said in `payments.payment.returned` and in a note on the order. */
@@ -55,8 +60,12 @@ export class Refunds {
 
   /** Records the refund (its amount counted at once), then asks the provider; `returned` when the store sends the money back by itself. */
   async create(paymentId: string, input: RefundInput, returned?: ReturnedMoney): Promise<Refund> {
-    const { payment, refund, ctx, gateway } = await this.db.tenant(async (tx) => {
+    const recorded = await this.db.tenant(async (tx) => {
       const payment = await lockPayment(tx, paymentId);
+      if (input.id) {
+        const known = await tx.em.findOne(Refund, { id: input.id, paymentId });
+        if (known) return { known: known as Refund };
+      }
       if (!REFUNDABLE.includes(payment.status)) {
         throw AppError.conflict(`A ${payment.status} payment cannot be refunded`, 'PAYMENT_NOT_REFUNDABLE', [
           { path: 'params.id', message: `refundable only when ${REFUNDABLE.join(' or ')}`, status: payment.status },
@@ -77,7 +86,7 @@ export class Refunds {
       const taxAmount = order ? taxShare(refunded + amount, order) - taxShare(refunded, order) : 0;
       const at = tx.now();
       const refund = tx.em.create(Refund, {
-        id: randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
+        id: input.id ?? randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
         providerRefundId: null, failureReason: null, createdAt: at, updatedAt: at,
       });
       if (returned) {
@@ -86,6 +95,8 @@ export class Refunds {
       }
       return { payment, refund, ctx, gateway };
     });
+    if ('known' in recorded && recorded.known) return recorded.known;
+    const { payment, refund, ctx, gateway } = recorded as Exclude<typeof recorded, { known: Refund }>;
     let result: RefundResult;
     try {
       result = await gateway.refund(ctx, { refundId: refund.id, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
