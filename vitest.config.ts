@@ -1,6 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// The packages export their TypeScript sources under the `qhatu-source` condition and their compiled
+// dist/ otherwise: tests run the sources, and so do the processes they start (which inherit it).
+const SOURCE = '--conditions=qhatu-source';
+if (!(process.env.NODE_OPTIONS ?? '').includes(SOURCE)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${SOURCE}`.trim();
+
 export default defineConfig({
+  ssr: { resolve: { conditions: ['qhatu-source', 'node', 'development|production'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'starters/*/test/**/*.test.ts'],
     // What the packed test lays over a project outside the repository; it runs there.

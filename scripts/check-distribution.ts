@@ -2,9 +2,9 @@
  * Checks that the migrated schema can be distributed by `tenant_id` (Citus), and prints the
  * statements that distribute it.
  *
- *   pnpm exec tsx scripts/check-distribution.ts                 # a fresh database of the full store
- *   pnpm exec tsx scripts/check-distribution.ts --database-url postgres://…/shop   # a migrated one
- *   pnpm exec tsx scripts/check-distribution.ts --citus-sql     # the SQL to distribute it
+ *   pnpm check:distribution                 # a fresh database of the full store
+ *   pnpm check:distribution --database-url postgres://…/shop   # a migrated one
+ *   pnpm check:distribution --citus-sql     # the SQL to distribute it
  *
  * A table of the `public` schema with a `tenant_id` column is store-owned: it is distributed on
  * `tenant_id`. Every other table of `public` is a platform table: a reference table, copied to

@@ -23,13 +23,15 @@ import stripe from '@qhatu/plugin-gateway-stripe';
 import orderEdits from '@qhatu/plugin-order-edits';
 import orders from '@qhatu/plugin-orders';
 import payments from '@qhatu/plugin-payments';
+import returns from '@qhatu/plugin-returns';
 import reviews from '@qhatu/plugin-reviews';
 import shipping from '@qhatu/plugin-shipping';
+import storeCredit from '@qhatu/plugin-store-credit';
 import taxes from '@qhatu/plugin-taxes';
 import { STARTER_THEMES, themesPlugin } from '@qhatu/plugin-themes';
 import webhooks from '@qhatu/plugin-webhooks';
 
 /** The full store: every plugin of the platform; the theme store starts with a free and a paid theme. */
 export default defineProject({
-  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace, draftOrders, orderEdits, adminUiPlugin()],
+  plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, checkout, abandonedCarts, payments, stripe, culqi, mercadopago, niubiz, izipay, payme, paypal, offline, storeCredit, webhooks, blog, themesPlugin({ seed: STARTER_THEMES }), reviews, crm, b2b, marketplace, draftOrders, orderEdits, returns, adminUiPlugin()],
 });

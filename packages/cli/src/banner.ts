@@ -27,6 +27,12 @@ export async function observabilityLines(app: QhatuApp, apiAddress: string | und
   return [`  Metrics         ${where}`, `  Traces          ${tracing ? `${tracing.url} (OTLP/HTTP)` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT)'}`];
 }
 
+/** Which code runs: a clone's TypeScript sources (and why), or compiled packages. */
+function codeLine(): string {
+  const sources = (globalThis as Record<symbol, unknown>)[Symbol.for('qhatu.sources')];
+  return typeof sources === 'string' ? `TypeScript sources through tsx (${sources}; \`pnpm build\` compiles them)` : 'compiled packages (dist/)';
+}
+
 /** What a person needs right after `qhatu start`: where the API is, and how to create the first store. */
 export async function startBanner({ address, app, workers, tokenFromEnv, metricsAddress }: BannerFacts): Promise<string[]> {
   const { config } = app;
@@ -43,6 +49,7 @@ export async function startBanner({ address, app, workers, tokenFromEnv, metrics
     ...(await observabilityLines(app, address, metricsAddress)),
     `  Workers         ${workers ? 'running in this process' : 'not in this process (run `qhatu worker`)'}`,
     `  Data            ${data}`,
+    `  Code            ${codeLine()}`,
   ];
   if (!token) return [...lines, '  Platform token  none: set QHATU_PLATFORM_TOKEN to manage tenants', ''];
   lines.push(

@@ -38,6 +38,8 @@ describe('the embedded database', { timeout: 120_000 }, () => {
       const token = readFileSync(path.join(dataDir, 'platform-token'), 'utf8').trim();
       expect(banner).toContain(`Platform token  ${token}`);
       expect(banner).toContain(`Data            ${dataDir} (embedded PostgreSQL)`);
+      // The tests run a clone's sources (--conditions=qhatu-source); the banner says which code runs.
+      expect(banner).toContain('Code            TypeScript sources through tsx (started with --conditions=qhatu-source;');
       expect(banner).toContain('Workers         running in this process');
       expect(banner).toContain(`API docs        ${base}/docs`);
       expect(banner).toContain(`Metrics         ${base}/metrics (bearer the platform token, or set QHATU_METRICS_TOKEN)`);

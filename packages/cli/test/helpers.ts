@@ -18,7 +18,8 @@ export interface Finished {
 
 /** The child's whole environment: nothing leaks in from the test runner's. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'silent', QHATU_ENV: 'development' };
+  // NODE_OPTIONS carries the tests' `--conditions=qhatu-source`: a clone's CLI runs its sources.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'silent', QHATU_ENV: 'development', NODE_OPTIONS: process.env.NODE_OPTIONS };
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;

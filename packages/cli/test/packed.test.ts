@@ -135,6 +135,22 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     expect(exited.code, exited.stderr).toBe(0);
   });
 
+  it("run a built clone's compiled packages with plain Node (what `pnpm build && pnpm start` does)", async () => {
+    const port = await freePort();
+    const dataDir = await mkdtemp(path.join(root, 'clone-data-'));
+    // Without the tests' --conditions=qhatu-source: as a person's shell starts it.
+    const running = spawnCli(['start', '--config', 'starters/full-store/qhatu.config.ts'], {
+      cwd: WORKSPACE,
+      env: { PORT: String(port), QHATU_DATA_DIR: dataDir, NODE_OPTIONS: undefined },
+    });
+    await waitUntilReady(`http://127.0.0.1:${port}/health/ready`, running);
+    expect(running.stdout()).toContain('Code            compiled packages (dist/)');
+    expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
+    running.child.kill('SIGTERM');
+    const exited = await running.exited;
+    expect(exited.code, exited.stderr).toBe(0);
+  });
+
   it('make a project with qhatu new --from <folder> whose own test passes and that starts', async () => {
     expect(store, 'the store above installed the CLI this runs').toBeDefined();
     const made = await run(process.execPath, [installedCli(store), 'new', 'andean-crafts', '--from', tarballs], root, offline);
