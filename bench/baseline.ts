@@ -46,6 +46,33 @@ const WRITE_SETUP = [
 const WRITE_UPDATE_SQL = 'update bench_counter set n = n + 1, updated_at = now() where id = $1 returning n';
 const WRITE_INSERT_SQL = 'insert into bench_log (counter_id, n, body) values ($1, $2, $3) returning id';
 
+/**
+ * The placing floor: one transaction that reads a cart's lines and inserts an order, its lines and
+ * the stock they reserve (BEGIN, the read, three INSERTs, COMMIT), on tables of the baseline's own:
+ * 250 carts of two lines each, request n reading cart n mod 250. Order numbers come from a
+ * sequence, so that placements never wait for each other.
+ */
+export const PLACE_PATH = '/baseline/place';
+const PLACE_SETUP = [
+  `create table if not exists bench_cart_line (cart_id int not null, position int not null, variant_id uuid not null, quantity int not null,
+     unit_price bigint not null, primary key (cart_id, position))`,
+  `insert into bench_cart_line (cart_id, position, variant_id, quantity, unit_price)
+     select c, p, gen_random_uuid(), 1, 1990 + p * 100 from generate_series(0, ${WRITE_ROWS - 1}) c, generate_series(0, 1) p on conflict do nothing`,
+  `create sequence if not exists bench_order_number`,
+  `create table if not exists bench_order (id uuid primary key, number bigint not null unique, cart_id int not null, total bigint not null,
+     created_at timestamptz not null default now())`,
+  `create table if not exists bench_order_line (order_id uuid not null references bench_order (id), position int not null, variant_id uuid not null,
+     quantity int not null, unit_price bigint not null, primary key (order_id, position))`,
+  `create table if not exists bench_reservation (id bigserial primary key, order_id uuid not null references bench_order (id), variant_id uuid not null,
+     quantity int not null, created_at timestamptz not null default now())`,
+];
+const PLACE_READ_SQL = 'select position, variant_id, quantity, unit_price from bench_cart_line where cart_id = $1 order by position';
+const PLACE_ORDER_SQL = `insert into bench_order (id, number, cart_id, total) values (gen_random_uuid(), nextval('bench_order_number'), $1, $2) returning id, number`;
+const PLACE_LINES_SQL = `insert into bench_order_line (order_id, position, variant_id, quantity, unit_price)
+  select $1, l.position, l.variant_id, l.quantity, l.unit_price from jsonb_to_recordset($2::jsonb) as l (position int, variant_id uuid, quantity int, unit_price bigint)`;
+const PLACE_RESERVE_SQL = `insert into bench_reservation (order_id, variant_id, quantity)
+  select $1, l.variant_id, l.quantity from jsonb_to_recordset($2::jsonb) as l (variant_id uuid, quantity int)`;
+
 export interface BaselineServer {
   url: string;
   close(): Promise<void>;
@@ -116,8 +143,30 @@ export async function startBaseline(options: { databaseUrl: string; port: number
     }
   });
 
+  type PlaceRequest = { Body: { cart: number } };
+  http.post<PlaceRequest>(PLACE_PATH, async (request, reply) => {
+    const cart = Number(request.body?.cart);
+    if (!Number.isInteger(cart) || cart < 0 || cart >= WRITE_ROWS) return reply.code(400).send({ error: 'bad cart' });
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rows: lines } = await client.query(PLACE_READ_SQL, [cart]);
+      const total = lines.reduce((sum, l) => sum + Number(l.unit_price) * l.quantity, 0);
+      const { rows } = await client.query(PLACE_ORDER_SQL, [cart, total]);
+      await client.query(PLACE_LINES_SQL, [rows[0].id, JSON.stringify(lines)]);
+      await client.query(PLACE_RESERVE_SQL, [rows[0].id, JSON.stringify(lines)]);
+      await client.query('commit');
+      return reply.code(201).send({ data: { id: rows[0].id, number: rows[0].number, total } });
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+
   try {
-    for (const statement of WRITE_SETUP) await pool.query(statement);
+    for (const statement of [...WRITE_SETUP, ...PLACE_SETUP]) await pool.query(statement);
     await http.listen({ host: '127.0.0.1', port: options.port });
   } catch (error) {
     await pool.end();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { CEILING_PREFIX, REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
+import { CEILING_PREFIX, PLACE_PATH, REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
 import type { ServerKind } from './servers.js';
 import { productBody, type SeededStore } from './seed.js';
 
@@ -13,6 +13,8 @@ export interface Scenario {
   flow?: string;
   /** The baseline scenario its ratios are taken against (the read baseline when absent). */
   compareWith?: string;
+  /** Made before the warm-up and not measured (the carts a checkout flow checks out, say). */
+  prepare?: (baseUrl: string, load: LoadSettings) => Promise<void>;
 }
 
 export interface LoadSettings {
@@ -163,6 +165,71 @@ function rotatingGraphQLRead(store: SeededStore, token = store.storefrontToken):
 const GRAPHQL_LIST =
   '{ products(limit: 25) { edges { cursor node { id title handle status variants { id title sku price currency inventoryQuantity } images { url altText } } } pageInfo { hasNextPage endCursor } } }';
 
+/** The placing floor: request n reads cart n mod 250 and inserts an order, its lines and their reservation, in one transaction. */
+function baselinePlace(): autocannon.Request {
+  let next = 0;
+  return {
+    method: 'POST',
+    path: PLACE_PATH,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ cart: next++ % WRITE_ROWS }) }),
+  };
+}
+
+// Orders a second the carts made for `placeOrders` allow for; a run that places faster runs out of
+// carts, and its further checkouts fail (409 CHECKOUT_EXISTS), which the report shows.
+const PLACING_CAPACITY = 500;
+const PREPARE_CONCURRENCY = 16;
+
+/**
+ * Orders placed per second in one store by 50 shoppers at once: each iteration checks out a cart
+ * made beforehand with two lines (`POST /checkout/checkouts`) and places its order with the
+ * shipping step (`PUT /checkout/checkouts/:id/shipping` with a rate). Two HTTP requests per order.
+ */
+function placeOrders(store: SeededStore): Pick<Scenario, 'requests' | 'prepare'> {
+  const carts: string[] = [];
+  let next = 0;
+  const headers = json(store);
+  const prepare = async (baseUrl: string, load: LoadSettings) => {
+    const wanted = Math.ceil((load.warmupSeconds + load.durationSeconds) * PLACING_CAPACITY);
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+      return ((await response.json()) as { data: { id: string } }).data;
+    };
+    let made = 0;
+    const lane = async () => {
+      while (made < wanted) {
+        const n = made++;
+        const cart = await post('/api/v1/checkout/carts', {});
+        for (const k of [0, 1]) await post(`/api/v1/checkout/carts/${cart.id}/items`, { variant_id: store.variantIds[(2 * n + k) % store.variantIds.length], quantity: 1 });
+        carts.push(cart.id);
+      }
+    };
+    await Promise.all(Array.from({ length: PREPARE_CONCURRENCY }, lane));
+  };
+  const requests: autocannon.Request[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/checkout/checkouts',
+      headers,
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ cart_id: carts[next++ % carts.length], email: 'bench@example.com' }) }),
+      onResponse: (status, body, context) => {
+        if (status === 201) context.checkoutId = JSON.parse(body).data.id;
+      },
+    },
+    {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify(SHIPPING),
+      setupRequest: (request, context) => ({ ...request, path: `/api/v1/checkout/checkouts/${context.checkoutId}/shipping` }),
+    },
+  ];
+  return { requests, prepare };
+}
+
+const PLACE_BASELINE = 'baseline: fastify + pg, a cart read, an order with lines and reservation';
+const PLACE_ORDERS = 'orders placed per second (checkout + shipping step)';
 const WRITE_BASELINE = 'baseline: fastify + pg, 1 UPDATE + 1 INSERT';
 const READ_BASELINE = 'baseline: fastify + pg, 1 query';
 const CEILING_ONE = 'ceiling: fastify, the product JSON from memory';
@@ -187,6 +254,8 @@ export const TARGETS: Target[] = [
   { scenario: STOREFRONT_LIST, against: CEILING_LIST, min: 0.8 },
   { scenario: 'GraphQL product(id) (storefront)', against: STOREFRONT_ONE, min: 0.9 },
   { scenario: 'GraphQL products(limit: 25) (storefront)', against: READ_BASELINE, min: 0.5 },
+  // Two HTTP requests an order against one transaction an order: 1.0× in requests is 0.5× in orders.
+  { scenario: PLACE_ORDERS, against: PLACE_BASELINE, min: 1.0 },
 ];
 
 /** Baseline first (the others are compared with it); writes last, so reads see the seeded catalog only. */
@@ -222,6 +291,8 @@ export function scenarios(store: SeededStore): Scenario[] {
     { name: 'POST /catalog/products', target: 'app', requests: [uniqueCreate(store)], compareWith: WRITE_BASELINE },
     { name: 'POST /checkout/carts/:id/items', target: 'app', requests: [addToCart(store)], compareWith: WRITE_BASELINE },
     { name: 'cart → checkout → order', target: 'app', requests: cartToOrder(store), flow: 'orders', compareWith: WRITE_BASELINE },
+    { name: PLACE_BASELINE, target: 'baseline', requests: [baselinePlace()] },
+    { name: PLACE_ORDERS, target: 'app', ...placeOrders(store), flow: 'orders', compareWith: PLACE_BASELINE },
   ];
 }
 
@@ -239,6 +310,7 @@ export async function runScenario(baseUrl: string, scenario: Scenario, load: Loa
     },
   }));
 
+  await scenario.prepare?.(baseUrl, load);
   const instance = autocannon({
     url: baseUrl,
     title: scenario.name,

@@ -381,6 +381,14 @@ export class Carts {
 
   private guard?: string;
 
+  /**
+   * The cart locked for the rest of `sql`'s transaction, with its lines, their catalog facts and
+   * what pricing reads of them, in one round trip (or from what the process knows: `withLines`).
+   */
+  async locked(sql: SqlTx, id: string, shopper: Shopper): Promise<LoadedCart> {
+    return this.withLines(sql, id, shopper, null, true);
+  }
+
   /** The cart, if the caller may see it, and still alive; locked for the rest of the transaction when asked. */
   async find(tx: Tx, id: string, shopper: Shopper, lock: boolean): Promise<Cart> {
     const cart = await tx.em.findOne(Cart, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
@@ -469,7 +477,7 @@ export class Carts {
 }
 
 /** What `withLines` answers. */
-interface LoadedCart {
+export interface LoadedCart {
   cart: Cart;
   items: CartItem[];
   catalog: Map<string, Sellable>;
@@ -543,11 +551,11 @@ function newLine(sql: SqlTx, cart: Cart, sellable: Sellable, quantity: number, o
 }
 
 /** What a change may alter of a stored line: an UPDATE is sent only when these differ. */
-const lineFacts = (l: CartItem) =>
+export const lineFacts = (l: CartItem) =>
   JSON.stringify([l.quantity, l.unitPrice, l.volumeDiscount, l.productId, l.title, l.variantTitle, l.sku, l.requiresShipping, l.imageUrl, l.weightGrams, l.taxable]);
 
 /** Queues the lines' writes (prepared: the same texts every time): the lines no longer kept deleted, the new ones inserted, the changed ones updated. */
-function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): void {
+export function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartItem[]): void {
   const keptIds = new Set(kept.map((l) => l.id));
   const gone = [...before.keys()].filter((id) => !keptIds.has(id));
   const prepare = { prepare: true };

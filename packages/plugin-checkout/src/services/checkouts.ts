@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, type SqlTx, type Tx } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { Order, Orders, STORE_SHIPPING_PRICES, type StoreShippingPrices } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
-import { Cart } from '../entities/cart.js';
-import { CartItem } from '../entities/cart-item.js';
 import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } from '../entities/checkout.js';
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
-import { assertCustomer, Carts, type Shopper } from './carts.js';
-import { CartPricing } from './pricing.js';
+import { assertCustomer, Carts, lineFacts, writeLines, type Shopper } from './carts.js';
+import { insertCheckout, lockForShipping, updateCheckout } from './checkout-rows.js';
+import { CartPricing, refreshLine, type PricingReads, type Sellable } from './pricing.js';
 import { storeRate } from './shipping-prices.js';
 import { checkoutEvent, taxedLines } from './views.js';
 
@@ -58,68 +57,91 @@ export class Checkouts {
 
   /**
    * Makes the checkout of a cart: reprices the cart from the catalog a last time, takes a snapshot
-   * of its lines and totals, and freezes the cart. One checkout per cart.
+   * of its lines and totals, and freezes the cart. One checkout per cart. Without the ORM
+   * (decision 0080): the cart's lock and read in one round trip, the writes with COMMIT in another.
    */
   async create(input: CheckoutInput, shopper: Shopper): Promise<Checkout> {
     if (shopper.customerId && input.customer_id && input.customer_id !== shopper.customerId) {
       throw AppError.forbidden('A customer can check out for themselves only');
     }
-    return this.db.tenant(async (tx) => {
-      const cart = await this.carts.find(tx, input.cart_id, shopper, true);
-      if (cart.checkoutId) {
-        throw AppError.conflict('This cart already has a checkout', 'CHECKOUT_EXISTS', [{ path: 'body.cart_id', message: 'already checked out', checkout_id: cart.checkoutId }]);
-      }
-      if (input.currency && input.currency !== cart.currency) {
-        throw AppError.unprocessable('CURRENCY_MISMATCH', `The cart is in ${cart.currency}`, [{ path: 'body.currency', message: `must be ${cart.currency}` }]);
-      }
-      if (input.customer_id && cart.customerId && input.customer_id !== cart.customerId) {
-        throw AppError.unprocessable('CUSTOMER_MISMATCH', 'The cart belongs to another customer', [{ path: 'body.customer_id', message: "is not the cart's customer" }]);
-      }
-      if (input.customer_id && !shopper.customerId && input.customer_id !== cart.customerId) await assertCustomer(tx, input.customer_id);
-      const loaded = await tx.em.find(CartItem, { cartId: cart.id });
-      const quote = await this.pricing.repriceQuote(tx, cart, loaded, await this.pricing.catalogOf(tx, loaded.map((i) => i.variantId)));
-      if (quote.kept.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
-      if (cart.couponRefusal) {
-        throw AppError.unprocessable('COUPON_INVALID', "The cart's coupon no longer applies; remove it or change the cart", [
-          { path: 'body.cart_id', message: cart.couponRefusal, reason: cart.couponRefusal },
-        ]);
-      }
-      const at = tx.now();
-      const taxed = taxedLines(quote);
-      const lines: CheckoutLine[] = quote.lines
-        .map((line, n) => ({ line, out: taxed[n] }))
-        .sort((a, b) => a.line.createdAt.getTime() - b.line.createdAt.getTime())
-        .map(({ out }) => out);
-      const checkout = tx.em.create(Checkout, {
-        id: randomUUID(),
-        tenantId: tx.tenantId,
-        cartId: cart.id,
-        customerId: cart.customerId ?? input.customer_id ?? shopper.customerId ?? null,
-        email: input.email.trim().toLowerCase(),
-        status: 'pending',
-        currency: cart.currency,
-        lineItems: lines,
-        couponCode: cart.couponCode,
-        subtotal: cart.subtotal,
-        shippingTotal: 0,
-        discountTotal: cart.volumeDiscountTotal + cart.couponDiscount,
-        taxTotal: cart.taxTotal,
-        shippingTax: quote.taxes.shipping.amount,
-        pricesIncludeTax: cart.pricesIncludeTax,
-        total: cart.total,
-        shippingAddress: null,
-        billingAddress: null,
-        shippingRate: null,
-        orderId: null,
-        abandonedAt: null,
-        completedAt: null,
-        createdAt: at,
-        updatedAt: at,
-      });
-      cart.checkoutId = checkout.id;
-      tx.publish(CHECKOUT_CREATED, checkoutEvent(checkout));
-      return checkout;
-    });
+    const open = (checked: boolean) => this.db.write((sql) => this.open(sql, input, shopper, checked));
+    try {
+      return await open(false);
+    } catch (error) {
+      if (!(error instanceof CustomerToCheck)) throw error;
+      // A customer the store's keys name for someone else's cart is checked first, then the checkout is made.
+      await this.db.tenant((tx) => assertCustomer(tx, error.customerId));
+      return open(true);
+    }
+  }
+
+  private async open(sql: SqlTx, input: CheckoutInput, shopper: Shopper, customerChecked: boolean): Promise<Checkout> {
+    const { cart, items: loaded, catalog, read } = await this.carts.locked(sql, input.cart_id, shopper);
+    if (cart.checkoutId) {
+      throw AppError.conflict('This cart already has a checkout', 'CHECKOUT_EXISTS', [{ path: 'body.cart_id', message: 'already checked out', checkout_id: cart.checkoutId }]);
+    }
+    if (input.currency && input.currency !== cart.currency) {
+      throw AppError.unprocessable('CURRENCY_MISMATCH', `The cart is in ${cart.currency}`, [{ path: 'body.currency', message: `must be ${cart.currency}` }]);
+    }
+    if (input.customer_id && cart.customerId && input.customer_id !== cart.customerId) {
+      throw AppError.unprocessable('CUSTOMER_MISMATCH', 'The cart belongs to another customer', [{ path: 'body.customer_id', message: "is not the cart's customer" }]);
+    }
+    if (input.customer_id && !shopper.customerId && input.customer_id !== cart.customerId && !customerChecked) throw new CustomerToCheck(input.customer_id);
+    const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
+    const quote = await this.pricing.quote(sql, cart, loaded, catalog, undefined, read);
+    if (quote.kept.length === 0) throw AppError.unprocessable('CART_EMPTY', 'The cart has no items that can be sold', [{ path: 'body.cart_id', message: 'is empty' }]);
+    if (quote.totals.couponRefusal) {
+      throw AppError.unprocessable('COUPON_INVALID', "The cart's coupon no longer applies; remove it or change the cart", [
+        { path: 'body.cart_id', message: quote.totals.couponRefusal, reason: quote.totals.couponRefusal },
+      ]);
+    }
+    const at = sql.now();
+    // The cart as checked out: its lines refreshed from the catalog, the ones that can no longer be sold gone.
+    quote.kept.forEach((item, n) => refreshLine(item, quote.lines[n], at));
+    Object.assign(cart, quote.totals);
+    const taxed = taxedLines(quote);
+    const lines: CheckoutLine[] = quote.lines
+      .map((line, n) => ({ line, out: taxed[n] }))
+      .sort((a, b) => a.line.createdAt.getTime() - b.line.createdAt.getTime())
+      .map(({ out }) => out);
+    const checkout: Checkout = {
+      id: randomUUID(),
+      tenantId: sql.tenantId,
+      cartId: cart.id,
+      customerId: cart.customerId ?? input.customer_id ?? shopper.customerId ?? null,
+      email: input.email.trim().toLowerCase(),
+      status: 'pending',
+      currency: cart.currency,
+      lineItems: lines,
+      couponCode: cart.couponCode,
+      subtotal: cart.subtotal,
+      shippingTotal: 0,
+      discountTotal: cart.volumeDiscountTotal + cart.couponDiscount,
+      taxTotal: cart.taxTotal,
+      shippingTax: quote.taxes.shipping.amount,
+      pricesIncludeTax: cart.pricesIncludeTax,
+      total: cart.total,
+      shippingAddress: null,
+      billingAddress: null,
+      shippingRate: null,
+      orderId: null,
+      abandonedAt: null,
+      completedAt: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    writeLines(sql, before, quote.kept);
+    sql.later(
+      `update checkout_cart set checkout_id = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
+              tax_total = ?, prices_include_tax = ?, total = ?
+        where tenant_id = ? and id = ?`,
+      [checkout.id, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount, cart.taxTotal, cart.pricesIncludeTax,
+        cart.total, sql.tenantId, cart.id],
+      { prepare: true },
+    );
+    insertCheckout(sql, checkout);
+    sql.publish(CHECKOUT_CREATED, checkoutEvent(checkout));
+    return checkout;
   }
 
   /**
@@ -144,12 +166,16 @@ export class Checkouts {
    * The checkout's lines and totals at the catalog's prices now, the coupon judged again, taxed
    * where it ships (the store's own country before an address is given), shipping included.
    */
-  private async priceNow(tx: Tx, checkout: Checkout) {
+  private async priceNow(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads) {
     const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n), offerId: l.offer_id ?? null }));
-    const quote = await this.pricing.quote(tx, { ...checkout, customerEmail: checkout.email }, lines, undefined, {
-      address: checkout.shippingAddress ?? null,
-      shipping: checkout.shippingTotal,
-    });
+    const quote = await this.pricing.quote(
+      tx,
+      { ...checkout, customerEmail: checkout.email },
+      lines,
+      catalog,
+      { address: checkout.shippingAddress ?? null, shipping: checkout.shippingTotal },
+      read,
+    );
     const { subtotal, volumeDiscountTotal, couponDiscount, taxTotal, pricesIncludeTax, total } = quote.totals;
     return {
       quote,
@@ -171,10 +197,17 @@ export class Checkouts {
    * Without a rate the checkout is `shipping_set`; with one its total is final, the order is placed
    * in this transaction (with the coupon's use) and the checkout awaits its payment. Once an order
    * exists the shipping step is closed: 409 CHECKOUT_ORDER_PLACED.
+   *
+   * Its statements (decision 0080): the checkout locked and read with its catalog facts in one, the
+   * order, its lines and the checkout written in one; the order's number is taken before the
+   * transaction opens (decision 0081), so that no checkout of the store waits for another's.
    */
   async setShipping(id: string, input: ShippingInput, shopper: Shopper): Promise<Checkout> {
+    const number = input.shipping_rate ? await this.orders.reserveNumber() : undefined;
     return this.db.tenant(async (tx) => {
-      const checkout = await this.find(tx, id, shopper, true);
+      const found = await lockForShipping(tx, id, (tenantSql, productIdsSql) => this.discounts.volumeTiersSql(tenantSql, productIdsSql));
+      if (!found || (shopper.customerId && found.checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
+      const { checkout, catalog, read, cartFields } = found;
       const action = input.shipping_rate ? 'await_payment' : 'set_addresses';
       // Refused before anything changes: a final checkout keeps its data.
       if (!checkoutMachine.can(checkout, action)) await checkoutMachine.apply(tx, checkout, action);
@@ -188,21 +221,31 @@ export class Checkouts {
       checkout.shippingRate = input.shipping_rate ? await storeRate(this.shippingPrices, tx, input.shipping_rate, checkout) : null;
       checkout.shippingTotal = checkout.shippingRate?.price ?? 0;
       // Priced and taxed for this address and this shipping charge.
-      await this.refreshPrices(tx, checkout);
+      await this.refreshPrices(tx, checkout, catalog, read);
       checkout.updatedAt = tx.now();
-      if (action !== 'await_payment') return checkoutMachine.apply(tx, checkout, action);
-      const order = await this.placeOrder(tx, checkout);
-      checkout.orderId = order.id;
-      await checkoutMachine.apply(tx, checkout, action);
-      // Nothing to pay (a 100 % coupon, free shipping): the order is paid already.
-      if (order.status === 'paid') return this.completeNow(tx, checkout);
-      return checkout;
+      // The order, its lines and the checkout go out together.
+      return this.db.write(async (sql) => {
+        if (action === 'await_payment') {
+          const order = await this.placeOrder(tx, sql, checkout, { number, catalog, cartFields });
+          checkout.orderId = order.id;
+          await checkoutMachine.apply(tx, checkout, action);
+          // Nothing to pay (a 100 % coupon, free shipping): the order is paid already.
+          if (order.status === 'paid') {
+            checkout.completedAt = tx.now();
+            await checkoutMachine.apply(tx, checkout, 'complete');
+          }
+        } else {
+          await checkoutMachine.apply(tx, checkout, action);
+        }
+        updateCheckout(sql, checkout);
+        return checkout;
+      }, tx.tenantId);
     });
   }
 
   /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
-  private async refreshPrices(tx: Tx, checkout: Checkout): Promise<void> {
-    const { quote, prices } = await this.priceNow(tx, checkout);
+  private async refreshPrices(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<void> {
+    const { quote, prices } = await this.priceNow(tx, checkout, catalog, read);
     if (quote.lines.length === 0) {
       throw AppError.unprocessable('CART_EMPTY', 'None of the items of this checkout can be sold any more', [{ path: 'params.id', message: 'no sellable items' }]);
     }
@@ -211,7 +254,7 @@ export class Checkouts {
         { path: 'params.id', message: quote.totals.couponRefusal, reason: quote.totals.couponRefusal },
       ]);
     }
-    if (JSON.stringify(prices.lineItems) !== JSON.stringify(checkout.lineItems)) checkout.lineItems = prices.lineItems;
+    checkout.lineItems = prices.lineItems;
     checkout.subtotal = prices.subtotal;
     checkout.discountTotal = prices.discountTotal;
     checkout.taxTotal = prices.taxTotal;
@@ -222,15 +265,19 @@ export class Checkouts {
 
   /**
    * The order of the checkout, from its snapshot (just refreshed from the catalog), and the
-   * coupon's use by that order. The orders plugin prices the order itself: should its price
-   * resolution differ from the checkout's, its total would not be the one shown, and the step is
-   * refused (422 CHECKOUT_PRICES_CHANGED) rather than charging another amount.
+   * coupon's use by that order; its rows are queued on `sql`, with the checkout's. The orders
+   * plugin prices the order itself: should its price resolution differ from the checkout's, its
+   * total would not be the one shown, and the step is refused (422 CHECKOUT_PRICES_CHANGED) rather
+   * than charging another amount.
    */
-  private async placeOrder(tx: Tx, checkout: Checkout): Promise<Order> {
+  private async placeOrder(
+    tx: Tx,
+    sql: SqlTx,
+    checkout: Checkout,
+    read: { number?: number; catalog: Map<string, Sellable>; cartFields: Record<string, unknown> },
+  ): Promise<Order> {
     // The cart's custom fields that orders declare too (the cart is frozen: they are as checked out).
-    const customFields = this.fields.carries('cart', 'order')
-      ? this.fields.carry('cart', 'order', (await tx.em.findOneOrFail(Cart, { id: checkout.cartId })).customFields)
-      : undefined;
+    const customFields = this.fields.carries('cart', 'order') ? this.fields.carry('cart', 'order', read.cartFields) : undefined;
     const { order, lines } = await this.orders.place(tx, {
       customerEmail: checkout.email,
       customerId: checkout.customerId,
@@ -247,6 +294,9 @@ export class Checkouts {
       },
       currency: checkout.currency,
       customFields,
+      number: read.number,
+      catalog: read.catalog,
+      writes: sql,
     });
     // What the warehouses could not hold of a line the variant lets the store backorder.
     const backordered = new Map(lines.map((l) => [l.variantId, l.backorderedQuantity]));
@@ -384,4 +434,11 @@ function address(a: AddressInput): CheckoutAddress {
     zip: a.zip,
     phone: a.phone ?? null,
   };
+}
+
+/** Thrown inside the checkout's write when a customer named by the store's keys must be checked first (`assertCustomer`). */
+class CustomerToCheck extends Error {
+  constructor(readonly customerId: string) {
+    super('The customer is checked before the checkout is made');
+  }
 }

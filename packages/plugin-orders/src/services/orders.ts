@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, LOGGER, Tenant, type CustomFieldValues, type ErrorDetail, type Tx } from '@qhatu/core';
-import { variantsWithProducts, type Variant } from '@qhatu/plugin-catalog';
+import { AppError, CustomFields, Database, LOGGER, Tenant, TenantContext, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
+import { variantsWithProducts, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -16,7 +16,7 @@ import { recordPayments, type PaymentEntry } from './ledger.js';
 import { assertStoreCurrency } from './currency.js';
 import { addHistoryNote, assertCan, linesOf, lockOrder, move } from './lifecycle.js';
 import { LineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './offers.js';
-import { OrderPrices, type LinePrices } from './prices.js';
+import { OrderPrices, type LinePrices, type PricedLine } from './prices.js';
 import { NOTHING_TO_PAY, Settlement } from './settlement.js';
 import { reviseOrder, type OrderRevision } from './revision.js';
 import { Shipping } from './shipping.js';
@@ -67,7 +67,35 @@ export interface PlaceOrderInput {
   shortfall?: 'backorder' | 'accept';
   /** Checked values of the order's custom fields (`CustomFields.create`, or a cart's carried over); absent: the defaults. */
   customFields?: CustomFieldValues;
+  /** The order's number, taken beforehand with `Orders.reserveNumber` (decision 0081); absent: the store's next, taken in this transaction. */
+  number?: number;
+  /** The catalog's facts of the lines' variants as the caller read them in this transaction (the checkout's one read); absent: read here. */
+  catalog?: Map<string, SellableFacts>;
+  /**
+   * The caller's `Database.write` in this transaction: the order and its lines are queued on it
+   * and go out with the caller's own writes, in one round trip (decision 0080).
+   */
+  writes?: SqlTx;
 }
+
+/** The store's next number: the counter row of the store, made at the first order. */
+const NEXT_NUMBER_SQL = `insert into orders_counter (tenant_id, last_number) values (?, ?)
+  on conflict (tenant_id) do update set last_number = orders_counter.last_number + 1
+  returning last_number`;
+
+const INSERT_ORDER_SQL = `insert into orders_order (tenant_id, id, number, status, customer_id, customer_email, customer_name, currency, subtotal,
+    shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, amount_paid, amount_refunded, shipping_address, history,
+    custom_fields, created_at, updated_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?::jsonb, '[]'::jsonb, ?::jsonb, ?, ?)`;
+
+// Every line in one statement, whatever their number.
+const INSERT_LINES_SQL = `insert into orders_line_item (tenant_id, id, order_id, position, variant_id, product_id, title, variant_title, sku, quantity,
+    fulfilled_quantity, backordered_quantity, unit_price_amount, total_amount, requires_shipping, discount_amount, tax_class, tax_rate, tax_amount, offer_id)
+  select ?::uuid, l.id, l.order_id, l.position, l.variant_id, l.product_id, l.title, l.variant_title, l.sku, l.quantity, 0, l.backordered_quantity,
+         l.unit_price_amount, l.total_amount, l.requires_shipping, l.discount_amount, l.tax_class, l.tax_rate, l.tax_amount, l.offer_id
+    from jsonb_to_recordset(?::jsonb) as l (id uuid, order_id uuid, position int, variant_id uuid, product_id uuid, title text, variant_title text,
+         sku text, quantity int, backordered_quantity int, unit_price_amount bigint, total_amount bigint, requires_shipping boolean,
+         discount_amount bigint, tax_class text, tax_rate int, tax_amount bigint, offer_id uuid)`;
 
 /** A line of no catalog variant: its title, price and tax class are the caller's. */
 export interface CustomLineInput {
@@ -102,12 +130,12 @@ function lineDiscounts(input: PlaceOrderInput, lines: LineItem[], discountTotal:
 
 /** The order line of a custom line, at its given price; its tax comes with the order's. */
 function customLine(tx: Tx, orderId: string, position: number, c: CustomLineInput): LineItem {
-  return tx.em.create(LineItem, {
+  return {
     id: c.id ?? randomUUID(), tenantId: tx.tenantId, orderId, position, variantId: null, productId: null, title: c.title, variantTitle: '',
     sku: c.sku ?? null, quantity: c.quantity, fulfilledQuantity: 0, backorderedQuantity: 0, unitPriceAmount: c.unitPrice,
     totalAmount: c.unitPrice * c.quantity, requiresShipping: c.requiresShipping, discountAmount: 0, taxClass: c.taxClass ?? 'standard',
     taxRate: 0, taxAmount: 0, offerId: null,
-  });
+  };
 }
 
 /** `payments.payment.confirmed` as the payments plugin publishes it. */
@@ -165,8 +193,8 @@ export class Orders {
     const custom = input.customLines ?? [];
     if (merged.size === 0 && custom.length === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
     const variantIds = [...merged.keys()];
-    // The variants with their products, in one statement.
-    const sellables = await variantsWithProducts(tx, variantIds);
+    // The variants with their products, in one statement (unless the caller read them in this transaction).
+    const sellables: Map<string, SellableFacts> = input.catalog ?? (await variantsWithProducts(tx, variantIds));
     const variants = [...sellables.values()].map((s) => s.variant);
     const products = new Map([...sellables.values()].map((s) => [s.product.id, s.product]));
     const byId = new Map(variants.map((v) => [v.id, v]));
@@ -204,7 +232,7 @@ export class Orders {
       const quantity = merged.get(v.id)!;
       const offer = offered.get(v.id);
       const price = set.get(v.id) ?? (offer ? offerUnitPrice(offer, v) : Math.min(unit.get(v.id) ?? v.price, v.price));
-      return tx.em.create(LineItem, {
+      const line: LineItem = {
         id: randomUUID(),
         tenantId: tx.tenantId,
         orderId: id,
@@ -225,7 +253,8 @@ export class Orders {
         taxRate: 0,
         taxAmount: 0,
         offerId: offer?.offerId ?? null,
-      });
+      };
+      return line;
     });
     for (const [n, c] of custom.entries()) lines.push(customLine(tx, id, ordered.length + n, c));
     const taxable = [...ordered.map((v) => v.taxable), ...custom.map((c) => c.taxable)];
@@ -250,10 +279,10 @@ export class Orders {
     const taxTotal = taxes.total;
     const address = input.shippingAddress ?? null;
     const name = address ? `${address.first_name} ${address.last_name}` : customer ? `${customer.firstName} ${customer.lastName}` : '';
-    const order = tx.em.create(Order, {
+    const order: Order = {
       id,
       tenantId: tx.tenantId,
-      number: await this.nextNumber(tx),
+      number: input.number ?? (await this.nextNumber(tx)),
       status: 'pending',
       customerId,
       customerEmail: email,
@@ -279,18 +308,68 @@ export class Orders {
       customFields: input.customFields ?? this.fields.create('order', undefined),
       createdAt: at,
       updatedAt: at,
-    });
-    publishCreated(tx, order, lines);
-    if (offered.size > 0) await this.offers.orderPlaced(tx, order, lines);
-    if (order.total === 0) await this.settlement.payIfCovered(tx, order, NOTHING_TO_PAY, lines);
-    return { order, lines };
+    };
+    // What reads the order back in this transaction needs its rows written first.
+    const later = offered.size === 0 && order.total !== 0 ? input.writes : undefined;
+    const placed = await this.persist(tx, order, lines, later);
+    publishCreated(tx, placed.order, placed.lines);
+    if (offered.size > 0) await this.offers.orderPlaced(tx, placed.order, placed.lines);
+    if (order.total === 0) await this.settlement.payIfCovered(tx, placed.order, NOTHING_TO_PAY, placed.lines);
+    return placed;
+  }
+
+  /**
+   * Writes a new order and its lines in two statements and one round trip (or queues them on the
+   * caller's `writes`), then hands them to the unit of work as stored: a change later in this
+   * transaction (paid at once, a seller's offer) is saved as an update.
+   */
+  private async persist(tx: Tx, order: Order, lines: LineItem[], writes?: SqlTx): Promise<{ order: Order; lines: LineItem[] }> {
+    const queue = (sql: SqlTx) => {
+      sql.later(INSERT_ORDER_SQL, [
+        tx.tenantId, order.id, order.number, order.status, order.customerId, order.customerEmail, order.customerName, order.currency, order.subtotal,
+        order.shippingTotal, order.discountTotal, order.taxTotal, order.shippingTax, order.pricesIncludeTax, order.total,
+        order.shippingAddress ? JSON.stringify(order.shippingAddress) : null, JSON.stringify(order.customFields), order.createdAt, order.updatedAt,
+      ]);
+      const rows = lines.map((l) => ({
+        id: l.id, order_id: l.orderId, position: l.position, variant_id: l.variantId, product_id: l.productId, title: l.title, variant_title: l.variantTitle,
+        sku: l.sku, quantity: l.quantity, backordered_quantity: l.backorderedQuantity, unit_price_amount: l.unitPriceAmount, total_amount: l.totalAmount,
+        requires_shipping: l.requiresShipping, discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, offer_id: l.offerId,
+      }));
+      if (rows.length > 0) sql.later(INSERT_LINES_SQL, [tx.tenantId, JSON.stringify(rows)]);
+    };
+    if (writes) queue(writes);
+    else await this.db.write(async (sql) => queue(sql), tx.tenantId);
+    return { order: tx.em.merge(Order, order), lines: lines.map((l) => tx.em.merge(LineItem, l)) };
+  }
+
+  /**
+   * The store's next order number, in a transaction of its own that ends at once (decision 0081):
+   * taken before the order's transaction opens, so that orders of one store placed at the same
+   * time never wait for each other on the counter row. A number taken for an order that is then
+   * not placed is not used again (a gap in the numbers). Its commit does not wait for the disk: the
+   * order's own commit, later in the same log, makes it durable with the order.
+   */
+  async reserveNumber(): Promise<number> {
+    let number: number | undefined;
+    // A scope of its own: never joined to a transaction the caller has open (whose commit must wait for the disk).
+    await TenantContext.run({ ...TenantContext.current(), tenantId: TenantContext.tenantId() }, () =>
+      this.db.write(async (sql) => {
+        sql.later('set local synchronous_commit = off');
+        sql.later<{ last_number: number }>(NEXT_NUMBER_SQL, [sql.tenantId, FIRST_ORDER_NUMBER], {
+          prepare: true,
+          rows: (rows) => (number = Number(rows[0].last_number)),
+        });
+      }),
+    );
+    if (number === undefined) throw new Error('No order number was taken');
+    return number;
   }
 
   /**
    * The offers the lines name, by variant: each must be for sale now and of the variant's product
    * (422 OFFER_NOT_AVAILABLE), and a variant is bought on one offer or on none (422 OFFER_MISMATCH).
    */
-  private async offeredLines(tx: Tx, lines: PlaceOrderInput['lines'], variants: Map<string, Variant>): Promise<Map<string, OfferTerms>> {
+  private async offeredLines(tx: Tx, lines: PlaceOrderInput['lines'], variants: Map<string, PricedLine>): Promise<Map<string, OfferTerms>> {
     const named = new Map<string, string | null>();
     for (const l of lines) {
       const offerId = l.offerId ?? null;
@@ -313,14 +392,9 @@ export class Orders {
     return out;
   }
 
-  /** The store's next number: one upsert on its counter row, which stays locked until this transaction ends. */
+  /** The store's next number in this transaction: its counter row stays locked until the transaction ends (see `reserveNumber`). */
   private async nextNumber(tx: Tx): Promise<number> {
-    const [row] = await tx.em.execute<Array<{ last_number: number }>>(
-      `insert into orders_counter (tenant_id, last_number) values (?, ?)
-       on conflict (tenant_id) do update set last_number = orders_counter.last_number + 1
-       returning last_number`,
-      [tx.tenantId, FIRST_ORDER_NUMBER],
-    );
+    const [row] = await tx.em.execute<Array<{ last_number: number }>>(NEXT_NUMBER_SQL, [tx.tenantId, FIRST_ORDER_NUMBER]);
     return Number(row.last_number);
   }
 

@@ -1,0 +1,116 @@
+import pg from 'pg';
+import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fullStore from '../../../starters/full-store/qhatu.config.js';
+import { ADDRESS, addItem, caller, CARTS, CHECKOUTS, createCart, createCoupon, createProduct, RATE, type Caller } from './helpers.js';
+
+// The checkout's path to a placed order in the full store (every plugin installed, as the
+// benchmark runs it): what it costs in statements, and order numbers when shoppers check out of
+// one store at once (decisions 0080 and 0081).
+let t: TestApp;
+let shop: TestTenant;
+let admin: Caller;
+let store: Caller;
+let variants: string[];
+beforeAll(async () => {
+  t = await createTestApp({ plugins: fullStore.plugins });
+  shop = await t.createTenant({ currency: 'USD' });
+  admin = caller(t, shop);
+  store = caller(t, shop, shop.storefrontToken);
+  const product = await createProduct(admin, { variants: [{ title: 'S', price: 1000 }, { title: 'M', price: 1100 }] });
+  variants = product.variants.map((v) => v.id);
+}, 120_000);
+afterAll(async () => t?.close());
+
+/** A cart of one unit of each variant, ready to check out. */
+async function cartOf(ids = variants): Promise<string> {
+  const cart = await createCart(store);
+  for (const id of ids) await addItem(store, cart.id, id, 1);
+  return cart.id;
+}
+
+async function checkOut(cartId: string, api = store): Promise<string> {
+  const res = await api('POST', CHECKOUTS, { cart_id: cartId, email: 'rosa@example.com' });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.id;
+}
+
+const ship = (checkoutId: string) => store('PUT', `${CHECKOUTS}/${checkoutId}/shipping`, { shipping_address: ADDRESS, shipping_rate: RATE });
+
+async function numberOf(orderId: string): Promise<number> {
+  return (await admin('GET', `/api/v1/orders/${orderId}`)).json().data.number;
+}
+
+describe('the checkout path in statements', () => {
+  it('making a checkout and the shipping step that places its order take 12 round trips at most', async () => {
+    const cartId = await cartOf();
+    const made = await t.countQueries(() => store('POST', CHECKOUTS, { cart_id: cartId, email: 'rosa@example.com' }));
+    expect(made.result.statusCode, made.result.body).toBe(201);
+    const placed = await t.countQueries(() => ship(made.result.json().data.id));
+    expect(placed.result.statusCode, placed.result.body).toBe(200);
+    expect(placed.result.json().data).toMatchObject({ status: 'payment_pending', total: 2100 + RATE.price });
+    expect(made.count + placed.count, [...made.statements, '--', ...placed.statements].join('\n')).toBeLessThanOrEqual(12);
+    // The number is taken and committed before the placing transaction begins.
+    expect(placed.statements[0]).toMatch(/orders_counter[\s\S]*COMMIT$/);
+    expect(placed.statements.slice(1).some((s) => s.includes('orders_counter'))).toBe(false);
+    // The order, its lines and the checkout go out in one round trip.
+    const writes = placed.statements.find((s) => s.includes('insert into orders_order'));
+    expect(writes).toMatch(/insert into orders_line_item[\s\S]*update checkout_checkout/);
+  });
+});
+
+describe('order numbers without a queue', () => {
+  it('50 shoppers checking out of one store at once each get an order, numbered one after another', async () => {
+    const checkouts: string[] = [];
+    for (let n = 0; n < 50; n++) checkouts.push(await checkOut(await cartOf([variants[n % 2]])));
+    const answers = await Promise.all(checkouts.map((id) => ship(id)));
+    for (const res of answers) expect(res.statusCode, res.body).toBe(200);
+    const numbers = await Promise.all(answers.map((res) => numberOf(res.json().data.order_id)));
+    expect(new Set(numbers).size).toBe(50);
+    const first = Math.min(...numbers);
+    expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => first + n));
+  });
+
+  it('a placement that waits inside its transaction keeps no other checkout of the store waiting', async () => {
+    const coupon = await createCoupon(admin, { type: 'percentage', value: 1000 });
+    const cartId = await cartOf();
+    expect((await store('POST', `${CARTS}/${cartId}/coupon`, { code: coupon.code })).statusCode).toBe(200);
+    const slow = await checkOut(cartId);
+    const quick = await checkOut(await cartOf());
+    // Another transaction holds the coupon's row: the slow step waits on it once its order is being placed.
+    const other = new pg.Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('select 1 from discounts_coupon where tenant_id = $1 and id = $2 for update', [shop.id, coupon.id]);
+      const waiting = ship(slow);
+      await new Promise((r) => setTimeout(r, 500));
+      const meanwhile = await ship(quick);
+      expect(meanwhile.statusCode, meanwhile.body).toBe(200);
+      await other.query('commit');
+      const late = await waiting;
+      expect(late.statusCode, late.body).toBe(200);
+      // The waiting step took its number first: numbers follow the order the steps began in.
+      expect(await numberOf(late.json().data.order_id)).toBeLessThan(await numberOf(meanwhile.json().data.order_id));
+    } finally {
+      await other.query('rollback').catch(() => undefined);
+      await other.end();
+    }
+  });
+
+  it('a step refused after its number was taken leaves a gap; numbers stay unique', async () => {
+    const before = await checkOut(await cartOf());
+    const first = await numberOf((await ship(before)).json().data.order_id);
+    const refused = await checkOut(await cartOf());
+    // The product is archived meanwhile: nothing of the checkout can be sold, and nothing is placed.
+    const product = await createProduct(admin, { variants: [{ title: 'Only', price: 500 }] });
+    const gone = await checkOut(await cartOf([product.variants[0].id]));
+    expect((await admin('PATCH', `/api/v1/catalog/products/${product.id}`, { status: 'archived' })).statusCode).toBe(200);
+    const no = await ship(gone);
+    expect(no.statusCode, no.body).toBe(422);
+    expect(no.json().error.code).toBe('CART_EMPTY');
+    expect((await store('GET', `${CHECKOUTS}/${gone}`)).json().data).toMatchObject({ status: 'pending', order_id: null });
+    const next = await numberOf((await ship(refused)).json().data.order_id);
+    expect(next).toBe(first + 2);
+  });
+});
