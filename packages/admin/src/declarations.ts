@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { QhatuPlugin } from '@qhatu/core';
+import { BUILT_IN_DECLARATIONS } from './built-in.js';
 
 /** A text in the dashboard's languages: English is required, Spanish falls back to it. */
 const Text = z.object({ en: z.string().min(1).max(80), es: z.string().min(1).max(80).optional() }).strict();
@@ -14,7 +15,7 @@ const ApiPath = z
   .regex(/^\/(api|admin)\/[A-Za-z0-9_\-./{}[\]=&?]*$/, 'must be a path of the store under /api/ or /admin/')
   .refine((path) => !path.includes('..') && !path.includes('//'), 'must not climb out of the API');
 
-const Permission = z.string().regex(/^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/, 'must be a permission name such as reviews.read');
+const Permission = z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'must be a permission name such as reviews.read');
 
 const Column = z.object({ field: z.string().regex(/^[a-z_][a-z0-9_.]*$/i), label: Text }).strict();
 
@@ -39,6 +40,8 @@ const ListView = z
     /** Values offered for `filter[status]`. */
     statuses: z.array(z.string()).optional(),
     actions: z.array(Action).max(6).optional(),
+    /** The field of a row that stands for `{id}` in its actions' paths (default `id`). */
+    row_id: z.string().regex(/^[a-z_][a-z0-9_]*$/i).optional(),
   })
   .strict();
 
@@ -91,7 +94,7 @@ export interface AdminManifest {
 export function adminManifest(plugins: readonly QhatuPlugin[]): AdminManifest {
   const extensions: AdminManifest['extensions'] = [];
   for (const plugin of plugins) {
-    const declared = (plugin as QhatuPlugin & { admin?: unknown }).admin;
+    const declared = (plugin as QhatuPlugin & { admin?: unknown }).admin ?? BUILT_IN_DECLARATIONS[plugin.name];
     if (declared === undefined) continue;
     const parsed = AdminDeclaration.safeParse(declared);
     if (!parsed.success) {

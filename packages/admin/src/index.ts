@@ -1,4 +1,4 @@
-import { definePlugin, PLUGINS, type QhatuPlugin } from '@qhatu/core';
+import { CONFIG, definePlugin, PLUGINS, type QhatuConfig, type QhatuPlugin } from '@qhatu/core';
 import { adminManifest } from './declarations.js';
 import { adminUiRoutes, BUILT_UI } from './ui-routes.js';
 
@@ -15,6 +15,12 @@ export { BUILT_UI } from './ui-routes.js';
 export interface AdminUiOptions {
   /** The folder of a built dashboard; this package's `dist/ui` by default. */
   root?: string;
+  /**
+   * Origins besides the store's own the dashboard may send requests to: the object storage that
+   * signed uploads go to (an S3 bucket's `https://<bucket>.s3.<region>.amazonaws.com`). The store's
+   * public address (`QHATU_PUBLIC_URL`) is always allowed.
+   */
+  uploadOrigins?: string[];
 }
 
 /**
@@ -26,7 +32,9 @@ export function adminUiPlugin(options: AdminUiOptions = {}): QhatuPlugin {
     name: 'admin',
     prefix: '',
     async routes(app, { container }) {
-      adminUiRoutes(app, options.root ?? BUILT_UI, adminManifest(container.resolve<QhatuPlugin[]>(PLUGINS)));
+      const config = container.resolve<QhatuConfig>(CONFIG);
+      const origins = [config.publicUrl, ...(options.uploadOrigins ?? [])].map((url) => new URL(url).origin);
+      adminUiRoutes(app, options.root ?? BUILT_UI, adminManifest(container.resolve<QhatuPlugin[]>(PLUGINS)), origins);
     },
   });
 }

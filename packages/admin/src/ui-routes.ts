@@ -30,7 +30,9 @@ const exists = (file: string) => stat(file).then((s) => s.isFile(), () => false)
  * every load so a new build is picked up; any other address under `/admin/ui` is the page (the
  * app routes in the browser). Without a build, a 503 that says how to make one.
  */
-export function adminUiRoutes(app: FastifyInstance, root: string, manifest: AdminManifest): void {
+export function adminUiRoutes(app: FastifyInstance, root: string, manifest: AdminManifest, connectOrigins: readonly string[] = []): void {
+  // The page calls its own origin, and the origins signed uploads go to (the store's public address, a bucket).
+  const connect = ["'self'", ...new Set(connectOrigins)].join(' ');
   const base = normalize(root.endsWith(sep) ? root : root + sep);
   const index = join(base, 'index.html');
   const security = (reply: FastifyReply) =>
@@ -44,7 +46,7 @@ export function adminUiRoutes(app: FastifyInstance, root: string, manifest: Admi
     return security(reply)
       .type(TYPES['.html'])
       .header('cache-control', 'no-cache')
-      .header('content-security-policy', "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+      .header('content-security-policy', `default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; connect-src ${connect}; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`)
       .send(await readFile(index));
   };
 
@@ -55,6 +57,13 @@ export function adminUiRoutes(app: FastifyInstance, root: string, manifest: Admi
   app.get('/admin/ui/manifest.json', { config, schema: { hide: true } }, async (_request, reply) =>
     security(reply).type(TYPES['.json']).header('cache-control', 'no-cache').send(body),
   );
+
+  // Staff invitation and password-reset e-mails link to `<public URL>/staff/password` unless
+  // QHATU_STAFF_PASSWORD_URL says otherwise: the dashboard's page that sets the password.
+  app.get('/staff/password', { config, schema: { hide: true } }, async (request, reply) => {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(`/admin/ui/password${query}`, 302);
+  });
 
   app.get<{ Params: { '*': string } }>('/admin/ui/*', { config, schema: { hide: true } }, async (request, reply) => {
     const wanted = request.params['*'];

@@ -1,4 +1,5 @@
 import { definePlugin } from '@qhatu/core';
+import { blogAdmin } from './admin.js';
 import { BlogPost } from './entities/post.js';
 import { postMachine } from './machines/post.js';
 import { postsMigration } from './migrations/0001_posts.js';
@@ -19,6 +20,8 @@ export { postOut } from './routes/posts.js';
 /** The blog: posts with sanitized HTML and unique slugs, drafted, published and archived. */
 export default definePlugin({
   name: 'blog',
+  // Its pages and widgets in the admin dashboard.
+  admin: blogAdmin,
   entities: [BlogPost],
   migrations: [postsMigration, postSearchMigration],
   machines: [postMachine],

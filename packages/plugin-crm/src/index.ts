@@ -1,4 +1,5 @@
 import { definePlugin } from '@qhatu/core';
+import { crmAdmin } from './admin.js';
 import { Account } from './entities/account.js';
 import { Activity } from './entities/activity.js';
 import { Contact } from './entities/contact.js';
@@ -47,6 +48,8 @@ export { CRM_EVENTS } from './services/events.js';
 /** CRM: leads (scored, qualified, converted), contacts, accounts, pipelines, deals, activities, tasks. */
 export default definePlugin({
   name: 'crm',
+  // Its pages and widgets in the admin dashboard.
+  admin: crmAdmin,
   permissions: [
     { name: 'crm.leads.read', description: 'See leads, their activities and the CRM settings' },
     { name: 'crm.leads.write', description: 'Create, change, qualify, disqualify and convert leads; record activities' },

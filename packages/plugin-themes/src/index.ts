@@ -1,4 +1,5 @@
 import { CONFIG, definePlugin, type QhatuConfig, type QhatuPlugin } from '@qhatu/core';
+import { themesAdmin } from './admin.js';
 import { CatalogTheme } from './entities/catalog-theme.js';
 import { InstalledTheme } from './entities/installed-theme.js';
 import { ThemePurchase } from './entities/purchase.js';
@@ -41,6 +42,8 @@ export interface ThemesOptions {
 export function themesPlugin(options: ThemesOptions = {}): QhatuPlugin {
   return definePlugin({
     name: 'themes',
+    // Its pages and widgets in the admin dashboard.
+    admin: themesAdmin,
     entities: [CatalogTheme, ThemePurchase, InstalledTheme, ThemeVersion, ThemeStoreSetting],
     migrations: [themesMigration, markupCheckedMigration],
     events: [...THEME_EVENTS],

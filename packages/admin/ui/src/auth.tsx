@@ -20,6 +20,8 @@ interface Auth {
   expired: boolean;
   can(permission: string | undefined): boolean;
   signIn(tenantId: string, email: string, password: string): Promise<void>;
+  /** Sets the password of an invitation or a reset link, then signs the member in. */
+  setPassword(tenantId: string, token: string, password: string): Promise<void>;
   signOut(): Promise<void>;
 }
 
@@ -68,6 +70,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         const answer = await clientFor({ token: '', tenantId, expiresAt: '' }).POST('/api/v1/auth/staff/login', {
           body: { email, password },
         });
+        const session = { token: answer.data.token, tenantId, expiresAt: answer.data.expires_at };
+        start(session);
+        setState({ session, expired: false });
+      },
+      async setPassword(tenantId, token, password) {
+        const answer = await clientFor({ token: '', tenantId, expiresAt: '' }).POST('/api/v1/auth/staff/password', { body: { token, password } });
         const session = { token: answer.data.token, tenantId, expiresAt: answer.data.expires_at };
         start(session);
         setState({ session, expired: false });

@@ -2,7 +2,8 @@ import { createContext, useContext, useEffect, useState, type ReactNode } from '
 import { callPath } from './api';
 import { useAuth } from './auth';
 import { useI18n } from './i18n';
-import { ErrorBox, Loaded, Pager, Status, useAction, useLoad, usePager } from './ui';
+import { ListTable, ListToolbar, listParams, useList, type ListPage } from './list';
+import { ErrorBox, Loaded, Status, useAction, useLoad } from './ui';
 
 /** The manifest the store serves at /admin/ui/manifest.json (what @qhatu/admin's AdminDeclaration checked). */
 type Text = { en: string; es?: string };
@@ -18,7 +19,7 @@ interface Action {
   when_status?: string[];
 }
 export type View =
-  | { type: 'list'; source: string; columns: Column[]; statuses?: string[]; actions?: Action[] }
+  | { type: 'list'; source: string; columns: Column[]; statuses?: string[]; actions?: Action[]; row_id?: string }
   | { type: 'fields'; source: string; fields: Column[] };
 export interface ExtensionPage {
   path: string;
@@ -69,109 +70,87 @@ function show(value: unknown): ReactNode {
   return String(value);
 }
 
-/** A declared view: the rows of a list (cursor pages, a status filter, row actions) or one record's fields. */
-export function ExtensionView({ view, id, label }: { view: View; id?: string; label: string }) {
+type ListView = Extract<View, { type: 'list' }>;
+type FieldsView = Extract<View, { type: 'fields' }>;
+type Row = Record<string, unknown>;
+
+/** One record's fields. */
+function RecordFields({ view, id }: { view: FieldsView; id?: string }) {
+  const { client } = useAuth();
+  const { text } = useI18n();
+  const state = useLoad(async () => (await callPath(client, 'GET', fill(view.source, id))) as { data?: Row } & Row, [view.source, id]);
+  return (
+    <Loaded state={state}>
+      {(answer) => {
+        const record = (answer.data ?? answer) as Row;
+        return (
+          <dl className="fields">
+            {view.fields.map((f) => (
+              <div key={f.field}>
+                <dt>{text(f.label)}</dt>
+                <dd>{show(valueAt(record, f.field))}</dd>
+              </div>
+            ))}
+          </dl>
+        );
+      }}
+    </Loaded>
+  );
+}
+
+/** The rows of a list: cursor pages, a status filter, row actions. */
+function Rows({ view, id, label }: { view: ListView; id?: string; label: string }) {
   const { client, can } = useAuth();
   const { t, text } = useI18n();
-  const [status, setStatus] = useState(view.type === 'list' && view.statuses ? view.statuses[0] : '');
-  const pager = usePager([status, id]);
   const action = useAction();
-  const state = useLoad(async () => {
-    const source = fill(view.source, id);
-    if (view.type === 'fields') return { rows: [], one: (await callPath(client, 'GET', source)) as any, pagination: undefined };
-    const join = source.includes('?') ? '&' : '?';
-    const query = new URLSearchParams({ limit: '10' });
-    if (status) query.set('filter[status]', status);
-    if (pager.cursor) query.set('cursor', pager.cursor);
-    const answer = (await callPath(client, 'GET', `${source}${join}${query}`)) as { data: Record<string, unknown>[]; meta?: { pagination?: { cursor?: string | null; has_next?: boolean } } };
-    return { rows: answer.data, one: undefined, pagination: answer.meta?.pagination };
-  }, [view.source, id, status, pager.cursor]);
-
-  if (view.type === 'fields') {
-    return (
-      <Loaded state={state}>
-        {(d) => {
-          const record = (d.one?.data ?? d.one ?? {}) as Record<string, unknown>;
-          return (
-            <dl className="fields">
-              {view.fields.map((f) => (
-                <div key={f.field}>
-                  <dt>{text(f.label)}</dt>
-                  <dd>{show(valueAt(record, f.field))}</dd>
-                </div>
-              ))}
-            </dl>
-          );
-        }}
-      </Loaded>
-    );
-  }
+  const list = useList<Row, 'status'>(
+    async (query) => {
+      const source = fill(view.source, id);
+      const params = new URLSearchParams(Object.entries(listParams({ ...query, limit: 10 })).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+      return (await callPath(client, 'GET', `${source}${source.includes('?') ? '&' : '?'}${params}`)) as ListPage<Row>;
+    },
+    { filters: { status: view.statuses?.[0] ?? '' }, deps: [view.source, id] },
+  );
   const actions = (view.actions ?? []).filter((a) => can(a.permission));
   return (
     <div>
-      {view.statuses && (
-        <label className="inline">
-          {t('status')}{' '}
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">{t('all')}</option>
-            {view.statuses.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
+      {view.statuses && <ListToolbar list={list} search={false} filters={[{ name: 'status', label: t('status'), options: view.statuses.map((value) => ({ value })) }]} />}
       {action.error !== undefined && <ErrorBox error={action.error} />}
-      <Loaded state={state} empty={(d) => d.rows.length === 0}>
-        {(d) => (
-          <>
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">{label}</caption>
-                <thead>
-                  <tr>
-                    {view.columns.map((c) => (
-                      <th key={c.field} scope="col">
-                        {text(c.label)}
-                      </th>
-                    ))}
-                    {actions.length > 0 && <th scope="col">{t('actions')}</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.rows.map((row, i) => (
-                    <tr key={String(row.id ?? i)}>
-                      {view.columns.map((c) => (
-                        <td key={c.field}>{c.field === 'status' ? <Status value={String(row.status)} /> : show(valueAt(row, c.field))}</td>
-                      ))}
-                      {actions.length > 0 && (
-                        <td className="row-actions">
-                          {actions
-                            .filter((a) => !a.when_status || a.when_status.includes(String(row.status)))
-                            .map((a) => (
-                              <button
-                                type="button"
-                                key={a.path}
-                                disabled={action.busy}
-                                onClick={() => void action.run(() => callPath(client, a.method, fill(a.path, String(row.id)))).then((ok) => ok && state.reload())}
-                              >
-                                {text(a.label)}
-                              </button>
-                            ))}
-                        </td>
-                      )}
-                    </tr>
+      <ListTable
+        list={list}
+        caption={label}
+        columns={[...view.columns.map((c) => ({ label: text(c.label) })), ...(actions.length > 0 ? [{ label: t('actions') }] : [])]}
+        row={(row) => (
+          <tr key={String(row.id ?? row[view.row_id ?? 'id'] ?? JSON.stringify(row))}>
+            {view.columns.map((c) => (
+              <td key={c.field}>{c.field === 'status' ? <Status value={String(row.status)} /> : show(valueAt(row, c.field))}</td>
+            ))}
+            {actions.length > 0 && (
+              <td className="row-actions">
+                {actions
+                  .filter((a) => !a.when_status || a.when_status.includes(String(row.status)))
+                  .map((a) => (
+                    <button
+                      type="button"
+                      key={a.path}
+                      disabled={action.busy}
+                      onClick={() => void action.run(() => callPath(client, a.method, fill(a.path, String(row[view.row_id ?? 'id'])))).then((ok) => ok && list.reload())}
+                    >
+                      {text(a.label)}
+                    </button>
                   ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager pager={pager} pagination={d.pagination} />
-          </>
+              </td>
+            )}
+          </tr>
         )}
-      </Loaded>
+      />
     </div>
   );
+}
+
+/** A declared view: the rows of a list or one record's fields. */
+export function ExtensionView({ view, id, label }: { view: View; id?: string; label: string }) {
+  return view.type === 'fields' ? <RecordFields view={view} id={id} /> : <Rows view={view} id={id} label={label} />;
 }
 
 /** The widgets plugins put in a zone, each shown to those holding its permission. */

@@ -1,6 +1,6 @@
 import { StrictMode, Suspense, lazy, useState, type FormEvent, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter, NavLink, Route, Routes, useLocation } from 'react-router';
+import { BrowserRouter, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { messageOf } from './api';
 import { AuthProvider, useAuth } from './auth';
 import { ManifestProvider, useManifest } from './extensions';
@@ -16,15 +16,26 @@ const Products = lazy(() => import('./areas/products'));
 const Inventory = lazy(() => import('./areas/inventory'));
 const Customers = lazy(() => import('./areas/customers'));
 const Staff = lazy(() => import('./areas/staff'));
+const Discounts = lazy(() => import('./areas/discounts'));
+const Settings = lazy(() => import('./areas/settings'));
+const CrmBoard = lazy(() => import('./areas/crm'));
+const Blog = lazy(() => import('./areas/blog'));
 const PluginPage = lazy(() => import('./areas/plugin-page'));
 
-/** The dashboard's own areas and the permission each needs. */
-const AREAS: Array<{ path: string; label: Key; permission?: string; element: ReactNode }> = [
+/**
+ * The dashboard's own areas: the permissions any of which shows each, and the plugin it needs
+ * installed (areas whose pages are more than a declared view: a board, an editor).
+ */
+const AREAS: Array<{ path: string; label: Key; permission?: string | string[]; plugin?: string; element: ReactNode }> = [
   { path: 'orders', label: 'nav.orders', permission: 'orders.read', element: <Orders /> },
   { path: 'products', label: 'nav.products', permission: 'catalog.read', element: <Products /> },
   { path: 'inventory', label: 'nav.inventory', permission: 'inventory.read', element: <Inventory /> },
   { path: 'customers', label: 'nav.customers', permission: 'customers.read', element: <Customers /> },
+  { path: 'discounts', label: 'nav.discounts', permission: 'discounts.read', plugin: 'discounts', element: <Discounts /> },
+  { path: 'crm', label: 'nav.crm', permission: 'crm.deals.read', plugin: 'crm', element: <CrmBoard /> },
+  { path: 'blog', label: 'nav.blog', permission: 'blog.read', plugin: 'blog', element: <Blog /> },
   { path: 'staff', label: 'nav.staff', permission: 'staff.read', element: <Staff /> },
+  { path: 'settings', label: 'nav.settings', permission: ['customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'], element: <Settings /> },
 ];
 
 function LanguageSwitch() {
@@ -88,6 +99,62 @@ function SignIn() {
   );
 }
 
+/** The page an invitation or a password-reset e-mail links to: the member chooses a password and is signed in. */
+function SetPassword() {
+  const { setPassword } = useAuth();
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const params = new URLSearchParams(window.location.search);
+  const tenant = params.get('tenant') ?? '';
+  const token = params.get('token') ?? '';
+  const invite = params.get('purpose') !== 'reset';
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    if (form.get('password') !== form.get('again')) return setError(new Error(t('password.mismatch')));
+    setBusy(true);
+    setError(undefined);
+    try {
+      await setPassword(tenant, token, String(form.get('password')));
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="signin" id="main">
+      <form onSubmit={(e) => void submit(e)} className="card" aria-labelledby="password-title">
+        <div className="signin-head">
+          <h1 id="password-title">{invite ? t('password.invite') : t('password.reset')}</h1>
+          <LanguageSwitch />
+        </div>
+        {(!tenant || !token) && (
+          <div className="state error" role="alert">
+            {t('password.badlink')}
+          </div>
+        )}
+        {error !== undefined && (
+          <div className="state error" role="alert">
+            <strong>{t('error')}:</strong> {messageOf(error)}
+          </div>
+        )}
+        <Field label={t('password.new')} hint={t('password.hint')}>
+          <input name="password" type="password" required minLength={8} autoComplete="new-password" />
+        </Field>
+        <Field label={t('password.again')}>
+          <input name="again" type="password" required minLength={8} autoComplete="new-password" />
+        </Field>
+        <button type="submit" className="primary" disabled={busy || !tenant || !token}>
+          {busy ? t('saving') : t('password.submit')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
 function Shell() {
   const { me, can, signOut } = useAuth();
   const { t, text } = useI18n();
@@ -95,7 +162,9 @@ function Shell() {
   const [open, setOpen] = useState(false);
   const location = useLocation();
   if (!me) return <Loading />;
-  const areas = AREAS.filter((a) => can(a.permission));
+  const allowed = (a: (typeof AREAS)[number]) => (Array.isArray(a.permission) ? a.permission.some((p) => can(p)) : can(a.permission));
+  const present = (a: (typeof AREAS)[number]) => !a.plugin || manifest.plugins.includes(a.plugin);
+  const areas = AREAS.filter((a) => allowed(a) && present(a));
   const pages = manifest.extensions.flatMap((e) => e.pages.filter((p) => p.nav && can(p.permission)).map((p) => ({ ...p, plugin: e.plugin })));
   return (
     <div className="shell">
@@ -139,7 +208,7 @@ function Shell() {
           <Routes>
             <Route index element={<Home />} />
             {AREAS.map((a) => (
-              <Route key={a.path} path={`${a.path}/*`} element={can(a.permission) ? a.element : <ErrorBox error={new Error(t('forbidden'))} />} />
+              <Route key={a.path} path={`${a.path}/*`} element={a.plugin && manifest.plugins.length === 0 ? <Loading /> : !present(a) ? <Empty>{t('notfound')}</Empty> : allowed(a) ? a.element : <ErrorBox error={new Error(t('forbidden'))} />} />
             ))}
             <Route path="x/:plugin/:page" element={<PluginPage />} />
             <Route path="*" element={<Empty>{t('notfound')}</Empty>} />
@@ -152,6 +221,8 @@ function Shell() {
 
 function App() {
   const { session } = useAuth();
+  const location = useLocation();
+  if (location.pathname === '/password') return <SetPassword />;
   return session ? <Shell /> : <SignIn />;
 }
 

@@ -1,64 +1,36 @@
-import { useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { useAuth } from '../auth';
 import { useI18n } from '../i18n';
-import { Empty, Field, Loaded, Pager, Status, useLoad, usePager } from '../ui';
+import type { ItemOf } from '@qhatu/client';
+import { ListTable, ListToolbar, listParams, useList } from '../list';
+import { Empty, Loaded, Status, useLoad } from '../ui';
+
+type Customer = ItemOf<'/api/v1/customers'>;
 
 function CustomerList() {
   const { client } = useAuth();
   const { t, date } = useI18n();
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
-  const pager = usePager([q]);
-  const state = useLoad(() => client.GET('/api/v1/customers', { params: { query: { limit: 25, cursor: pager.cursor, q: q || undefined } } }), [q, pager.cursor]);
+  const list = useList<Customer>((query) => client.GET('/api/v1/customers', { params: { query: listParams(query) as never } }));
   return (
     <>
       <h1>{t('customers.title')}</h1>
-      <form
-        className="toolbar"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQ(search.trim());
-        }}
-      >
-        <Field label={t('search')}>
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-        </Field>
-        <button type="submit">{t('search')}</button>
-      </form>
-      <Loaded state={state} empty={(d) => d.data.length === 0}>
-        {(d) => (
-          <>
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">{t('customers.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('customers.email')}</th>
-                    <th scope="col">{t('customers.name')}</th>
-                    <th scope="col">{t('created')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.data.map((c) => (
-                    <tr key={c.id}>
-                      <td>
-                        <Link to={c.id}>{c.email}</Link>
-                      </td>
-                      <td>
-                        {c.first_name ?? ''} {c.last_name ?? ''}
-                      </td>
-                      <td>{date(c.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager pager={pager} pagination={d.meta.pagination} />
-          </>
+      <ListToolbar list={list} />
+      <ListTable
+        list={list}
+        caption={t('customers.title')}
+        columns={[{ label: t('customers.email') }, { label: t('customers.name') }, { label: t('created') }]}
+        row={(c) => (
+          <tr key={c.id}>
+            <td>
+              <Link to={c.id}>{c.email}</Link>
+            </td>
+            <td>
+              {c.first_name ?? ''} {c.last_name ?? ''}
+            </td>
+            <td>{date(c.created_at)}</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </>
   );
 }
@@ -69,12 +41,15 @@ function CustomerDetail() {
   const { t, money, date } = useI18n();
   const state = useLoad(async () => {
     const customer = await client.GET('/api/v1/customers/{id}', { params: { path: { id } } });
-    const orders = can('orders.read') ? (await client.GET('/api/v1/customers/{id}/orders', { params: { path: { id }, query: { limit: 25 } } })).data : [];
-    return { customer: customer.data, orders };
+    const [orders, addresses] = await Promise.all([
+      can('orders.read') ? client.GET('/api/v1/customers/{id}/orders', { params: { path: { id }, query: { limit: 25 } } }).then((a) => a.data) : [],
+      client.GET('/api/v1/customers/{id}/addresses', { params: { path: { id } } }).then((a) => a.data),
+    ]);
+    return { customer: customer.data, orders, addresses };
   }, [id]);
   return (
     <Loaded state={state}>
-      {({ customer, orders }) => (
+      {({ customer, orders, addresses }) => (
         <>
           <p>
             <Link to="..">← {t('customers.title')}</Link>
@@ -83,6 +58,21 @@ function CustomerDetail() {
           <p>
             {customer.first_name ?? ''} {customer.last_name ?? ''}
           </p>
+          <section className="card" aria-labelledby="customer-addresses">
+            <h2 id="customer-addresses">{t('customers.addresses')}</h2>
+            {addresses.length === 0 ? (
+              <Empty />
+            ) : (
+              <ul className="plain">
+                {addresses.map((a) => (
+                  <li key={a.id}>
+                    {[`${a.first_name ?? ''} ${a.last_name ?? ''}`.trim(), a.company, a.address1, a.address2, a.city, a.province, a.zip, a.country_code, a.phone].filter(Boolean).join(', ')}
+                    {a.is_default && <small> · {t('customers.default')}</small>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
           {can('orders.read') && (
             <section className="card" aria-labelledby="customer-orders">
               <h2 id="customer-orders">{t('orders.title')}</h2>

@@ -4,90 +4,38 @@ import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useInstalled, Zone } from '../extensions';
 import { useI18n } from '../i18n';
-import { Empty, ErrorBox, Field, Loaded, Pager, Status, useAction, useLoad, usePager } from '../ui';
+import { ListTable, ListToolbar, listParams, useList } from '../list';
+import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
 
 type Order = ItemOf<'/api/v1/orders'>;
 const STATUSES = ['pending', 'confirmed', 'paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled', 'cancelled', 'refunded'] as const;
-type OrderStatus = (typeof STATUSES)[number];
 
 function OrderList() {
   const { client } = useAuth();
   const { t, money, date } = useI18n();
-  const [status, setStatus] = useState<OrderStatus | ''>('');
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
-  const pager = usePager([status, q]);
-  const state = useLoad(
-    () =>
-      client.GET('/api/v1/orders', {
-        params: { query: { limit: 25, cursor: pager.cursor, q: q || undefined, 'filter[status]': status || undefined } },
-      }),
-    [status, q, pager.cursor],
-  );
+  const list = useList<Order, 'status'>((query) => client.GET('/api/v1/orders', { params: { query: listParams(query) as never } }));
   return (
     <>
       <h1>{t('orders.title')}</h1>
-      <form
-        className="toolbar"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQ(search.trim());
-        }}
-      >
-        <Field label={t('search')}>
-          <input type="search" value={search} placeholder={t('orders.search')} onChange={(e) => setSearch(e.target.value)} />
-        </Field>
-        <Field label={t('status')}>
-          <select value={status} onChange={(e) => setStatus(e.target.value as OrderStatus | '')}>
-            <option value="">{t('all')}</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <button type="submit">{t('search')}</button>
-      </form>
-      <Loaded state={state} empty={(d) => d.data.length === 0}>
-        {(d) => (
-          <>
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">{t('orders.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('orders.number')}</th>
-                    <th scope="col">{t('orders.customer')}</th>
-                    <th scope="col">{t('status')}</th>
-                    <th scope="col" className="num">
-                      {t('total')}
-                    </th>
-                    <th scope="col">{t('created')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.data.map((o) => (
-                    <tr key={o.id}>
-                      <td>
-                        <Link to={o.id}>#{o.number}</Link>
-                      </td>
-                      <td>{o.customer_email}</td>
-                      <td>
-                        <Status value={o.status} />
-                      </td>
-                      <td className="num">{money(o.total, o.currency)}</td>
-                      <td>{date(o.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager pager={pager} pagination={d.meta.pagination} />
-          </>
+      <ListToolbar list={list} placeholder={t('orders.search')} filters={[{ name: 'status', label: t('status'), options: STATUSES.map((value) => ({ value })) }]} />
+      <ListTable
+        list={list}
+        caption={t('orders.title')}
+        columns={[{ label: t('orders.number') }, { label: t('orders.customer') }, { label: t('status') }, { label: t('total'), num: true }, { label: t('created') }]}
+        row={(o) => (
+          <tr key={o.id}>
+            <td>
+              <Link to={o.id}>#{o.number}</Link>
+            </td>
+            <td>{o.customer_email}</td>
+            <td>
+              <Status value={o.status} />
+            </td>
+            <td className="num">{money(o.total, o.currency)}</td>
+            <td>{date(o.created_at)}</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </>
   );
 }

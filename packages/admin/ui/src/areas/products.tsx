@@ -3,11 +3,14 @@ import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import type { ResponseOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { Zone } from '../extensions';
+import { Collections, Images, Metafields } from './product-extras';
 import { useI18n } from '../i18n';
-import { ErrorBox, Field, Loaded, Pager, Status, useAction, useLoad, usePager } from '../ui';
+import { ListTable, ListToolbar, listParams, useList } from '../list';
+import { ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
 
 type Product = ResponseOf<'/api/v1/catalog/products/{id}'>['data'];
-type ProductStatus = 'active' | 'draft' | 'archived';
+const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
+type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 interface VariantRow {
   id?: string;
   title: string;
@@ -19,14 +22,7 @@ interface VariantRow {
 function ProductList() {
   const { client, can } = useAuth();
   const { t, money, date } = useI18n();
-  const [status, setStatus] = useState<ProductStatus | ''>('');
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
-  const pager = usePager([status, q]);
-  const state = useLoad(
-    () => client.GET('/api/v1/catalog/products', { params: { query: { limit: 25, cursor: pager.cursor, q: q || undefined, 'filter[status]': status || undefined } } }),
-    [status, q, pager.cursor],
-  );
+  const list = useList<Product, 'status'>((query) => client.GET('/api/v1/catalog/products', { params: { query: listParams(query) as never } }));
   return (
     <>
       <div className="title-row">
@@ -37,65 +33,25 @@ function ProductList() {
           </Link>
         )}
       </div>
-      <form
-        className="toolbar"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQ(search.trim());
-        }}
-      >
-        <Field label={t('search')}>
-          <input type="search" value={search} placeholder={t('products.search')} onChange={(e) => setSearch(e.target.value)} />
-        </Field>
-        <Field label={t('status')}>
-          <select value={status} onChange={(e) => setStatus(e.target.value as ProductStatus | '')}>
-            <option value="">{t('all')}</option>
-            <option value="active">active</option>
-            <option value="draft">draft</option>
-            <option value="archived">archived</option>
-          </select>
-        </Field>
-        <button type="submit">{t('search')}</button>
-      </form>
-      <Loaded state={state} empty={(d) => d.data.length === 0}>
-        {(d) => (
-          <>
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">{t('products.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('products.name')}</th>
-                    <th scope="col">{t('status')}</th>
-                    <th scope="col">{t('products.variants')}</th>
-                    <th scope="col" className="num">
-                      {t('products.price')}
-                    </th>
-                    <th scope="col">{t('created')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.data.map((p) => (
-                    <tr key={p.id}>
-                      <td>
-                        <Link to={p.id}>{p.title}</Link>
-                      </td>
-                      <td>
-                        <Status value={p.status} />
-                      </td>
-                      <td>{p.variants.length}</td>
-                      <td className="num">{p.variants[0] ? money(p.variants[0].price, p.variants[0].currency) : '—'}</td>
-                      <td>{date(p.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager pager={pager} pagination={d.meta.pagination} />
-          </>
+      <ListToolbar list={list} placeholder={t('products.search')} filters={[{ name: 'status', label: t('status'), options: PRODUCT_STATUSES.map((value) => ({ value })) }]} />
+      <ListTable
+        list={list}
+        caption={t('products.title')}
+        columns={[{ label: t('products.name') }, { label: t('status') }, { label: t('products.variants') }, { label: t('products.price'), num: true }, { label: t('created') }]}
+        row={(p) => (
+          <tr key={p.id}>
+            <td>
+              <Link to={p.id}>{p.title}</Link>
+            </td>
+            <td>
+              <Status value={p.status} />
+            </td>
+            <td>{p.variants.length}</td>
+            <td className="num">{p.variants[0] ? money(p.variants[0].price, p.variants[0].currency) : '—'}</td>
+            <td>{date(p.created_at)}</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </>
   );
 }
@@ -259,6 +215,11 @@ function EditProduct() {
           </div>
           {publish.error !== undefined && <ErrorBox error={publish.error} />}
           <ProductForm key={product.updated_at} product={product} onSaved={() => state.reload()} />
+          <Images product={product} onSaved={state.reload} />
+          <div className="grid2">
+            <Collections product={product} />
+            <Metafields product={product} />
+          </div>
           <Zone name="product.detail" id={product.id} />
         </>
       )}

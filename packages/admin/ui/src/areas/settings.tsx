@@ -1,0 +1,437 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { NavLink, Navigate, Route, Routes } from 'react-router';
+import type { ItemOf, ResponseOf } from '@qhatu/client';
+import { useAuth } from '../auth';
+import { useI18n, type Key } from '../i18n';
+import { ListTable, listParams, useList } from '../list';
+import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+
+type Region = ItemOf<'/api/v1/taxes/regions'>;
+type Rate = ItemOf<'/shipping/rates'>;
+type Gateway = ResponseOf<'/api/v1/payments/gateways'>['data'][number];
+type Subscription = ItemOf<'/api/v1/webhooks'>;
+
+const text = (v: FormData, name: string) => String(v.get(name) ?? '').trim();
+const orNull = (value: string) => (value === '' ? null : value);
+
+/** A small form whose submit runs one write and shows its pending, error and saved states. */
+function SaveForm({ label, children, save, button }: { label: string; children: ReactNode; save(values: FormData, form: HTMLFormElement): Promise<unknown>; button?: string }) {
+  const { t } = useI18n();
+  const action = useAction();
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    await action.run(() => save(new FormData(form), form));
+  };
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} aria-label={label}>
+      <h2>{label}</h2>
+      {children}
+      {action.error !== undefined && <ErrorBox error={action.error} />}
+      {action.done && (
+        <p className="state" role="status">
+          {t('saved')}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={action.busy}>
+        {action.busy ? t('saving') : (button ?? t('save'))}
+      </button>
+    </form>
+  );
+}
+
+function Store() {
+  const { client, session, can } = useAuth();
+  const { t } = useI18n();
+  const settings = useLoad(() => client.GET('/api/v1/customers/settings'), []);
+  return (
+    <>
+      <section className="card" aria-labelledby="store-id">
+        <h2 id="store-id">{t('settings.store')}</h2>
+        <dl className="fields">
+          <div>
+            <dt>{t('signin.store')}</dt>
+            <dd>
+              <code>{session?.tenantId}</code>
+            </dd>
+          </div>
+        </dl>
+        <p className="note">{t('settings.store.note')}</p>
+      </section>
+      {can('customers.settings') && (
+        <Loaded state={settings}>
+          {({ data }) => (
+            <SaveForm label={t('settings.accounts')} save={(v) => client.PUT('/api/v1/customers/settings', { body: { registration: orNull(text(v, 'registration')) as never, account_url: orNull(text(v, 'account_url')) } }).then(settings.reload)}>
+              <Field label={t('settings.registration')}>
+                <select name="registration" defaultValue={data.registration_is_default ? '' : data.registration}>
+                  <option value="">{t('settings.default')}</option>
+                  <option value="verify">{t('settings.registration.verify')}</option>
+                  <option value="instant">{t('settings.registration.instant')}</option>
+                  <option value="claim">{t('settings.registration.claim')}</option>
+                </select>
+              </Field>
+              <Field label={t('settings.accounturl')}>
+                <input name="account_url" type="url" defaultValue={data.account_url_is_default ? '' : data.account_url} placeholder={data.account_url} />
+              </Field>
+            </SaveForm>
+          )}
+        </Loaded>
+      )}
+    </>
+  );
+}
+
+function Taxes() {
+  const { client, can } = useAuth();
+  const { t } = useI18n();
+  const settings = useLoad(() => client.GET('/api/v1/taxes/settings'), []);
+  const regions = useList<Region>((query) => client.GET('/api/v1/taxes/regions', { params: { query: listParams(query) as never } }));
+  const writable = can('taxes.write');
+  return (
+    <>
+      <Loaded state={settings}>
+        {({ data }) => (
+          <SaveForm
+            label={t('settings.taxes')}
+            save={(v) =>
+              client
+                .PATCH('/api/v1/taxes/settings', {
+                  body: {
+                    prices_include_tax: v.get('prices_include_tax') === '' ? null : v.get('prices_include_tax') === 'true',
+                    tax_shipping: v.get('tax_shipping') === 'on',
+                    origin_country: orNull(text(v, 'origin_country').toUpperCase()),
+                    origin_province: orNull(text(v, 'origin_province')),
+                  },
+                })
+                .then(settings.reload)
+            }
+          >
+            <fieldset disabled={!writable}>
+              <div className="grid2">
+                <Field label={t('settings.pricesincludetax')}>
+                  <select name="prices_include_tax" defaultValue={data.prices_include_tax_default ? '' : String(data.prices_include_tax)}>
+                    <option value="">
+                      {t('settings.default')} ({data.prices_include_tax ? t('yes') : t('no')})
+                    </option>
+                    <option value="true">{t('yes')}</option>
+                    <option value="false">{t('no')}</option>
+                  </select>
+                </Field>
+                <label className="check">
+                  <input type="checkbox" name="tax_shipping" defaultChecked={data.tax_shipping} />
+                  <span>{t('settings.taxshipping')}</span>
+                </label>
+                <Field label={t('settings.origincountry')}>
+                  <input name="origin_country" maxLength={2} pattern="[A-Za-z]{2}" defaultValue={data.origin_country ?? ''} />
+                </Field>
+                <Field label={t('settings.originprovince')}>
+                  <input name="origin_province" maxLength={100} defaultValue={data.origin_province ?? ''} />
+                </Field>
+              </div>
+            </fieldset>
+          </SaveForm>
+        )}
+      </Loaded>
+      <h2>{t('settings.regions')}</h2>
+      {writable && (
+        <SaveForm
+          label={t('settings.newregion')}
+          button={t('add')}
+          save={async (v, form) => {
+            const rate = text(v, 'standard');
+            await client.POST('/api/v1/taxes/regions', { body: { country_code: text(v, 'country_code').toUpperCase(), province: orNull(text(v, 'province')), name: text(v, 'name') || undefined, rates: rate ? { standard: Math.round(Number(rate) * 100) } : {} } });
+            form.reset();
+            regions.reload();
+          }}
+        >
+          <div className="grid3">
+            <Field label={t('settings.country')}>
+              <input name="country_code" required maxLength={2} pattern="[A-Za-z]{2}" />
+            </Field>
+            <Field label={t('settings.province')}>
+              <input name="province" maxLength={100} />
+            </Field>
+            <Field label={t('customers.name')}>
+              <input name="name" maxLength={200} />
+            </Field>
+            <Field label={t('settings.standardrate')}>
+              <input name="standard" type="number" min={0} max={100} step={0.01} />
+            </Field>
+          </div>
+        </SaveForm>
+      )}
+      <ListTable
+        list={regions}
+        caption={t('settings.regions')}
+        columns={[{ label: t('customers.name') }, { label: t('settings.country') }, { label: t('settings.province') }, { label: t('settings.rates') }]}
+        row={(r) => (
+          <tr key={r.id}>
+            <td>{r.name}</td>
+            <td>{r.country_code}</td>
+            <td>{r.province ?? '—'}</td>
+            <td>
+              {Object.entries(r.rates)
+                .map(([k, bp]) => `${k} ${bp / 100} %`)
+                .join(' · ') || '—'}
+            </td>
+          </tr>
+        )}
+      />
+    </>
+  );
+}
+
+function Shipping() {
+  const { client, can, session } = useAuth();
+  const { t, money } = useI18n();
+  const action = useAction();
+  const rates = useList<Rate>((query) => client.GET('/shipping/rates', { params: { query: listParams(query) as never } }));
+  const writable = can('shipping.write');
+  return (
+    <>
+      {writable && (
+        <SaveForm
+          label={t('settings.newrate')}
+          button={t('add')}
+          save={async (v, form) => {
+            await client.POST('/shipping/rates', {
+              body: {
+                carrier: text(v, 'carrier'),
+                service_name: text(v, 'service_name'),
+                service_code: text(v, 'service_code'),
+                currency: text(v, 'currency').toUpperCase(),
+                amount: Number(v.get('amount')),
+                estimated_days: Number(v.get('estimated_days')),
+                weight_g: Number(v.get('weight_g')),
+                origin_country: text(v, 'origin_country').toUpperCase(),
+                destination_country: text(v, 'destination_country').toUpperCase(),
+              },
+            });
+            form.reset();
+            rates.reload();
+          }}
+        >
+          <div className="grid3">
+            <Field label={t('settings.carrier')}>
+              <input name="carrier" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,63}" />
+            </Field>
+            <Field label={t('settings.service')}>
+              <input name="service_name" required maxLength={200} />
+            </Field>
+            <Field label={t('settings.servicecode')}>
+              <input name="service_code" required pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,63}" />
+            </Field>
+            <Field label={t('settings.price')}>
+              <input name="amount" type="number" required min={0} step={1} />
+            </Field>
+            <Field label={t('settings.currency')}>
+              <input name="currency" required maxLength={3} pattern="[A-Za-z]{3}" defaultValue={session ? 'PEN' : ''} />
+            </Field>
+            <Field label={t('settings.days')}>
+              <input name="estimated_days" type="number" required min={0} max={365} step={1} />
+            </Field>
+            <Field label={t('settings.weight')}>
+              <input name="weight_g" type="number" required min={1} step={1} />
+            </Field>
+            <Field label={t('settings.from')}>
+              <input name="origin_country" required maxLength={2} pattern="[A-Za-z]{2}" />
+            </Field>
+            <Field label={t('settings.to')}>
+              <input name="destination_country" required maxLength={2} pattern="[A-Za-z]{2}" />
+            </Field>
+          </div>
+        </SaveForm>
+      )}
+      {action.error !== undefined && <ErrorBox error={action.error} />}
+      <ListTable
+        list={rates}
+        caption={t('settings.shipping')}
+        columns={[{ label: t('settings.service') }, { label: t('settings.route') }, { label: t('settings.weight'), num: true }, { label: t('settings.days'), num: true }, { label: t('settings.price'), num: true }, ...(writable ? [{ label: t('actions') }] : [])]}
+        row={(r) => (
+          <tr key={r.id}>
+            <td>
+              {r.carrier} · {r.service_name}
+            </td>
+            <td>
+              {r.origin_country} → {r.destination_country}
+            </td>
+            <td className="num">{r.weight_g}</td>
+            <td className="num">{r.estimated_days}</td>
+            <td className="num">{money(r.amount, r.currency)}</td>
+            {writable && (
+              <td>
+                <button type="button" className="danger" disabled={action.busy} onClick={() => void action.run(() => client.DELETE('/shipping/rates/{id}', { params: { path: { id: r.id } } })).then((ok) => ok && rates.reload())}>
+                  {t('remove')} <span className="sr-only">{r.service_name}</span>
+                </button>
+              </td>
+            )}
+          </tr>
+        )}
+      />
+    </>
+  );
+}
+
+/** A gateway's switch and credentials: secrets are never shown; a field left empty keeps what is stored. */
+function GatewayForm({ gateway, onSaved }: { gateway: Gateway; onSaved(): void }) {
+  const { client, can } = useAuth();
+  const { t } = useI18n();
+  return (
+    <SaveForm
+      label={gateway.name}
+      save={async (v) => {
+        const credentials = Object.fromEntries(gateway.credential_fields.map((f) => [f.name, text(v, `cred.${f.name}`)]).filter(([, value]) => value !== ''));
+        await client.PUT('/api/v1/payments/gateways/{id}', { params: { path: { id: gateway.id } }, body: { enabled: v.get('enabled') === 'on', ...(Object.keys(credentials).length ? { credentials } : {}) } });
+        onSaved();
+      }}
+    >
+      <fieldset disabled={!can('payments.configure')}>
+        <p>
+          <Status value={gateway.configured ? 'configured' : 'not_configured'} /> {gateway.currencies.join(', ')}
+        </p>
+        <label className="check">
+          <input type="checkbox" name="enabled" defaultChecked={gateway.enabled} />
+          <span>{t('settings.enabled')}</span>
+        </label>
+        {gateway.credential_fields.map((f) => (
+          <Field key={f.name} label={f.name} hint={f.description}>
+            <input
+              name={`cred.${f.name}`}
+              type={f.secret ? 'password' : 'text'}
+              autoComplete="off"
+              defaultValue={f.secret ? '' : (gateway.public_credentials[f.name] ?? '')}
+              placeholder={f.secret && gateway.configured ? t('settings.secretkept') : undefined}
+            />
+          </Field>
+        ))}
+        <Field label={t('settings.notificationurl')}>
+          <input readOnly value={gateway.notification_url} />
+        </Field>
+      </fieldset>
+    </SaveForm>
+  );
+}
+
+function Payments() {
+  const { client } = useAuth();
+  const gateways = useLoad(() => client.GET('/api/v1/payments/gateways'), []);
+  return (
+    <Loaded state={gateways} empty={(d) => d.data.length === 0}>
+      {(d) => (
+        <div className="grid2">
+          {d.data.map((g) => (
+            <GatewayForm key={`${g.id}-${g.configured}-${g.enabled}`} gateway={g} onSaved={gateways.reload} />
+          ))}
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function Webhooks() {
+  const { client, can } = useAuth();
+  const { t, date } = useI18n();
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const list = useList<Subscription>((query) => client.GET('/api/v1/webhooks', { params: { query: listParams(query) as never } }));
+  const writable = can('webhooks.write');
+  return (
+    <>
+      {writable && (
+        <SaveForm
+          label={t('settings.newwebhook')}
+          button={t('add')}
+          save={async (v, form) => {
+            const events = text(v, 'events').split(/[\s,]+/).filter(Boolean);
+            const created = await client.POST('/api/v1/webhooks', { body: { url: text(v, 'url'), events, description: orNull(text(v, 'description')) } });
+            setSecret(created.data.secret);
+            form.reset();
+            list.reload();
+          }}
+        >
+          <div className="grid2">
+            <Field label={t('settings.url')}>
+              <input name="url" type="url" required />
+            </Field>
+            <Field label={t('settings.events')} hint={t('settings.events.hint')}>
+              <input name="events" required placeholder="orders.order.created, orders.order.paid" />
+            </Field>
+            <Field label={t('settings.description')}>
+              <input name="description" maxLength={500} />
+            </Field>
+          </div>
+        </SaveForm>
+      )}
+      {secret && (
+        <p className="state" role="status">
+          {t('settings.secretonce')} <code>{secret}</code>
+        </p>
+      )}
+      {action.error !== undefined && <ErrorBox error={action.error} />}
+      <ListTable
+        list={list}
+        caption={t('settings.webhooks')}
+        columns={[{ label: t('settings.url') }, { label: t('settings.events') }, { label: t('status') }, { label: t('created') }, ...(writable ? [{ label: t('actions') }] : [])]}
+        row={(w) => (
+          <tr key={w.id}>
+            <td>
+              <code>{w.url}</code>
+            </td>
+            <td>{w.events.join(', ')}</td>
+            <td>
+              <Status value={w.enabled ? 'enabled' : 'disabled'} />
+            </td>
+            <td>{date(w.created_at)}</td>
+            {writable && (
+              <td className="row-actions">
+                <button type="button" disabled={action.busy} onClick={() => void action.run(() => client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: w.id } }, body: { enabled: !w.enabled } })).then((ok) => ok && list.reload())}>
+                  {w.enabled ? t('settings.disable') : t('settings.enable')}
+                </button>
+                <button type="button" className="danger" disabled={action.busy} onClick={() => void action.run(() => client.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: w.id } } })).then((ok) => ok && list.reload())}>
+                  {t('remove')}
+                </button>
+              </td>
+            )}
+          </tr>
+        )}
+      />
+    </>
+  );
+}
+
+/** The settings' sections and the permission that shows each. */
+const SECTIONS: Array<{ path: string; label: Key; permission?: string; element: ReactNode }> = [
+  { path: 'store', label: 'settings.store', element: <Store /> },
+  { path: 'taxes', label: 'settings.taxes', permission: 'taxes.read', element: <Taxes /> },
+  { path: 'shipping', label: 'settings.shipping', permission: 'shipping.read', element: <Shipping /> },
+  { path: 'payments', label: 'settings.payments', permission: 'payments.read', element: <Payments /> },
+  { path: 'webhooks', label: 'settings.webhooks', permission: 'webhooks.read', element: <Webhooks /> },
+];
+
+/** The permissions any of which opens the settings. */
+export const SETTINGS_PERMISSIONS = ['customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'];
+
+export default function Settings() {
+  const { can } = useAuth();
+  const { t } = useI18n();
+  const sections = SECTIONS.filter((s) => can(s.permission));
+  return (
+    <>
+      <h1>{t('nav.settings')}</h1>
+      <nav className="tabs" aria-label={t('nav.settings')}>
+        {sections.map((s) => (
+          <NavLink key={s.path} to={`/settings/${s.path}`}>
+            {t(s.label)}
+          </NavLink>
+        ))}
+      </nav>
+      <Routes>
+        <Route index element={<Navigate to="/settings/store" replace />} />
+        {sections.map((s) => (
+          <Route key={s.path} path={s.path} element={s.element} />
+        ))}
+        <Route path="*" element={<Empty>{t('notfound')}</Empty>} />
+      </Routes>
+    </>
+  );
+}
