@@ -3540,6 +3540,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orders/{id}/returns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What of an order was returned, exchanged or claimed, and refunded, oldest first
+         * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getOrdersByIdReturns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/settings": {
         parameters: {
             query?: never;
@@ -3905,6 +3925,299 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/returns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List returns (a customer: their own)
+         * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getReturns"];
+        put?: never;
+        /**
+         * Ask to return fulfilled items (a customer: of their own order), exchange them for others, or claim missing or damaged ones
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a return
+         * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getReturnsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a return: an exchange’s new items and a claim’s replacement are held in stock; an exchange that costs more gets a payment link
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a return (a customer: their own, while requested); what it held in stock is given back
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a settled return
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record money received for what an exchange costs more
+         * @description Needs the permission `returns.refund` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record items that came back, line by line and partly: restocked in a warehouse or written off as damaged
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdReceive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund what the return is worth (per line, after discounts, with its tax and the shipping the store’s policy gives back), through the order’s payments or as store credit
+         * @description Needs the permission `returns.refund` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a requested return
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/{id}/shipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ship a claim’s replacement or an exchange’s new items (their held stock is taken)
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsByIdShipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open an exchange’s payment link: what is due, and the store it is due to */
+        get: operations["getReturnsPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store’s return reasons
+         * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getReturnsReasons"];
+        put?: never;
+        /**
+         * Add a return reason to the store’s list
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postReturnsReasons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/returns/reasons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a return reason (returns that named it keep its code)
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteReturnsReasonsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a return reason (inactive: no longer offered)
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: operations["patchReturnsReasonsById"];
+        trace?: never;
+    };
+    "/api/v1/returns/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store’s return settings: how much shipping a return gives back, how long customers may ask
+         * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getReturnsSettings"];
+        /**
+         * Replace the store’s return settings
+         * @description Needs the permission `returns.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putReturnsSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews": {
         parameters: {
             query?: never;
@@ -4111,6 +4424,86 @@ export interface paths {
         put?: never;
         /** Change the signed-in member's password (staff token): the current one is needed, the other sessions end */
         post: operations["postStaffMePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/store-credit/customers/{customer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's store credit, one balance per currency
+         * @description Needs the permission `store-credit.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getStoreCreditCustomersByCustomerId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/store-credit/customers/{customer_id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's store-credit ledger: every grant, deduction, payment and refund, newest first unless sorted otherwise
+         * @description Needs the permission `store-credit.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getStoreCreditCustomersByCustomerIdEntries"];
+        put?: never;
+        /**
+         * Grant or deduct a customer's store credit, with the reason the customer is e-mailed
+         * @description 404 CUSTOMER_NOT_FOUND (not a customer of this store), 422 INSUFFICIENT_STORE_CREDIT (a deduction beyond the balance; nothing changes).
+         *
+         *     Needs the permission `store-credit.adjust` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postStoreCreditCustomersByCustomerIdEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/store-credit/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in customer's store credit, one balance per currency (customer token) */
+        get: operations["getStoreCreditMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/store-credit/me/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in customer's store-credit history, newest first (customer token) */
+        get: operations["getStoreCreditMeEntries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5068,6 +5461,23 @@ export interface paths {
         put?: never;
         /** A PayPal notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
         post: operations["postWebhooksPaypal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/store-credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Store credit notification: the store is the address's `tenant` parameter (notification_url in GET /api/v1/payments/gateways) or the one whose payment it names; 401 unless that store's credentials verify the signature */
+        post: operations["postWebhooksStoreCredit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6820,6 +7230,8 @@ export interface components {
             discount_amount: number;
             /** Format: uuid */
             id: string;
+            /** @description The seller's offer the line is bought on (a marketplace); null: the store's own stock */
+            offer_id: string | null;
             price_override: {
                 amount: number;
                 reason: string;
@@ -6839,7 +7251,7 @@ export interface components {
             title: string;
             /** @description subtotal − discount_amount */
             total: number;
-            /** @description What one unit costs: the override, the customer's price (a B2B list's) or the catalog's */
+            /** @description What one unit costs: the override, the offer's price, the customer's price (a B2B list's) or the catalog's */
             unit_price: number;
             /** @description Null for a custom line */
             variant_id: string | null;
@@ -6848,6 +7260,11 @@ export interface components {
             weight_grams: number | null;
         };
         DraftOrderLineInput: {
+            /**
+             * Format: uuid
+             * @description A catalog line bought on a seller's offer of the variant's product (a marketplace): at the offer's price, on its stock
+             */
+            offer_id?: string;
             price_override?: components["schemas"]["DraftOrderPriceOverride"];
             quantity: number;
             /** @description A custom line: whether it ships (default true) */
@@ -7015,7 +7432,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 /** @enum {string} */
-                kind: "sale" | "refund";
+                kind: "sale" | "refund" | "return";
                 line_item_id: string | null;
                 offer_id: string | null;
                 payout: number;
@@ -7391,6 +7808,14 @@ export interface components {
         OrderCustomFieldValues: Record<string, never>;
         OrderEdit: {
             after: {
+                /** @description The order’s coupon and what it takes off; null: the order has none */
+                coupon: {
+                    amount: number;
+                    applies: boolean;
+                    code: string;
+                    /** @description Why it no longer applies (the discounts plugin’s reason) */
+                    refusal: string | null;
+                } | null;
                 discount_total: number;
                 lines: {
                     /** @enum {string} */
@@ -7422,6 +7847,14 @@ export interface components {
             /** @description What the order’s payments brought in, net of refunds, when previewed */
             amount_paid: number;
             before: {
+                /** @description The order’s coupon and what it takes off; null: the order has none */
+                coupon: {
+                    amount: number;
+                    applies: boolean;
+                    code: string;
+                    /** @description Why it no longer applies (the discounts plugin’s reason) */
+                    refusal: string | null;
+                } | null;
                 discount_total: number;
                 lines: {
                     /** @enum {string} */
@@ -7991,6 +8424,252 @@ export interface components {
             product_id: string;
             settings: components["schemas"]["ReviewSettings"];
         };
+        Return: {
+            amount_due: number;
+            amount_paid: number;
+            approved_at: string | null;
+            cancelled_at: string | null;
+            claim_type: ("missing" | "damaged") | null;
+            closed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            currency: string;
+            customer_id: string | null;
+            email: string;
+            /** Format: uuid */
+            id: string;
+            items_amount: number;
+            /** @enum {string} */
+            kind: "return" | "exchange" | "claim";
+            lines: {
+                damaged_quantity: number;
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "returned" | "new";
+                line_item_id: string | null;
+                note: string | null;
+                quantity: number;
+                reason_code: string | null;
+                received_quantity: number;
+                /** @description Returned lines: what they give back (decision 0074); new items: what they cost, tax included */
+                refund_amount: number;
+                restocked_quantity: number;
+                shipped_quantity: number;
+                sku: string | null;
+                tax_amount: number;
+                title: string;
+                unit_price: number;
+                variant_id: string | null;
+                warehouse_id: string | null;
+            }[];
+            /** @example R12 */
+            name: string;
+            new_items_amount: number;
+            note: string | null;
+            number: number;
+            /** Format: uuid */
+            order_id: string;
+            payment_url: string | null;
+            reason_code: string | null;
+            received_at: string | null;
+            refund_amount: number;
+            refund_method: ("original_payments" | "store_credit") | null;
+            refunded_at: string | null;
+            refunds: {
+                amount: number;
+                failure_reason: string | null;
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                payment_id: string;
+                /** @description The payments plugin’s refund status; planned until it is recorded */
+                status: string;
+            }[];
+            reject_reason: string | null;
+            /** @enum {string} */
+            requested_by: "customer" | "staff";
+            resolution: ("replace" | "refund") | null;
+            shipment: {
+                carrier: string | null;
+                items: {
+                    /** Format: uuid */
+                    line_id: string;
+                    quantity: number;
+                    /** Format: uuid */
+                    variant_id: string;
+                }[];
+                /** Format: date-time */
+                shipped_at: string;
+                tracking_number: string | null;
+            } | null;
+            shipping: {
+                amount: number;
+                carrier: string | null;
+                /** @enum {string} */
+                method: "customer" | "store_label";
+                service: string | null;
+                weight_grams: number;
+            } | null;
+            shipping_amount: number;
+            /** @enum {string} */
+            status: "requested" | "approved" | "rejected" | "cancelled" | "partially_received" | "received" | "refunded" | "closed";
+            tax_amount: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ReturnCreate: {
+            /** @enum {string} */
+            claim_type?: "missing" | "damaged";
+            /**
+             * @description return; exchange (returned items plus new_items); claim (missing or damaged items, nothing comes back)
+             * @default return
+             * @enum {string}
+             */
+            kind: "return" | "exchange" | "claim";
+            lines: {
+                /** Format: uuid */
+                line_item_id: string;
+                note?: string;
+                quantity: number;
+                /** @example wrong_size */
+                reason_code?: string;
+            }[];
+            /** @description An exchange’s new items, at the customer’s price now */
+            new_items?: {
+                quantity: number;
+                /** Format: uuid */
+                variant_id: string;
+            }[];
+            note?: string;
+            /** Format: uuid */
+            order_id: string;
+            /**
+             * @description The reason of every line that gives none; one of the store’s active reasons
+             * @example wrong_size
+             */
+            reason_code?: string;
+            /**
+             * @description Where the refund goes; absent: the order’s own payments
+             * @enum {string}
+             */
+            refund_method?: "original_payments" | "store_credit";
+            /**
+             * @description What a claim asks for: a replacement (shipped, taking stock) or a refund
+             * @enum {string}
+             */
+            resolution?: "replace" | "refund";
+            /** @description How the items come back; absent: the customer’s own way */
+            shipping?: components["schemas"]["ReturnShippingInput"];
+        };
+        ReturnPayment: {
+            amount: number;
+            reference?: string;
+        };
+        ReturnPaymentLink: {
+            amount_due: number;
+            amount_paid: number;
+            currency: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            order_id: string;
+            order_number: number;
+            /** Format: uuid */
+            return_id: string;
+            return_number: string;
+            store_name: string;
+            /** Format: uuid */
+            tenant_id: string;
+        };
+        ReturnReason: {
+            active: boolean;
+            code: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            label: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ReturnReasonInput: {
+            active?: boolean;
+            /** @example wrong_size */
+            code: string;
+            label: string;
+        };
+        ReturnReasonPatch: {
+            active?: boolean;
+            /** @example wrong_size */
+            code?: string;
+            label?: string;
+        };
+        ReturnReceive: {
+            /**
+             * @description Nothing more is coming: what did not come back leaves the return
+             * @default false
+             */
+            complete: boolean;
+            /** @default [] */
+            lines: {
+                /**
+                 * @description Back into stock, or written off as damaged
+                 * @default restock
+                 * @enum {string}
+                 */
+                disposition: "restock" | "damaged";
+                /** Format: uuid */
+                line_id: string;
+                quantity: number;
+                /**
+                 * Format: uuid
+                 * @description Where restocked units go; absent: the store’s default warehouse
+                 */
+                warehouse_id?: string;
+            }[];
+        };
+        ReturnRefund: {
+            /** @description Less than the return is worth (a fee kept, say); absent: all it is worth */
+            amount?: number;
+            /**
+             * @description Absent: the one the return was asked with
+             * @enum {string}
+             */
+            method?: "original_payments" | "store_credit";
+            note?: string;
+        };
+        ReturnReject: {
+            reason?: string;
+        };
+        ReturnSettings: {
+            /** @enum {string} */
+            shipping_refund: "none" | "proportional" | "full_return";
+            updated_at: string | null;
+            window_days: number | null;
+        };
+        ReturnSettingsInput: {
+            /**
+             * @description none; proportional (the shipping’s share of the goods returned); full_return (all of it once everything came back)
+             * @enum {string}
+             */
+            shipping_refund: "none" | "proportional" | "full_return";
+            /** @description Days after delivery a customer may ask; null: no limit */
+            window_days?: number | null;
+        };
+        ReturnShipment: {
+            carrier?: string;
+            tracking_number?: string;
+        };
+        ReturnShippingInput: {
+            /** @constant */
+            method: "customer";
+        } | {
+            carrier: string;
+            /** @constant */
+            method: "store_label";
+            service: string;
+        };
         Review: {
             /** @description First name and initial of the last, e.g. "Ana M." */
             author_name: string;
@@ -8417,6 +9096,76 @@ export interface components {
             variant_id: string;
             /** Format: uuid */
             warehouse_id: string;
+        };
+        StoreCreditAccount: {
+            balances: components["schemas"]["StoreCreditBalance"][];
+            /** Format: uuid */
+            customer_id: string;
+        };
+        StoreCreditAdjustment: {
+            /** @description Minor units of the currency */
+            amount: number;
+            /** @example PEN */
+            currency: string;
+            /**
+             * @description grant adds credit, deduct takes it back (never below zero)
+             * @enum {string}
+             */
+            kind: "grant" | "deduct";
+            /** @description Shown to the customer in the e-mail and their history */
+            reason: string;
+        };
+        StoreCreditAdjustmentResult: {
+            /** @description Signed minor units: positive adds to the balance, negative takes from it */
+            amount: number;
+            balance_after: number;
+            balances: components["schemas"]["StoreCreditBalance"][];
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            currency: string;
+            /** Format: uuid */
+            customer_id: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "grant" | "deduct" | "spend" | "restore";
+            order_id: string | null;
+            payment_id: string | null;
+            reason: string;
+            source: {
+                id: string | null;
+                type: string;
+            };
+        };
+        StoreCreditBalance: {
+            /** @description Minor units; never below zero */
+            balance: number;
+            currency: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        StoreCreditEntry: {
+            /** @description Signed minor units: positive adds to the balance, negative takes from it */
+            amount: number;
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            currency: string;
+            /** Format: uuid */
+            customer_id: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "grant" | "deduct" | "spend" | "restore";
+            order_id: string | null;
+            payment_id: string | null;
+            reason: string;
+            source: {
+                id: string | null;
+                type: string;
+            };
         };
         Supplier: {
             address: {
@@ -25627,6 +26376,73 @@ export interface operations {
             };
         };
     };
+    getOrdersByIdReturns: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrdersSettings: {
         parameters: {
             query?: never;
@@ -27249,6 +28065,1334 @@ export interface operations {
             };
         };
     };
+    getReturns: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                "filter[customer_id]"?: string;
+                "filter[kind]"?: "return" | "exchange" | "claim";
+                "filter[order_id]"?: string;
+                "filter[status]"?: "requested" | "approved" | "rejected" | "cancelled" | "partially_received" | "received" | "refunded" | "closed";
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+                sort?: "created_at" | "-created_at" | "number" | "-number";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnCreate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReturnsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdPayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnPayment"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdReceive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnReceive"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnRefund"] | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnReject"] | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsByIdShipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnShipment"] | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Return"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReturnsPayment: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnPaymentLink"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReturnsReasons: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                "filter[active]"?: "true" | "false";
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+                sort?: "created_at" | "-created_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnReason"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReturnsReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnReasonInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnReason"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteReturnsReasonsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchReturnsReasonsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnReasonPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnReason"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReturnsSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnSettings"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putReturnsSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReturnSettings"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postReviews: {
         parameters: {
             query?: never;
@@ -28325,6 +30469,317 @@ export interface operations {
             };
             /** @description Default Response */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoreCreditCustomersByCustomerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCreditAccount"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoreCreditCustomersByCustomerIdEntries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                "filter[currency]"?: string;
+                "filter[kind]"?: "grant" | "deduct" | "spend" | "restore";
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+                sort?: "created_at" | "-created_at";
+            };
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCreditEntry"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStoreCreditCustomersByCustomerIdEntries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreCreditAdjustment"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCreditAdjustmentResult"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoreCreditMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCreditAccount"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoreCreditMeEntries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                "filter[currency]"?: string;
+                "filter[kind]"?: "grant" | "deduct" | "spend" | "restore";
+                /** @description Page size; default 25, values above 100 are clamped to 100 */
+                limit?: number;
+                sort?: "created_at" | "-created_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCreditEntry"][];
+                        meta: {
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32510,6 +34965,92 @@ export interface operations {
         };
     };
     postWebhooksPaypal: {
+        parameters: {
+            query?: {
+                /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentNotificationReceipt"];
+                    };
+                };
+            };
+            /** @description A provider form's post back: on to the session's return_url */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhooksStoreCredit: {
         parameters: {
             query?: {
                 /** @description The store's id, as in the notification_url pasted into the provider's dashboard */
