@@ -29,7 +29,7 @@ async function inBatches(client: pg.Client, what: string, target: SeedTarget, lo
   log(`${what}: ${(target.to - target.from + 1).toLocaleString('en')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** Products with two variants each; titles and handles unique, dates one minute apart. */
+/** Products with two variants each; titles, handles and SKUs (ALP-<n>-S, ALP-<n>-M) unique, dates one second apart. */
 export async function seedProducts(client: pg.Client, target: SeedTarget, log: Log): Promise<void> {
   await inBatches(client, 'products', target, log, (from, to) =>
     client.query(
@@ -38,9 +38,9 @@ export async function seedProducts(client: pg.Client, target: SeedTarget, log: L
          select $1, gen_random_uuid(), 'Producto ' || i || ' de alpaca', 'producto-' || i, '<p>Hecho a mano.</p>', 'active', '["bench"]',
                 timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
          from generate_series($2::int, $3::int) as i
-         returning tenant_id, id, created_at)
+         returning tenant_id, id, handle, created_at)
        insert into catalog_variant (tenant_id, id, product_id, title, sku, price, currency, position, inventory_quantity, created_at, updated_at)
-       select made.tenant_id, gen_random_uuid(), made.id, size.title, null, 1990 + size.position * 100, 'USD', size.position, 10, made.created_at, made.created_at
+       select made.tenant_id, gen_random_uuid(), made.id, size.title, 'ALP-' || substr(made.handle, 10) || '-' || size.title, 1990 + size.position * 100, 'USD', size.position, 10, made.created_at, made.created_at
        from made cross join (values ('S', 0), ('M', 1)) as size (title, position)`,
       [target.tenantId, from, to],
     ),

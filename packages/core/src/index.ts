@@ -35,7 +35,8 @@ export {
   type TenantStatus,
 } from './db/entities.js';
 export { APP_ROLE, migrate, pendingMigrations, tenantTable, type Migration } from './db/migrations.js';
-export { dropSearchIndex, searchCondition, searchIndex, searchWhere, type SearchIndexSpec } from './db/search.js';
+export { directDatabaseUrl } from './db/direct.js';
+export { dropSearchIndex, searchCondition, searchIndex, searchPage, searchWhere, type SearchIndexSpec, type SearchPageSpec, type SqlPart } from './db/search.js';
 export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
 export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';

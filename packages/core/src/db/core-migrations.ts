@@ -1,7 +1,7 @@
 import { APP_ROLE, tenantTable, type Migration } from './migrations.js';
 import { factVersionTables } from '../cache/fact-cache.js';
 import { expectFunction } from './expect.js';
-import { searchFunctions, searchIndex } from './search.js';
+import { searchFunctions, searchIndex, searchPageFunctions } from './search.js';
 
 export const coreMigrations: Migration[] = [
   {
@@ -189,5 +189,10 @@ export const coreMigrations: Migration[] = [
       `ALTER TABLE core_idempotency_key DROP COLUMN scope`,
       `ALTER TABLE core_idempotency_key ADD PRIMARY KEY (tenant_id, caller, key)`,
     ],
+  },
+  {
+    // Searched lists in their own order, flat at any size (decision 0082): the words' patterns, a row's test, the first matches.
+    id: '0008_search_pages',
+    up: searchPageFunctions,
   },
 ];

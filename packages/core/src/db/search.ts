@@ -77,6 +77,93 @@ export function searchWhere(table: string, q: string): Record<string, never[]> {
   return { [raw((alias: string) => `${alias}.id in (select ${table}_matches(?))`, [q])]: [] };
 }
 
+/** A condition of a hand-written list and the values of its `?` placeholders, in order. */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+export interface SearchPageSpec {
+  /** The searchable table (`searchIndex`), read under row-level security like any list. */
+  table: string;
+  /** The caller's `q`. */
+  words: string;
+  /** The columns of a page's rows: plain column names of the table, comma-separated. */
+  columns: string;
+  /** The list's other conditions, store and cursor included, each with its placeholders' values. */
+  conditions: SqlPart[];
+  /** The list's keyset order: a plain column of the table, then `id` the same way. */
+  order: { column: string; desc: boolean };
+  /** Rows wanted (a page and one more, to know whether there is a next page). */
+  limit: number;
+  /**
+   * Another way a row is found besides the words (an order by its number): a condition on the
+   * table and the ids it gives, each with its values.
+   */
+  also?: { condition: SqlPart; ids: SqlPart };
+}
+
+/** Matches counted up to this many; fewer are sorted, more make the list walk its order. */
+export const SEARCH_FEW = 1000;
+/** Rows of its order a list walks for a common word before it sorts the rest of the matches. */
+export const SEARCH_WALK = 10_000;
+
+/**
+ * One page of a searched list in its own keyset order, the order of the list without `q`
+ * (decision 0082): one statement, whatever the store's size and however many rows match.
+ *
+ * 1. `qhatu_search_first` takes up to `SEARCH_FEW` of the store's matches through the trigram
+ *    index (the owner's plan, the words as literals). Fewer than that is every match: they are
+ *    read by primary key and sorted.
+ * 2. Otherwise the words are common: the list walks its own order (the index behind it) under
+ *    row-level security and tests each row's `search_text` with the words, which finds a page
+ *    after about `limit / share of rows matching` rows.
+ * 3. A walk that has read `SEARCH_WALK` rows without filling the page (matches that are many but
+ *    all further on) stops there; the rest of the page is the matches past that row, from the
+ *    index, sorted.
+ *
+ * Each step runs only when the one before says so (one-time filters on materialized results).
+ */
+export function searchPage(spec: SearchPageSpec): SqlPart {
+  const { table, words, columns, order, limit } = spec;
+  if (!IDENTIFIER.test(table)) throw new Error(`Not a table name: ${table}`);
+  if (!IDENTIFIER.test(order.column)) throw new Error(`Not a column name: ${order.column}`);
+  if (!/^[a-z_][a-z0-9_]*(\s*,\s*[a-z_][a-z0-9_]*)*$/.test(columns)) throw new Error(`Not a list of columns: ${columns}`);
+  if (!Number.isInteger(limit) || limit < 1) throw new Error(`Not a page size: ${limit}`);
+  const dir = order.desc ? 'desc' : 'asc';
+  const sort = `order by ${order.column} ${dir}, id ${dir}`;
+  const params: unknown[] = [];
+  const part = (p: SqlPart) => (params.push(...p.params), p.sql);
+  const where = () => spec.conditions.map((c) => `(${part(c)})`).join(' and ') || 'true';
+  const also = (side: 'condition' | 'ids') => (spec.also ? part(spec.also[side]) : '');
+  const word = () => (params.push(words), '?');
+  const sql = `with found as materialized (select qhatu_search_first('${table}', ${word()}, ${SEARCH_FEW}) as id),
+  few as materialized (select count(*) < ${SEARCH_FEW} as yes from found),
+  walked as materialized (
+    select ${columns} from (
+      select ${columns}, search_text${spec.also ? `, (${also('condition')}) as also_found` : ''}
+      from ${table} where ${where()} and not (select yes from few) ${sort} limit ${SEARCH_WALK}) w
+    where qhatu_search_hit(search_text, qhatu_search_patterns(${word()}))${spec.also ? ' or also_found' : ''}
+    limit ${limit}),
+  edge as materialized (
+    select ${order.column} as k, id from ${table}
+    where ${where()} and not (select yes from few) and (select count(*) from walked) < ${limit}
+    ${sort} offset ${SEARCH_WALK - 1} limit 1)
+select ${columns} from (
+  (select ${columns} from ${table}
+   where ${where()} and id in (select id from found${spec.also ? ` union all ${also('ids')}` : ''}) and (select yes from few)
+   ${sort} limit ${limit})
+  union all
+  (select ${columns} from walked)
+  union all
+  (select ${columns} from ${table}
+   where ${where()} and id in (select qhatu_search_first('${table}', ${word()}, null)${spec.also ? ` union all ${also('ids')}` : ''})
+     and (${order.column}, id) ${order.desc ? '<' : '>'} (select k, id from edge) and exists (select from edge)
+   ${sort} limit ${limit})
+) page ${sort} limit ${limit}`;
+  return { sql, params };
+}
+
 /** Latin letters folded to their base letter; translate() keeps `qhatu_fold` IMMUTABLE (unaccent is not). */
 const FOLD_FROM = 'ÁÀÂÄÃÅĀĂĄáàâäãåāăąÉÈÊËĒĖĘĚéèêëēėęěÍÌÎÏĪĮíìîïīįÓÒÔÖÕØŌŐóòôöõøōőÚÙÛÜŪŮŰŲúùûüūůűųÑŃŇñńňÇĆČçćčÝŸýÿŠŚšśŽŹŻžźżĎďŤťŘřĹĽŁĺľł';
 const FOLD_TO = 'AAAAAAAAAaaaaaaaaaEEEEEEEEeeeeeeeeIIIIIIiiiiiiOOOOOOOOooooooooUUUUUUUUuuuuuuuuNNNnnnCCCcccYYyySSssZZZzzzDdTtRrLLLlll';
@@ -103,4 +190,66 @@ export const searchFunctions: string[] = [
      IF cardinality(parts) = 0 THEN RETURN 'false'; END IF;
      RETURN array_to_string(parts, ' AND ');
    END $$`,
+];
+
+/**
+ * Core's migration of searched pages (decision 0082): the words' LIKE patterns, the test of one
+ * row's `search_text` a walking list makes, and the first matches of the store.
+ */
+export const searchPageFunctions: string[] = [
+  // The patterns qhatu_search_filter writes, as an array: one per word.
+  `CREATE FUNCTION qhatu_search_patterns(words text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+   DECLARE
+     word text;
+     patterns text[] := '{}';
+   BEGIN
+     FOREACH word IN ARRAY regexp_split_to_array(btrim(qhatu_fold(coalesce(words, ''))), '\\s+') LOOP
+       CONTINUE WHEN word = '';
+       patterns := patterns || (CASE WHEN length(word) < 3 AND word ~ '^[[:alnum:]]+$' THEN '% ' ELSE '%' END
+         || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%');
+     END LOOP;
+     RETURN patterns;
+   END $$`,
+  // A function the planner cannot look into: it takes a third of the rows to match, so a list
+  // that tests rows one by one walks its order's index rather than read the store to sort it.
+  `CREATE FUNCTION qhatu_search_hit(search_text text, patterns text[]) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+   BEGIN
+     RETURN cardinality(patterns) > 0 AND search_text LIKE ALL (patterns);
+   END $$`,
+  // Up to cap (null: all) of the store's matches, in no order, bound to the transaction's store as
+  // <table>_matches is, for a table made searchable (one with a <table>_matches). Of several
+  // words, the one the planner expects fewest rows for reads the trigram index; the others are
+  // tested on its rows (a word every row has would make the index read the whole store).
+  // VOLATILE only because EXPLAIN is refused in a STABLE function; it writes nothing.
+  `CREATE FUNCTION qhatu_search_first(tbl text, words text, cap int) RETURNS SETOF uuid
+     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = public ROWS 20 AS $$
+   DECLARE
+     store uuid := nullif(current_setting('app.tenant_id', true), '')::uuid;
+     patterns text[] := qhatu_search_patterns(words);
+     rarest int := 1;
+     fewest float8 := 'Infinity';
+     expected float8;
+     plan json;
+     tests text[] := '{}';
+   BEGIN
+     IF store IS NULL OR cardinality(patterns) = 0 OR to_regprocedure(format('%I_matches(text)', tbl)) IS NULL THEN RETURN; END IF;
+     IF cardinality(patterns) > 1 THEN
+       FOR i IN 1 .. cardinality(patterns) LOOP
+         EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %I WHERE tenant_id = %L AND search_text LIKE %L', tbl, store, patterns[i]) INTO plan;
+         expected := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+         IF expected < fewest OR (expected = fewest AND length(patterns[i]) > length(patterns[rarest])) THEN
+           rarest := i;
+           fewest := expected;
+         END IF;
+       END LOOP;
+     END IF;
+     FOR i IN 1 .. cardinality(patterns) LOOP
+       tests := tests || format(CASE WHEN i = rarest THEN 'search_text LIKE %L' ELSE '(search_text || '''') LIKE %L' END, patterns[i]);
+     END LOOP;
+     RETURN QUERY EXECUTE format('SELECT id FROM %I WHERE tenant_id = %L AND %s LIMIT %s', tbl, store, array_to_string(tests, ' AND '), CASE WHEN cap IS NULL THEN 'ALL' ELSE greatest(cap, 0)::text END);
+   END $$`,
+  `GRANT EXECUTE ON FUNCTION qhatu_search_patterns(text) TO ${APP_ROLE}`,
+  `GRANT EXECUTE ON FUNCTION qhatu_search_hit(text, text[]) TO ${APP_ROLE}`,
+  `REVOKE ALL ON FUNCTION qhatu_search_first(text, text, int) FROM PUBLIC`,
+  `GRANT EXECUTE ON FUNCTION qhatu_search_first(text, text, int) TO ${APP_ROLE}`,
 ];

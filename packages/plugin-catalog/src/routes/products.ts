@@ -1,4 +1,4 @@
-import { ADMIN, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
+import { ADMIN, answerAsBuilt, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -16,6 +16,8 @@ import { Products, type ProductFilter } from '../services/products.js';
 import { productOut, variantOut, type ShowCustomFields } from './serialize.js';
 import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
+const SEARCH_ORDER = 'A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.';
+
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const products = container.resolve(Products);
@@ -30,10 +32,12 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   const filterable = [{ entity: 'product' }, { entity: 'variant', prefix: 'variants.custom_fields' }];
   const listQuery = fields.listQuery(ProductListQuery, ...filterable);
 
+  // Answered as PostgreSQL writes the page (`Products.listAnswer`); `test/products.test.ts` holds the answers to `ProductOut`.
   r.get('/catalog/products', {
+    ...answerAsBuilt,
     config: { auth: STOREFRONT },
     preValidation: fields.filterGuard(...filterable),
-    schema: { tags, summary: 'List products', description: STOREFRONT_CACHED, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
+    schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${SEARCH_ORDER}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
     const filter: ProductFilter = {
       ...(filtersOf(req.query) as ProductFilter),
@@ -42,8 +46,13 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
       customFields: fields.filtersOf(req.query, 'product'),
       variantFields: fields.filtersOf(req.query, 'variant', 'variants.custom_fields'),
     };
-    const { items, page } = await products.list(req.query, filter);
-    return { data: items.map((item) => productOut(item, shown(activeOnly))), meta: { pagination: page.pagination } };
+    const { items, pagination } = await products.listAnswer(req.query, filter);
+    const show = shown(activeOnly);
+    for (const item of items) {
+      item.custom_fields = show('product', item.custom_fields);
+      for (const variant of item.variants) variant.custom_fields = show('variant', variant.custom_fields);
+    }
+    return { data: items, meta: { pagination } };
   }));
 
   r.post('/catalog/products', {

@@ -8,7 +8,7 @@ import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { readProduct, readProductPage } from './product-reads.js';
+import { readProduct, readProductPage, readProductPageJson, type ProductJson } from './product-reads.js';
 import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
 import { assertStoreCurrency } from './store-currency.js';
 
@@ -105,25 +105,34 @@ export class Products implements MediaUser {
 
   async get(id: string, filter: Pick<ProductFilter, 'activeOnly'> = {}): Promise<ProductView> {
     // One query: BEGIN, the tenant, the product with its variants and COMMIT in one round trip.
-    return this.db.readOne((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
+    return this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {
     if (filter.activeOnly && filter.status && filter.status !== 'active') {
       return { items: [], page: { items: [], cursorOf: () => '', pagination: { cursor: null, has_next: false, limit: page.limit } } };
     }
+    return this.db.readMayLag(async (sql) => {
+      const { page: result, variants } = await readProductPage(sql, page, { ...filter, conditions: this.customFieldConditions(filter) });
+      return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
+    });
+  }
+
+  /** The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's hot path). */
+  async listAnswer(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductJson[]; pagination: Page<unknown>['pagination'] }> {
+    if (filter.activeOnly && filter.status && filter.status !== 'active') return { items: [], pagination: { cursor: null, has_next: false, limit: page.limit } };
+    return this.db.readOneMayLag((sql) => readProductPageJson(sql, page, { ...filter, conditions: this.customFieldConditions(filter) }));
+  }
+
+  private customFieldConditions(filter: ProductFilter) {
     // Custom-field filters on their indexed expressions: the product's own, and a variant's of the product.
-    const conditions = [
+    return [
       ...(filter.customFields ?? []).map((f) => this.fields.condition(f, 'custom_fields')),
       ...(filter.variantFields ?? []).map((f) => {
         const c = this.fields.condition(f, 'v.custom_fields');
         return { sql: `exists (select 1 from catalog_variant v where v.tenant_id = catalog_product.tenant_id and v.product_id = catalog_product.id and ${c.sql})`, params: c.params };
       }),
     ];
-    return this.db.read(async (sql) => {
-      const { page: result, variants } = await readProductPage(sql, page, { ...filter, conditions });
-      return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
-    });
   }
 
   async update(id: string, patch: ProductPatch): Promise<ProductView> {
