@@ -2,6 +2,9 @@
 export const ENVIRONMENT_HELP = `
 Environment:
   DATABASE_URL          PostgreSQL to use; unset: an embedded database in QHATU_DATA_DIR
+  DATABASE_DIRECT_URL   PostgreSQL itself when DATABASE_URL is a pooler (LISTEN, the job queue, migrations)
+  DATABASE_REPLICA_URLS streaming replicas (comma-separated) for reads that may lag; DATABASE_REPLICA_MAX_LAG_MS
+                        (default 1000) skips one further behind
   QHATU_DATA_DIR        data folder of the embedded database and the generated platform token (default ./.qhatu)
   QHATU_PLATFORM_TOKEN  the platform credential (at least 24 characters); required in production,
                         generated into QHATU_DATA_DIR/platform-token in development

@@ -19,15 +19,17 @@ export function migrateCommand(): Command {
 async function migrate(options: { config?: string }): Promise<void> {
   const project = await loadProject(options.config);
   const config = await readConfig();
-  const { migrateAll, startEmbeddedDatabase } = await import('@qhatu/core');
+  const { directDatabaseUrl, migrateAll, startEmbeddedDatabase } = await import('@qhatu/core');
   const log = (line: string) => print(`  ${line}`);
   // Beside a running `qhatu start`, through the database it serves (it holds the files).
   const { databaseUrl, store, release } = oneShotDatabase(config, 'migrate');
   let applied: string[];
   try {
     if (databaseUrl) {
-      print(store ? `Migrating the embedded database of the running store (${path.resolve(config.dataDir)})` : `Migrating ${withoutPassword(databaseUrl)}`);
-      applied = (await migrateAll(databaseUrl, project.plugins, log)).applied;
+      // Past a pooler (DATABASE_DIRECT_URL): the migrator's lock needs one session throughout.
+      const url = store ? databaseUrl : directDatabaseUrl(process.env, databaseUrl);
+      print(store ? `Migrating the embedded database of the running store (${path.resolve(config.dataDir)})` : `Migrating ${withoutPassword(url)}`);
+      applied = (await migrateAll(url, project.plugins, log)).applied;
     } else {
       const database = await startEmbeddedDatabase(config.dataDir);
       try {
