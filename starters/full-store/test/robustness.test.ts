@@ -309,12 +309,15 @@ describe('bad input, on every operation of the OpenAPI document', () => {
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
 type InputType = { name: string; kind: string; inputFields: Array<{ name: string; type: TypeRef }> | null; enumValues: Array<{ name: string }> | null };
 
+// Input fields nest one level deeper (`[LineInput!]!` inside an input) than root arguments need;
+// each fragment stays within the server's query depth.
 const INTROSPECTION = `{ __schema {
   queryType { fields { name args { name type { ...T } } type { ...T } } }
   mutationType { fields { name args { name type { ...T } } type { ...T } } }
-  types { name kind inputFields { name type { ...T } } enumValues { name } }
+  types { name kind inputFields { name type { ...U } } enumValues { name } }
 } }
-fragment T on __Type { kind name ofType { kind name ofType { kind name } } }`;
+fragment T on __Type { kind name ofType { kind name ofType { kind name } } }
+fragment U on __Type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }`;
 
 /** The GraphQL spelling of a type reference (`[ID!]!`). */
 function spell(type: TypeRef): string {
