@@ -1125,8 +1125,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List products
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         * List products (newest first unless sorted otherwise, with or without q)
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.
          */
         get: operations["getCatalogProducts"];
         put?: never;
@@ -2172,7 +2172,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List customers (q: every word in the e-mail, a name or the phone)
+         * List customers (q: every word in the e-mail, a name or the phone; newest first unless sorted otherwise, with or without q)
          * @description Needs the permission `customers.read` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         get: operations["getCustomers"];
@@ -3352,7 +3352,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List orders (a customer token: its own)
+         * List orders (a customer token: its own; newest first unless sorted otherwise, with or without q)
          * @description Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         get: operations["getOrders"];
