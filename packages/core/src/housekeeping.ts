@@ -18,7 +18,7 @@ export class Housekeeping {
 
   async run(): Promise<{ tokens: number; idempotencyKeys: number; rateLimits: number }> {
     const tokens = await this.db.query<{ n: number }>(
-      `with gone as (
+      `/* every store */ with gone as (
          delete from core_access_token
           where revoked_at < now() - make_interval(days => ?) or expires_at < now() - make_interval(days => ?)
           returning 1)
@@ -26,11 +26,11 @@ export class Housekeeping {
       [KEEP_DAYS, KEEP_DAYS],
     );
     const keys = await this.db.query<{ n: number }>(
-      `with gone as (delete from core_idempotency_key where created_at < now() - interval '24 hours' returning 1)
+      `/* every store */ with gone as (delete from core_idempotency_key where created_at < now() - interval '24 hours' returning 1)
        select count(*)::int as n from gone`,
     );
     const counters = await this.db.query<{ n: number }>(
-      `with gone as (delete from core_rate_limit where resets_at < now() returning 1) select count(*)::int as n from gone`,
+      `/* every store */ with gone as (delete from core_rate_limit where resets_at < now() returning 1) select count(*)::int as n from gone`,
     );
     return { tokens: tokens[0].n, idempotencyKeys: keys[0].n, rateLimits: counters[0].n };
   }

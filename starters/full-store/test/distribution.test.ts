@@ -164,6 +164,8 @@ describe('statements routed to one store', () => {
     const offenders = statements
       .flatMap(split)
       .filter((statement) => statement !== settling)
+      // Sweeps of every store at once (the outbox's leftovers, housekeeping) say so; they run on a timer.
+      .filter((statement) => !statement.startsWith('/* every store */'))
       .map((statement) => ({ statement, tables: storeTablesOf(statement) }))
       .filter(({ statement, tables }) => tables.length > 0 && !/\btenant_id\b/i.test(statement));
     expect(statements.length).toBeGreaterThan(100);

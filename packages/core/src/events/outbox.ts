@@ -120,7 +120,8 @@ export class OutboxRelay {
             tenants ? [uuidArray(tenants), uuidArray(ids)] : [uuidArray(ids)],
           )
         : await em.execute(
-            `select * from core_outbox where published_at is null and occurred_at < now() - make_interval(secs => ?)
+            // A sweep of every store's leftovers, marked so (a distributed schema sends it to every node).
+            `/* every store */ select * from core_outbox where published_at is null and occurred_at < now() - make_interval(secs => ?)
               order by occurred_at limit 500 for update skip locked`,
             [olderThanMs / 1000],
           );
