@@ -315,5 +315,5 @@ describe('the invariant', () => {
       const entries = await t.app.orm.em.getConnection().execute<Array<{ sum: string }>>(`select coalesce(sum(payout), 0) as sum from marketplace_ledger_entry where payout_id = ?`, [payout.id]);
       expect(payout.amount).toBe(Number(entries[0].sum));
     }
-  });
+  }, 120_000); // a few dozen orders, payments and refunds in sequence
 });
