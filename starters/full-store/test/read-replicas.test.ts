@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createApp, Database, loadConfig, migrateAll, type QhatuApp } from '@qhatu/core';
 import catalog from '@qhatu/plugin-catalog';
 import media from '@qhatu/plugin-media';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresClusters, type Cluster } from './postgres-clusters.js';
 
 /**
@@ -78,7 +78,11 @@ async function tenantOn(app: QhatuApp) {
 }
 
 const product = (title: string) => ({ title, status: 'active', variants: [{ title: 'Default', price: 1500 }] });
-const pause = (replica: Cluster) => clusters.sql(replica, 'select pg_wal_replay_pause()');
+/** Pauses replay on `replica` and waits until it has stopped (a pause is only requested at first: replay may go on a moment). */
+const pause = async (replica: Cluster) => {
+  await clusters.sql(replica, 'select pg_wal_replay_pause()');
+  await until(async () => (await clusters.sql(replica, 'select pg_get_wal_replay_pause_state() as state'))[0].state === 'paused', `replay paused on ${replica.name}`);
+};
 const resume = (replica: Cluster) => clusters.sql(replica, 'select pg_wal_replay_resume()');
 const everyReplicaCaughtUp = () => Promise.all(replicas.map((r) => clusters.caughtUp(primary, r)));
 /** Whether `replica` has the product, read on the standby itself. */
@@ -98,6 +102,11 @@ afterAll(async () => {
 });
 
 describe('read replicas', () => {
+  // A case that stopped half-way leaves no replica paused for the next one.
+  afterEach(async () => {
+    await Promise.all(replicas.map((r) => resume(r).catch(() => undefined)));
+  });
+
   it('reads that may lag go to the replicas round robin; the caller who wrote reads its write on the primary', async () => {
     // A lag far above the test's pauses: this case is about where reads go, not about lag.
     const app = await store({ DATABASE_REPLICA_MAX_LAG_MS: '60000' });
