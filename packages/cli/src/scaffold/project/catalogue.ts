@@ -39,6 +39,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('payme', 'plugin-gateway-payme', 'payme', ['payments']),
   plugin('paypal', 'plugin-gateway-paypal', 'paypal', ['payments']),
   plugin('offline', 'plugin-gateway-offline', 'offline', ['payments']),
+  plugin('store-credit', 'plugin-store-credit', 'storeCredit', ['customers', 'orders', 'payments']),
   plugin('webhooks', 'plugin-webhooks', 'webhooks'),
   plugin('blog', 'plugin-blog', 'blog'),
   plugin('themes', 'plugin-themes', '{ STARTER_THEMES, themesPlugin }', [], 'themesPlugin({ seed: STARTER_THEMES })'),
@@ -48,6 +49,7 @@ export const CATALOGUE: readonly CataloguePlugin[] = [
   plugin('marketplace', 'plugin-marketplace', 'marketplace', ['catalog', 'orders']),
   plugin('draft-orders', 'plugin-draft-orders', 'draftOrders', ['catalog', 'customers', 'discounts', 'orders']),
   plugin('order-edits', 'plugin-order-edits', 'orderEdits', ['catalog', 'discounts', 'orders']),
+  plugin('returns', 'plugin-returns', 'returns', ['catalog', 'customers', 'inventory', 'orders']),
   plugin('admin', 'admin', '{ adminUiPlugin }', [], 'adminUiPlugin()'),
 ];
 
