@@ -28,7 +28,8 @@ describe.each(KITS)('%s/testing', (name) => {
 
   it('is exported in the workspace and once published', () => {
     const manifest = readJson(path.join(dir, 'package.json'));
-    expect(manifest.exports['./testing']).toBe('./src/testing.ts');
+    // The sources under the repository's condition, the build otherwise.
+    expect(manifest.exports['./testing']).toEqual({ 'qhatu-source': './src/testing.ts', types: './dist/testing.d.ts', default: './dist/testing.js' });
     expect(manifest.publishConfig.exports['./testing']).toEqual({ types: './dist/testing.d.ts', default: './dist/testing.js' });
     expect(manifest.files).toContain('dist');
   });
