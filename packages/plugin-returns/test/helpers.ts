@@ -46,7 +46,7 @@ export async function shop(t: TestApp, includeTax: boolean): Promise<Shop> {
   const warehouse = (await ok(await admin('POST', '/api/v1/inventory/warehouses', { name: 'Cusco', code: 'WH-CUSCO' }), 201)).id;
   await configureGateway(admin, 'offline', {});
   const method = (await ok(await admin('POST', '/api/v1/payments/offline/methods', { name: 'Yape', kind: 'wallet', instructions: 'Yape al 987 654 321', currencies: ['PEN'] }), 201)).id;
-  for (const [code, label] of [['wrong_size', 'Wrong size'], ['changed_mind', 'Changed my mind']]) await ok(await admin('POST', '/api/v1/returns/reasons', { code, label }), 201);
+  for (const [code, label] of [['wrong_size', 'Wrong size'], ['changed_mind', 'Changed my mind']]) await ok(await admin('POST', '/api/v1/return-reasons', { code, label }), 201);
   return { tenant, admin, warehouse, method };
 }
 

@@ -55,7 +55,7 @@ export async function returnRoutes(app: FastifyInstance, container: DependencyCo
     schema: { tags, summary: 'Replace the store’s return settings', body: SettingsInput, response: { 200: dataOf(SettingsOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => ({ data: settingsOut(await settings.replace(req.body)) }));
 
-  r.get('/returns/reasons', {
+  r.get('/return-reasons', {
     // Customers choose from the active ones.
     config: { auth: ['admin', 'storefront', 'customer'], permission: 'returns.read' },
     schema: { tags, summary: 'The store’s return reasons', querystring: ReasonListQuery, response: { 200: listOf(ReasonOut), ...errorResponses(400, 401, 403) } },
@@ -65,17 +65,17 @@ export async function returnRoutes(app: FastifyInstance, container: DependencyCo
     return { data: result.items.map(reasonOut), meta: { pagination: result.pagination } };
   });
 
-  r.post('/returns/reasons', {
+  r.post('/return-reasons', {
     config: WRITE,
     schema: { tags, summary: 'Add a return reason to the store’s list', body: ReasonInput, response: { 201: dataOf(ReasonOut), ...errorResponses(400, 401, 403, 409) } },
   }, async (req, reply) => reply.code(201).send({ data: reasonOut(await reasons.create(req.body)) }));
 
-  r.patch('/returns/reasons/:id', {
+  r.patch('/return-reasons/:id', {
     config: WRITE,
     schema: { tags, summary: 'Change a return reason (inactive: no longer offered)', params: IdParams, body: ReasonPatch, response: { 200: dataOf(ReasonOut), ...errorResponses(400, 401, 403, 404, 409) } },
   }, async (req) => ({ data: reasonOut(await reasons.update(req.params.id, req.body)) }));
 
-  r.delete('/returns/reasons/:id', {
+  r.delete('/return-reasons/:id', {
     config: WRITE,
     schema: { tags, summary: 'Remove a return reason (returns that named it keep its code)', params: IdParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
