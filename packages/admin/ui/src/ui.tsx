@@ -92,6 +92,24 @@ export function Pager({ pager, pagination }: { pager: ReturnType<typeof usePager
   );
 }
 
+/** A form's last row: the write's error, "saved" once done, and the submit button (busy while it runs). */
+export function SaveFooter({ action, label, disableWhileBusy = false }: { action: ReturnType<typeof useAction>; label?: string; disableWhileBusy?: boolean }) {
+  const { t } = useI18n();
+  return (
+    <>
+      {action.error !== undefined && <ErrorBox error={action.error} />}
+      {action.done && (
+        <p className="state" role="status">
+          {t('saved')}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={disableWhileBusy ? action.busy : undefined}>
+        {action.busy ? t('saving') : (label ?? t('save'))}
+      </button>
+    </>
+  );
+}
+
 /** A write's pending, error and done states. */
 export function useAction() {
   const [state, setState] = useState<{ busy: boolean; error: unknown; done: boolean }>({ busy: false, error: undefined, done: false });

@@ -4,7 +4,7 @@ import type { ItemOf, ResponseOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, useList } from '../list';
-import { ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
 
 type Post = ItemOf<'/api/v1/blog/posts'>;
 type FullPost = ResponseOf<'/api/v1/blog/posts/{id}'>['data'];
@@ -89,15 +89,7 @@ function Editor({ post, onSaved }: { post?: FullPost; onSaved(post: FullPost): v
             </Field>
           </div>
         </div>
-        {action.error !== undefined && <ErrorBox error={action.error} />}
-        {action.done && (
-          <p className="state" role="status">
-            {t('saved')}
-          </p>
-        )}
-        <button type="submit" className="primary">
-          {action.busy ? t('saving') : t('save')}
-        </button>
+        <SaveFooter action={action} />
       </fieldset>
     </form>
   );

@@ -6,7 +6,7 @@ import { Zone } from '../extensions';
 import { Collections, Images, Metafields } from './product-extras';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
-import { ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
 
 type Product = ResponseOf<'/api/v1/catalog/products/{id}'>['data'];
 const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
@@ -153,15 +153,7 @@ function ProductForm({ product, onSaved }: { product?: Product; onSaved(product:
             {t('products.addvariant')}
           </button>
         </fieldset>
-        {action.error !== undefined && <ErrorBox error={action.error} />}
-        {action.done && (
-          <p className="state" role="status">
-            {t('saved')}
-          </p>
-        )}
-        <button type="submit" className="primary">
-          {action.busy ? t('saving') : t('save')}
-        </button>
+        <SaveFooter action={action} />
       </fieldset>
     </form>
   );

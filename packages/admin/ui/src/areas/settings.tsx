@@ -4,7 +4,7 @@ import type { ItemOf, ResponseOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useI18n, type Key } from '../i18n';
 import { ListTable, listParams, useList } from '../list';
-import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { Empty, ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
 
 type Region = ItemOf<'/api/v1/taxes/regions'>;
 type Rate = ItemOf<'/shipping/rates'>;
@@ -16,7 +16,6 @@ const orNull = (value: string) => (value === '' ? null : value);
 
 /** A small form whose submit runs one write and shows its pending, error and saved states. */
 function SaveForm({ label, children, save, button }: { label: string; children: ReactNode; save(values: FormData, form: HTMLFormElement): Promise<unknown>; button?: string }) {
-  const { t } = useI18n();
   const action = useAction();
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -27,15 +26,7 @@ function SaveForm({ label, children, save, button }: { label: string; children: 
     <form className="card" onSubmit={(e) => void submit(e)} aria-label={label}>
       <h2>{label}</h2>
       {children}
-      {action.error !== undefined && <ErrorBox error={action.error} />}
-      {action.done && (
-        <p className="state" role="status">
-          {t('saved')}
-        </p>
-      )}
-      <button type="submit" className="primary" disabled={action.busy}>
-        {action.busy ? t('saving') : (button ?? t('save'))}
-      </button>
+      <SaveFooter action={action} label={button} disableWhileBusy />
     </form>
   );
 }
