@@ -194,9 +194,11 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
           }, logger);
     if (sync) await tokens.attach(sync);
     // Storefront answers kept in memory; plugins join it to the same listener (`ReadCache.attach`).
-    container.register(ReadCache, { useValue: new ReadCache(config.readCache, sync) });
+    const readCache = new ReadCache(config.readCache, sync);
+    container.register(ReadCache, { useValue: readCache });
     // Facts hot writes read, kept under versions they read in their own transactions.
-    container.register(FactCache, { useValue: new FactCache(config.factCache) });
+    const factCache = new FactCache(config.factCache);
+    container.register(FactCache, { useValue: factCache });
     const relay = new OutboxRelay(container.resolve(Database), jobs, bus, logger);
     container.register(OutboxRelay, { useValue: relay });
     closers.unshift(() => relay.stop());
@@ -206,6 +208,10 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
         return pool && { used: pool.numUsed(), idle: pool.numFree(), pendingAcquires: pool.numPendingAcquires(), max: pool.max };
       },
       queueCounts: () => jobs.counts(),
+      caches: () => [
+        { cache: 'storefront', ...readCache.stats() },
+        { cache: 'facts', ...factCache.stats() },
+      ],
       // The platform's view (every tenant), as the relay reads it; the partial index of pending rows serves it.
       outbox: async () => {
         const [row] = await db.query<{ pending: number; lag: number }>(

@@ -331,6 +331,33 @@ describe('settings', () => {
     expect(newest.count).toBe(0);
   });
 
+  it("shares the budget fairly: a store walking every page does not push out another store's answers; /metrics shows what is held", async () => {
+    const quiet = await small.createTenant();
+    const kept = await createProduct(small, quiet, { title: 'Kept' });
+    const read = () => small.countQueries(() => small.request({ method: 'GET', url: `/api/v1/catalog/products/${kept.id}`, headers: quiet.headers(quiet.storefrontToken) }));
+    expect((await read()).result.statusCode).toBe(200);
+    expect((await read()).count).toBe(0);
+    // The busy store walks its pages again and again, far past the budget (one least recently used list would drop the quiet store's answer).
+    const walk = Array.from({ length: 40 }, (_, i) => `/api/v1/catalog/products?limit=${40 - i}`);
+    for (let round = 0; round < 3; round++) {
+      for (const url of walk) expect((await small.request({ method: 'GET', url, headers: smallShop.headers(smallShop.storefrontToken) })).statusCode).toBe(200);
+    }
+    expect((await read()).count).toBe(0);
+    const stats = small.app.container.resolve(ReadCache).stats();
+    expect(stats.bytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(stats.stores).toBe(2);
+
+    const metrics = await small.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${small.platformToken}` } });
+    expect(metrics.statusCode).toBe(200);
+    const gauge = (name: string) => Number(new RegExp(`^${name}\\{cache="storefront"\\} (\\d+)$`, 'm').exec(metrics.body)?.[1]);
+    expect(gauge('qhatu_cache_max_bytes')).toBe(1024 * 1024);
+    expect(gauge('qhatu_cache_bytes')).toBeGreaterThan(0);
+    expect(gauge('qhatu_cache_bytes')).toBeLessThanOrEqual(1024 * 1024);
+    expect(gauge('qhatu_cache_stores')).toBe(2);
+    expect(gauge('qhatu_cache_entries')).toBeGreaterThan(1);
+    expect(metrics.body).toMatch(/^qhatu_cache_max_bytes\{cache="facts"\} \d+$/m);
+  });
+
   it('reads the database every time with QHATU_CACHE=off, and still answers ETags', async () => {
     const p = await createProduct(off, offShop, { title: 'Uncached' });
     const read = () => off.countQueries(() => off.request({ method: 'GET', url: `/api/v1/catalog/products/${p.id}`, headers: offShop.headers(offShop.storefrontToken) }));

@@ -65,6 +65,14 @@ export class FactCache {
     return this.entries !== undefined;
   }
 
+  /** Bytes, entries and stores held now (for `/metrics`). */
+  stats(): { bytes: number; maxBytes: number; entries: number; stores: number } {
+    const stores = new Set<string>();
+    // Keys are `<topic> <store> …`.
+    for (const key of this.entries?.keys() ?? []) stores.add(key.split(' ', 2)[1]);
+    return { bytes: this.entries?.calculatedSize ?? 0, maxBytes: this.settings.maxBytes, entries: this.size, stores: stores.size };
+  }
+
   /** Shelves and remembered keys held. */
   get size(): number {
     return this.entries?.size ?? 0;

@@ -33,10 +33,35 @@ export function entityTag(body: string): string {
  * moment) before the database is read, so an answer read while a change committed is filed under
  * the old generation and never served. Messages come from every process through the token cache's
  * listener (`CacheSync`); while that listener is lost nothing is read from or kept in the cache,
- * and when it is back the cache starts empty. Memory is bounded by bytes (least recently used out).
+ * and when it is back the cache starts empty.
+ *
+ * Memory is bounded by bytes, and shared fairly between stores: when an answer does not fit, the
+ * store that holds the most bytes gives up its least recently used answers first, so one busy store
+ * (or a crawler walking every page of one) cannot push every other store out. A deployment of one
+ * store uses the whole budget. Within a store, the least recently used answer goes first.
  */
+/** What a store holds: its bytes, and its keys from least to most recently used. */
+interface StoreShare {
+  bytes: number;
+  keys: Set<string>;
+}
+
+/** What the cache holds now (for `/metrics` and the scale benchmark). */
+export interface CacheStats {
+  bytes: number;
+  maxBytes: number;
+  entries: number;
+  /** Stores with at least one answer kept. */
+  stores: number;
+  /** The bytes of the store that holds the most. */
+  largestStoreBytes: number;
+}
+
 export class ReadCache {
   private readonly entries: LRUCache<string, CachedAnswer> | undefined;
+  private readonly shares = new Map<string, StoreShare>();
+  /** The store of each key kept (the key's second part), so a removal finds its share. */
+  private readonly owners = new Map<string, string>();
   private readonly generations = new Map<string, number>();
   private trusted: boolean;
   /** Bumped when the listener is lost or back: a slot taken before must not be filled. */
@@ -50,11 +75,63 @@ export class ReadCache {
     this.trusted = sync ? sync.listening : true;
     this.entries = settings.enabled
       ? new LRUCache<string, CachedAnswer>({
+          // A backstop: `keep` makes room first, from the largest store, so this never has to.
           maxSize: settings.maxBytes,
-          // Strings are UTF-16 in V8: two bytes a character, plus the key and the tag.
-          sizeCalculation: (answer, key) => 2 * (answer.body.length + key.length + answer.etag.length) + 64,
+          sizeCalculation: answerBytes,
+          dispose: (answer, key) => this.forget(key, answerBytes(answer, key)),
         })
       : undefined;
+  }
+
+  /** Bytes, entries and stores held now. */
+  stats(): CacheStats {
+    let largest = 0;
+    for (const share of this.shares.values()) largest = Math.max(largest, share.bytes);
+    return { bytes: this.bytes, maxBytes: this.settings.maxBytes, entries: this.size, stores: this.shares.size, largestStoreBytes: largest };
+  }
+
+  /** Keeps `answer` under `key` for the store, after making room from the store that holds the most. */
+  private keep(tenantId: string, key: string, answer: CachedAnswer): void {
+    const entries = this.entries!;
+    const size = answerBytes(answer, key);
+    if (size > this.settings.maxBytes) return;
+    entries.delete(key);
+    while (entries.calculatedSize + size > this.settings.maxBytes) {
+      let largest: StoreShare | undefined;
+      for (const share of this.shares.values()) if (!largest || share.bytes > largest.bytes) largest = share;
+      const oldest = largest?.keys.values().next().value;
+      if (oldest === undefined) break;
+      entries.delete(oldest);
+    }
+    entries.set(key, answer, { size });
+    this.owners.set(key, tenantId);
+    const share = this.shares.get(tenantId) ?? { bytes: 0, keys: new Set<string>() };
+    share.bytes += size;
+    share.keys.add(key);
+    this.shares.set(tenantId, share);
+  }
+
+  private empty(): void {
+    this.entries?.clear();
+    this.shares.clear();
+    this.owners.clear();
+  }
+
+  /** A hit moves the key to the most recently used end of its store's list. */
+  private touched(key: string): void {
+    const share = this.shares.get(this.owners.get(key) ?? '');
+    if (share && share.keys.delete(key)) share.keys.add(key);
+  }
+
+  /** Called by the LRU when an answer leaves (removed, replaced or pushed out). */
+  private forget(key: string, size: number): void {
+    const tenantId = this.owners.get(key);
+    if (tenantId === undefined) return;
+    this.owners.delete(key);
+    const share = this.shares.get(tenantId);
+    if (!share || !share.keys.delete(key)) return;
+    share.bytes -= size;
+    if (share.keys.size === 0) this.shares.delete(tenantId);
   }
 
   /** Whether answers are served from memory now (on, and the listener is not lost). */
@@ -78,11 +155,11 @@ export class ReadCache {
       lost: () => {
         this.trusted = false;
         this.epoch += 1;
-        this.entries?.clear();
+        this.empty();
       },
       resynced: () => {
         this.epoch += 1;
-        this.entries?.clear();
+        this.empty();
         this.trusted = true;
       },
     });
@@ -111,14 +188,21 @@ export class ReadCache {
     const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
     const entries = this.entries!;
     const epoch = this.epoch;
+    const hit = entries.get(full);
+    if (hit) this.touched(full);
     return {
-      hit: entries.get(full),
+      hit,
       fill: (body) => {
         const answer = { body, etag: entityTag(body) };
         // Kept only if the listener stayed up the whole time: a message may have been missed.
-        if (this.trusted && this.epoch === epoch) entries.set(full, answer);
+        if (this.trusted && this.epoch === epoch) this.keep(tenantId, full, answer);
         return answer;
       },
     };
   }
+}
+
+/** Strings are UTF-16 in V8: two bytes a character, plus the key and the tag. */
+function answerBytes(answer: CachedAnswer, key: string): number {
+  return 2 * (answer.body.length + key.length + answer.etag.length) + 64;
 }

@@ -6,6 +6,8 @@ export interface MetricSources {
   pool(): { used: number; idle: number; pendingAcquires: number; max: number } | undefined;
   queueCounts(): Promise<Record<string, number>>;
   outbox(): Promise<{ pending: number; lagSeconds: number }>;
+  /** The process's in-memory caches, by name: what they hold against their budget. */
+  caches?(): Array<{ cache: string; bytes: number; maxBytes: number; entries: number; stores: number }>;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
@@ -110,12 +112,16 @@ export class Metrics {
       queue: gauge('qhatu_job_queue_jobs', 'Jobs in the queue (every process), by state; failed: jobs out of attempts, kept 7 days', ['state']),
       pending: gauge('qhatu_outbox_pending_events', 'Committed events not yet handed to their out-of-process subscribers (every tenant)'),
       lag: gauge('qhatu_outbox_lag_seconds', 'Age of the oldest event still waiting in the outbox; 0 when none waits'),
+      cacheBytes: gauge('qhatu_cache_bytes', 'Bytes an in-memory cache of this process holds, by cache (storefront, facts)', ['cache']),
+      cacheMax: gauge('qhatu_cache_max_bytes', 'The byte budget of an in-memory cache of this process (QHATU_CACHE_MAX_MB, QHATU_FACT_CACHE_MAX_MB)', ['cache']),
+      cacheEntries: gauge('qhatu_cache_entries', 'Entries an in-memory cache of this process holds, by cache', ['cache']),
+      cacheStores: gauge('qhatu_cache_stores', 'Stores with at least one entry in an in-memory cache of this process, by cache', ['cache']),
     };
     this.sources = sources;
   }
 
   private sources?: MetricSources;
-  private gauges?: Record<'pool' | 'waiting' | 'queue' | 'pending' | 'lag', Gauge<string>>;
+  private gauges?: Record<'pool' | 'waiting' | 'queue' | 'pending' | 'lag' | 'cacheBytes' | 'cacheMax' | 'cacheEntries' | 'cacheStores', Gauge<string>>;
 
   private refreshing?: Promise<void>;
 
@@ -136,6 +142,12 @@ export class Metrics {
       gauges.pool.set({ state: 'idle' }, pool.idle);
       gauges.pool.set({ state: 'max' }, pool.max);
       gauges.waiting.set(pool.pendingAcquires);
+    }
+    for (const c of sources.caches?.() ?? []) {
+      gauges.cacheBytes.set({ cache: c.cache }, c.bytes);
+      gauges.cacheMax.set({ cache: c.cache }, c.maxBytes);
+      gauges.cacheEntries.set({ cache: c.cache }, c.entries);
+      gauges.cacheStores.set({ cache: c.cache }, c.stores);
     }
     const failed = (what: string) => (err: unknown) => void this.logger.warn({ err }, `metrics: ${what} not read`);
     await Promise.all([
