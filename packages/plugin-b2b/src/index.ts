@@ -1,7 +1,7 @@
 import { definePlugin } from '@qhatu/core';
 import { PriceResolver } from '@qhatu/plugin-catalog';
 import { OrderPrices } from '@qhatu/plugin-orders';
-import { AccountOrder, OrderPrice } from './entities/account-order.js';
+import { AccountCredit, AccountOrder, OrderPrice } from './entities/account-order.js';
 import { B2BCustomer } from './entities/b2b-customer.js';
 import { Buyer } from './entities/buyer.js';
 import { PriceList, PriceRule } from './entities/price-list.js';
@@ -9,9 +9,11 @@ import { Quote } from './entities/quote.js';
 import { b2bCustomerMachine } from './machines/b2b-customer.js';
 import { quoteMachine } from './machines/quote.js';
 import { b2bMigration } from './migrations/0001_b2b.js';
+import { accountCreditsMigration } from './migrations/0002_account_credits.js';
 import { customerRoutes } from './routes/customers.js';
 import { priceListRoutes } from './routes/price-lists.js';
 import { quoteRoutes } from './routes/quotes.js';
+import { ACCOUNT_CREDIT, AccountCredits } from './services/account-credit.js';
 import { B2BCustomers } from './services/b2b-customers.js';
 import { Credit } from './services/credit-reads.js';
 import { B2B_EVENTS } from './services/events.js';
@@ -25,7 +27,7 @@ export { B2BCustomer, B2B_CUSTOMER_STATUSES, type B2BCustomerStatus } from './en
 export { Buyer } from './entities/buyer.js';
 export { PriceList, PriceRule, RULE_TYPES, RULE_SCOPES, type RuleType, type RuleScope } from './entities/price-list.js';
 export { Quote, QUOTE_STATUSES, type QuoteStatus, type QuoteItem } from './entities/quote.js';
-export { AccountOrder, OrderPrice } from './entities/account-order.js';
+export { AccountOrder, AccountCredit, OrderPrice } from './entities/account-order.js';
 export { quoteMachine } from './machines/quote.js';
 export { b2bCustomerMachine } from './machines/b2b-customer.js';
 export { B2BCustomers } from './services/b2b-customers.js';
@@ -34,6 +36,7 @@ export { PriceListResolver, priceThrough, trustedBuyer, type ListPrice, type Rul
 export { PriceListOrderPrices } from './services/order-prices.js';
 export { Quotes, quoteNumber } from './services/quotes.js';
 export { Credit } from './services/credit-reads.js';
+export { ACCOUNT_CREDIT, AccountCredits, type AccountCreditService, type AccountOfOrder, type AccountCreditInput, type AccountCreditResult } from './services/account-credit.js';
 export { rucProblem, rucCheckDigit } from './services/ruc.js';
 export { quotePdf } from './services/quote-pdf.js';
 export { B2B_EVENTS } from './services/events.js';
@@ -41,13 +44,13 @@ export { B2B_EVENTS } from './services/events.js';
 /**
  * Wholesale: B2B customers and their buyers, price lists that price a buyer's lines (the
  * catalog's `PriceResolver` and the orders' `OrderPrices`), quotes e-mailed as PDF, and orders
- * on account within a credit limit.
+ * on account within a credit limit (goods returned are set against what the company owes).
  */
 export default definePlugin({
   name: 'b2b',
   dependsOn: ['catalog', 'customers', 'orders'],
-  entities: [B2BCustomer, Buyer, PriceList, PriceRule, Quote, AccountOrder, OrderPrice],
-  migrations: [b2bMigration],
+  entities: [B2BCustomer, Buyer, PriceList, PriceRule, Quote, AccountOrder, AccountCredit, OrderPrice],
+  migrations: [b2bMigration, accountCreditsMigration],
   machines: [quoteMachine, b2bCustomerMachine],
   events: [...B2B_EVENTS],
   permissions: [
@@ -67,6 +70,9 @@ export default definePlugin({
     container.registerSingleton(PriceLists);
     container.registerSingleton(Quotes);
     container.registerSingleton(Credit);
+    // The contract other plugins call (plugin-returns, a return of an order on account): goods given back are set against what the company owes.
+    container.registerSingleton(AccountCredits);
+    container.register(ACCOUNT_CREDIT, { useToken: AccountCredits });
     container.registerSingleton(OrderPriceReads);
   },
   routes: async (app, { container }) => {

@@ -1,7 +1,8 @@
-import { TenantContext } from '@qhatu/core';
+import { Database, TenantContext } from '@qhatu/core';
 import type { TestApp } from '@qhatu/core/testing';
 import { Orders } from '@qhatu/plugin-orders';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_CREDIT, type AccountCreditService } from '../src/index.js';
 import { ADDRESS, B2B, b2bApp, caller, company, MISSING, outbox, priceList, product, quote, signUp, store, type Store } from './helpers.js';
 
 /** A clock the test moves (quotes expire). */
@@ -184,7 +185,7 @@ describe('credit limit', () => {
     const first = await placeAccepted(6);
     const firstOrder = (await convert(own, first.id)).json().data.order_id;
     const credit = (await own.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data;
-    expect(credit).toEqual({ b2b_customer_id: c.id, currency: 'PEN', credit_limit: 100000, open_balance: 60000, available: 40000, open_orders: [{ order_id: firstOrder, quote_id: first.id, total: 60000, due: 60000, placed_at: expect.any(String) }] });
+    expect(credit).toEqual({ b2b_customer_id: c.id, currency: 'PEN', credit_limit: 100000, open_balance: 60000, available: 40000, open_orders: [{ order_id: firstOrder, quote_id: first.id, total: 60000, credited: 0, due: 60000, placed_at: expect.any(String) }] });
 
     const second = await placeAccepted(5);
     const refused = await convert(own, second.id);
@@ -248,5 +249,54 @@ describe('credit limit', () => {
     await accept(own, q.id);
     expect(codeOf(await convert(own, q.id))).toEqual([422, 'CREDIT_LIMIT_EXCEEDED']);
     expect(codeOf(await s.admin('GET', `${B2B}/customers/${c.id}/credit`))).toEqual([404, 'B2B_CUSTOMER_NOT_FOUND']);
+  });
+});
+
+describe('the contract other plugins call (ACCOUNT_CREDIT)', () => {
+  const service = () => t.app.container.resolve<AccountCreditService>(ACCOUNT_CREDIT);
+  const db = () => t.app.container.resolve(Database);
+  const onAccount = async () => {
+    const { c, q } = await sentQuote();
+    expect((await accept(s, q.id)).statusCode).toBe(200);
+    const orderId: string = (await convert(s, q.id)).json().data.order_id;
+    return { c, orderId };
+  };
+
+  it('sets returned goods against what the company owes, once per source, inside the caller’s transaction', async () => {
+    const { c, orderId } = await onAccount();
+    const input = (amount: number, id: string) => ({ orderId, amount, reason: `Return ${id}`, source: { type: 'return', id } });
+    expect(await db().tenant((tx) => service().ofOrder(tx, orderId), s.tenant.id)).toMatchObject({ b2bCustomerId: c.id, total: 40000, credited: 0, due: 40000 });
+
+    const first = await db().tenant((tx) => service().credit(tx, input(10000, 'r1')), s.tenant.id);
+    expect(first).toMatchObject({ amount: 10000, applied: 10000, due: 30000, available: 970000, repeated: false });
+    // The same source again, or twice at once: the first credit, nothing added.
+    expect(await db().tenant((tx) => service().credit(tx, input(10000, 'r1')), s.tenant.id)).toMatchObject({ creditId: first.creditId, repeated: true, due: 30000 });
+    const racing = await Promise.all([1, 2].map(() => db().tenant((tx) => service().credit(tx, input(5000, 'r2')), s.tenant.id)));
+    expect(racing[0].creditId).toBe(racing[1].creditId);
+    // Rolled back with its caller.
+    await expect(db().tenant(async (tx) => {
+      await service().credit(tx, input(4000, 'r3'));
+      throw new Error('the return could not be refunded');
+    }, s.tenant.id)).rejects.toThrow('the return could not be refunded');
+    expect((await s.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data).toMatchObject({ open_balance: 25000, open_orders: [expect.objectContaining({ credited: 15000, due: 25000 })] });
+
+    // More than is owed: only what is owed comes off (the rest is the caller's to pay back); the order is settled.
+    expect(await db().tenant((tx) => service().credit(tx, input(30000, 'r4')), s.tenant.id)).toMatchObject({ amount: 30000, applied: 25000, due: 0, available: 1_000_000 });
+    expect((await s.admin('GET', `${B2B}/customers/${c.id}/credit`)).json().data).toMatchObject({ open_balance: 0, open_orders: [] });
+    expect((await outbox(t, 'b2b.account.credited', first.creditId))[0].data).toMatchObject({ order_id: orderId, b2b_customer_id: c.id, amount: 10000, applied: 10000, order_due: 30000 });
+  });
+
+  it('refuses bad input, an order not on account and another store’s order', async () => {
+    const { orderId } = await onAccount();
+    const other = await store(t);
+    const call = (over: Record<string, unknown>, tenantId = s.tenant.id) =>
+      db().tenant((tx) => service().credit(tx, { orderId, amount: 100, reason: 'Return', source: { type: 'return', id: 'x' }, ...over } as never), tenantId);
+    await expect(call({ amount: 0 })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    await expect(call({ amount: 1.5 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(call({ reason: ' ' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(call({ source: { type: 'return', id: '' } })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(call({ orderId: MISSING })).rejects.toMatchObject({ status: 404, code: 'ACCOUNT_ORDER_NOT_FOUND' });
+    await expect(call({}, other.tenant.id)).rejects.toMatchObject({ status: 404, code: 'ACCOUNT_ORDER_NOT_FOUND' });
+    expect(await db().tenant((tx) => service().ofOrder(tx, orderId), other.tenant.id)).toBeNull();
   });
 });

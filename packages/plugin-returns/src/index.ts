@@ -6,7 +6,9 @@ import { ReturnSettings } from './entities/settings.js';
 import { returnGraphQL } from './graphql/returns.js';
 import { RETURN_EVENTS, RETURN_REFUNDED, returnMachine } from './machines/return.js';
 import { returnsMigration } from './migrations/0001_returns.js';
+import { accountRefundsMigration } from './migrations/0002_account_refunds.js';
 import { returnRoutes } from './routes/returns.js';
+import { ACCOUNT_REFUNDS, accountRefundsOf } from './services/account-credit.js';
 import { NOTIFIED_EVENTS, ReturnNotices } from './services/notices.js';
 import { ReturnPaymentLinks } from './services/payment-links.js';
 import { PAYMENT_REFUNDER, paymentRefunderOf } from './services/payment-refunds.js';
@@ -37,13 +39,14 @@ export const notifyJob = (event: string) => `returns.notify-${event.split('.').p
 /**
  * Returns, exchanges and claims: customers and staff ask to send fulfilled items back (or swap them,
  * or claim missing and damaged ones); staff approve, receive them into stock or write them off,
- * and refund what each line was paid through the order's payments or as store credit.
+ * and refund what each line was paid through the order's payments, as store credit, or to the
+ * company's account of an order placed on account.
  */
 export default definePlugin({
   name: 'returns',
   dependsOn: ['catalog', 'customers', 'inventory', 'orders'],
   entities: [Return, ReturnLine, ReturnReason, ReturnSettings],
-  migrations: [returnsMigration],
+  migrations: [returnsMigration, accountRefundsMigration],
   machines: [returnMachine],
   events: [...RETURN_EVENTS],
   permissions: [
@@ -52,9 +55,10 @@ export default definePlugin({
     { name: 'returns.refund', description: "Refund returns through the order's payments or as store credit, and record an exchange's payments" },
   ],
   register(container) {
-    // The payments and store-credit plugins when installed, whichever order the plugins register in.
+    // The payments, store-credit and B2B plugins when installed, whichever order the plugins register in.
     container.register(PAYMENT_REFUNDER, { useFactory: paymentRefunderOf });
     container.register(STORE_CREDIT_GRANTS, { useFactory: storeCreditOf });
+    container.register(ACCOUNT_REFUNDS, { useFactory: accountRefundsOf });
     // A marketplace's ledger takes a returned vendor line's worth back from its vendor.
     container.register(RETURNED_LINES, { useValue: new OrderReturnedLines() });
     container.registerSingleton(StoreReturnSettings);
@@ -68,8 +72,9 @@ export default definePlugin({
   },
   onReady({ container }) {
     const relay = container.resolve(OutboxRelay);
-    // Refunds through payments go out once the refund's transaction committed, each under the id it was planned with.
-    relay.queueOn(RETURN_REFUNDED, SEND_REFUNDS_JOB, (data) => data.refund_method === 'original_payments' && typeof data.refund_amount === 'number' && data.refund_amount > 0);
+    // Refunds through payments go out once the refund's transaction committed, each under the id it was planned with
+    // (a refund to a company's account sends what the company had paid already).
+    relay.queueOn(RETURN_REFUNDED, SEND_REFUNDS_JOB, (data) => data.refund_method !== 'store_credit' && typeof data.refund_amount === 'number' && data.refund_amount > 0);
     for (const type of NOTIFIED_EVENTS) relay.queueOn(type, notifyJob(type));
   },
   jobs: {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { QhatuPlugin } from '@qhatu/core';
+import type { Clock, QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -24,8 +24,8 @@ export const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av.
 /** The plugins of a store that takes returns: orders placed as draft orders, taxes, shipping rates, payments by an offline method. */
 export const STORE: QhatuPlugin[] = [media, catalog, customers, inventory, discounts, orders, taxes, shipping, payments, offline, draftOrders, returns];
 
-export function returnsApp(options: { plugins?: QhatuPlugin[]; env?: Record<string, string> } = {}): Promise<TestApp> {
-  return createTestApp({ plugins: options.plugins ?? STORE, workers: true, env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0', ...options.env } });
+export function returnsApp(options: { plugins?: QhatuPlugin[]; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  return createTestApp({ plugins: options.plugins ?? STORE, workers: true, clock: options.clock, env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0', ...options.env } });
 }
 
 export interface Shop {

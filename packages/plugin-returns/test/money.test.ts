@@ -93,7 +93,7 @@ for (const includeTax of [false, true]) {
 }
 
 describe('where the money goes', () => {
-  it('as store credit without the store-credit plugin is 422 STORE_CREDIT_UNAVAILABLE, asked or at the refund', async () => {
+  it('as store credit without the store-credit plugin is 422 STORE_CREDIT_UNAVAILABLE, asked or at the refund (to an account without the B2B plugin, ACCOUNT_CREDIT_UNAVAILABLE)', async () => {
     const s = await shop(t, false);
     const a = await product(s, 1000);
     const o = await fulfilledOrder(t, s, { line_items: [{ variant_id: a.variantId, quantity: 2 }] });
@@ -102,6 +102,8 @@ describe('where the money goes', () => {
     await ok(await s.admin('POST', `/api/v1/returns/${r.id}/approve`), 200);
     await ok(await s.admin('POST', `/api/v1/returns/${r.id}/receive`, { lines: [{ line_id: r.lines[0].id, quantity: 1 }] }), 200);
     expectError(await s.admin('POST', `/api/v1/returns/${r.id}/refund`, { method: 'store_credit' }), 422, 'STORE_CREDIT_UNAVAILABLE');
+    // No company accounts without the B2B plugin either.
+    expectError(await s.admin('POST', `/api/v1/returns/${r.id}/refund`, { method: 'account' }), 422, 'ACCOUNT_CREDIT_UNAVAILABLE');
     // Nothing changed: the refund through the payment still works.
     expect((await ok(await s.admin('POST', `/api/v1/returns/${r.id}/refund`, {}), 200)).refund_amount).toBe(1180);
   });

@@ -50,11 +50,12 @@ export class StoreCreditGateway implements PaymentGateway {
       const kept = await tx.em.findOne(StoreCreditPayment, { paymentId: req.paymentId }, { refresh: true });
       if (kept) return answerOf(kept);
       const order = await tx.em.findOne(Order, { id: req.orderId });
-      const refusal = refusalOf(principal, order?.customerId ?? null);
+      const refusal = refusalOf(principal, order?.customerId ?? null) ?? currencyRefusal(order!.currency.trim(), req.currency);
       if (refusal) return this.record(tx, req.paymentId, null, refusal);
       try {
+        // The balance in the order's currency, and only it: credit in another currency never pays (no conversion).
         const { entry } = await this.ledger.apply(tx, {
-          customerId: order!.customerId!, currency: req.currency, kind: 'spend', amount: -req.amount, reason: `Payment of order #${order!.number}`,
+          customerId: order!.customerId!, currency: order!.currency.trim(), kind: 'spend', amount: -req.amount, reason: `Payment of order #${order!.number}`,
           source: { type: 'payment', id: req.paymentId }, paymentId: req.paymentId, orderId: req.orderId,
         });
         return this.record(tx, req.paymentId, entry.id, null);
@@ -126,6 +127,11 @@ function answerOf(kept: Pick<StoreCreditPayment, 'entryId' | 'failureReason'>): 
 
 async function lockPayment(tx: Tx, id: string): Promise<void> {
   await tx.em.findOne(Payment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+}
+
+/** A payment in another currency than its order's (the payments plugin refuses it first): never paid from another balance. */
+function currencyRefusal(orderCurrency: string, paymentCurrency: string): string | null {
+  return orderCurrency === paymentCurrency ? null : `Store credit pays the order in its own currency, ${orderCurrency}, from the balance in ${orderCurrency}`;
 }
 
 /**

@@ -82,6 +82,31 @@ describe('paying with store credit', () => {
     expect(card.json().data.status).toBe('paid');
   });
 
+  it("pays only from the balance in the order's currency: credit in PEN never pays a USD order", async () => {
+    const rosa = await createCustomer(t, shop);
+    await grant(admin, rosa.id, 9000, 'PEN');
+    const { order } = await placeOrder(rosa.api, variantId, 2);
+    expect(order.currency).toBe('USD');
+    const balances = async () => (await admin('GET', `${CREDIT}/customers/${rosa.id}`)).json().data.balances.map((b: { currency: string; balance: number }) => [b.currency, b.balance]);
+
+    // The USD balance (none) is what pays a USD order: failed, nothing taken from the PEN one.
+    const res = await payWithCredit(rosa.api, order);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('is 0 USD') });
+    // Asking to pay it in PEN is the payments plugin's 422: a payment is in its order's currency.
+    const inPen = await rosa.api('POST', PAYMENTS, { order_id: order.id, gateway: 'store-credit', amount: order.total, currency: 'PEN' });
+    expect(inPen.statusCode, inPen.body).toBe(422);
+    expect(inPen.json().error.code).toBe('PAYMENT_CURRENCY_MISMATCH');
+    expect(await balances()).toEqual([['PEN', 9000]]);
+
+    // Credit in USD pays it; the PEN balance stays whole.
+    await grant(admin, rosa.id, 3000, 'USD');
+    expect((await payWithCredit(rosa.api, order)).json().data).toMatchObject({ status: 'paid', amount: 2500 });
+    expect(await balances()).toEqual([['PEN', 9000], ['USD', 500]]);
+    const spends = (await admin('GET', `${CREDIT}/customers/${rosa.id}/entries?filter[kind]=spend`)).json().data;
+    expect(spends).toEqual([expect.objectContaining({ currency: 'USD', amount: -2500, balance_after: 500, order_id: order.id })]);
+  });
+
   it("spends only the order's customer's credit, and only for the customer or staff allowed to", async () => {
     const rosa = await createCustomer(t, shop);
     const thief = await createCustomer(t, shop);

@@ -11,12 +11,38 @@ export const AccountOrder = defineEntity({
     quoteId: p.uuid(),
     total: p.bigint('number'),
     currency: p.string(),
-    /** When it was seen paid, cancelled or refunded: it no longer counts against the credit. */
+    /** What returns of the order set against it (minor units): goods the company sent back owe nothing. */
+    credited: p.bigint('number'),
+    /** When it was seen paid, cancelled, refunded or credited in full: it no longer counts against the credit. */
     settledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
 });
 export type AccountOrder = InferEntity<typeof AccountOrder>;
+
+/**
+ * Goods of an order on account given back (a return refunded to the account): their worth is set
+ * against what the company owes for the order. `applied` is what it took off the open balance; the
+ * rest (what the company had paid already) goes back through the order's payments. Once per source.
+ */
+export const AccountCredit = defineEntity({
+  name: 'B2BAccountCredit',
+  tableName: 'b2b_account_credit',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    orderId: p.uuid(),
+    b2bCustomerId: p.uuid(),
+    amount: p.bigint('number'),
+    applied: p.bigint('number'),
+    reason: p.text(),
+    /** What gave it: `return` (plugin-returns) or another plugin's kind, with its id. */
+    sourceType: p.string(),
+    sourceId: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+export type AccountCredit = InferEntity<typeof AccountCredit>;
 
 /** What an order line of a B2B buyer was priced at: the catalog price, the list and its rule. */
 export const OrderPrice = defineEntity({

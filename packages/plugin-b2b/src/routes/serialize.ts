@@ -41,7 +41,7 @@ export function creditOut(b2bCustomerId: string, c: CreditState) {
     credit_limit: c.creditLimit,
     open_balance: c.openBalance,
     available: c.available,
-    open_orders: c.open.map(({ account: a, due }) => ({ order_id: a.orderId, quote_id: a.quoteId, total: a.total, due, placed_at: a.createdAt.toISOString() })),
+    open_orders: c.open.map(({ account: a, due }) => ({ order_id: a.orderId, quote_id: a.quoteId, total: a.total, credited: a.credited, due, placed_at: a.createdAt.toISOString() })),
   };
 }
 

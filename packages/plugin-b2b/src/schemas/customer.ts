@@ -74,9 +74,18 @@ export const CreditOut = z
     b2b_customer_id: z.uuid(),
     currency: z.string(),
     credit_limit: z.number().int(),
-    open_balance: z.number().int().meta({ description: 'What is owed of the orders on account not paid, cancelled or refunded (part payments deducted)' }),
+    open_balance: z.number().int().meta({ description: 'What is owed of the orders on account not paid, cancelled or refunded (part payments and returned goods deducted)' }),
     available: z.number().int().meta({ description: 'credit_limit − open_balance, at least 0' }),
-    open_orders: z.array(z.object({ order_id: z.uuid(), quote_id: z.uuid(), total: z.number().int(), due: z.number().int().meta({ description: 'The total less what was paid of it' }), placed_at: Timestamp })),
+    open_orders: z.array(
+      z.object({
+        order_id: z.uuid(),
+        quote_id: z.uuid(),
+        total: z.number().int(),
+        credited: z.number().int().meta({ description: 'The worth of goods the company sent back (returns refunded to the account)' }),
+        due: z.number().int().meta({ description: 'The total less what returns credited and what was paid of it' }),
+        placed_at: Timestamp,
+      }),
+    ),
   })
   .meta({ id: 'B2BCredit' });
 

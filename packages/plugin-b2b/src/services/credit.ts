@@ -6,7 +6,7 @@ import type { B2BCustomer } from '../entities/b2b-customer.js';
 /** An order on account still owed, and how much of it. */
 export interface OpenOrder {
   account: AccountOrder;
-  /** The total less what was paid of it (net of refunds). */
+  /** The total less what returns set against it and what was paid of it (net of refunds). */
   due: number;
 }
 
@@ -21,13 +21,17 @@ export interface CreditState {
 
 type Ledger = Pick<Order, 'paidAt' | 'status' | 'total' | 'amountPaid' | 'amountRefunded'>;
 
-/** What is still owed of an order on account: 0 once paid, cancelled or refunded; part payments count. */
-const owed = (o: Ledger) => (o.paidAt !== null || o.status === 'cancelled' || o.status === 'refunded' ? 0 : Math.max(0, o.total - (o.amountPaid - o.amountRefunded)));
+/**
+ * What is still owed of an order on account: 0 once paid, cancelled or refunded; part payments
+ * count, and so does the worth of goods the company sent back (`credited`).
+ */
+export const owed = (o: Ledger, credited = 0) =>
+  o.paidAt !== null || o.status === 'cancelled' || o.status === 'refunded' ? 0 : Math.max(0, o.total - credited - (o.amountPaid - o.amountRefunded));
 
 /**
  * The open balance: what the company still owes of its orders on account (quote conversions):
- * each order not paid (`paid_at`), cancelled or refunded counts its total less what was paid of
- * it, net of refunds; an order shipped before payment still counts. The orders are read through
+ * each order not paid (`paid_at`), cancelled or refunded counts its total less what returns set
+ * against it and what was paid of it, net of refunds; an order shipped before payment still counts. The orders are read through
  * the orders plugin's exported `Order` entity, in `tx`; those found settled are marked so and
  * not read again. Two statements, plus one update when some settled.
  */
@@ -41,7 +45,7 @@ export async function creditOf(tx: Tx, customer: B2BCustomer): Promise<CreditSta
     );
     for (const account of accounts) {
       const order = orders.get(account.orderId);
-      const due = order ? owed(order) : 0;
+      const due = order ? owed(order, account.credited) : 0;
       if (due > 0) open.push({ account, due });
       else account.settledAt = tx.now();
     }

@@ -249,7 +249,7 @@ export class Quotes {
           { credit_limit: credit.creditLimit, open_balance: credit.openBalance, order_total: order.total, available: credit.available, message: 'the open balance plus this order exceeds the credit limit' },
         ]);
       }
-      tx.em.create(AccountOrder, { tenantId: tx.tenantId, orderId: order.id, b2bCustomerId: customer.id, quoteId: quote.id, total: order.total, currency: order.currency, settledAt: null, createdAt: tx.now() });
+      tx.em.create(AccountOrder, { tenantId: tx.tenantId, orderId: order.id, b2bCustomerId: customer.id, quoteId: quote.id, total: order.total, currency: order.currency, credited: 0, settledAt: null, createdAt: tx.now() });
       // The snapshot: what each line was charged (the quote's price, or a lower catalog price since) and the quote's rule.
       const charged = new Map((await tx.em.find(LineItem, { orderId: order.id })).map((l) => [l.variantId, l.unitPriceAmount]));
       const listed: ListPrice[] = quote.items.map((i) => ({

@@ -14,8 +14,11 @@ export type ClaimType = (typeof CLAIM_TYPES)[number];
 export const CLAIM_RESOLUTIONS = ['replace', 'refund'] as const;
 export type ClaimResolution = (typeof CLAIM_RESOLUTIONS)[number];
 
-/** Where a refund goes: back through the order's own payments, or to the customer's store credit. */
-export const REFUND_METHODS = ['original_payments', 'store_credit'] as const;
+/**
+ * Where a refund goes: back through the order's own payments, to the customer's store credit, or,
+ * for an order placed on a company's account (the B2B plugin), off what the company owes for it.
+ */
+export const REFUND_METHODS = ['original_payments', 'store_credit', 'account'] as const;
 export type RefundMethod = (typeof REFUND_METHODS)[number];
 
 /** How the items travel back: the customer's own way, or a label the store pays for. */
@@ -79,6 +82,8 @@ export const Return = defineEntity({
     newItemsAmount: p.bigint('number'),
     /** What goes back to the customer: items + shipping − new items, never below 0. */
     refundAmount: p.bigint('number'),
+    /** Of `refundAmount`, what was set against what the company owes for an order on account (`account`); the rest went through the order's payments. */
+    accountAmount: p.bigint('number'),
     /** What the customer owes for an exchange whose new items cost more. */
     amountDue: p.bigint('number'),
     amountPaid: p.bigint('number'),

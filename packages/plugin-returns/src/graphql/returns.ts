@@ -14,8 +14,8 @@ const typeDefs = `
   enum RefundMethod { ${REFUND_METHODS.join(' ')} }
   "A returned (or claimed) line of an order, or an exchange's new item (lineItemId null). Amounts in minor units."
   type ReturnLine { id: ID!, lineItemId: ID, variantId: ID, title: String!, quantity: Int!, reasonCode: String, receivedQuantity: Int!, restockedQuantity: Int!, damagedQuantity: Int!, refundAmount: Int!, taxAmount: Int!, shippedQuantity: Int! }
-  "A return, exchange or claim of an order; refundAmount is what goes back to the customer."
-  type Return { id: ID!, name: String!, orderId: ID!, kind: ReturnKind!, status: ReturnStatus!, claimType: ClaimType, resolution: ClaimResolution, currency: String!, refundMethod: RefundMethod, itemsAmount: Int!, shippingAmount: Int!, newItemsAmount: Int!, refundAmount: Int!, amountDue: Int!, createdAt: String!, updatedAt: String!, lines: [ReturnLine!]! }
+  "A return, exchange or claim of an order; refundAmount is what goes back to the customer (accountAmount of it off what a company owes for an order on account)."
+  type Return { id: ID!, name: String!, orderId: ID!, kind: ReturnKind!, status: ReturnStatus!, claimType: ClaimType, resolution: ClaimResolution, currency: String!, refundMethod: RefundMethod, itemsAmount: Int!, shippingAmount: Int!, newItemsAmount: Int!, refundAmount: Int!, accountAmount: Int!, amountDue: Int!, createdAt: String!, updatedAt: String!, lines: [ReturnLine!]! }
   type ReturnEdge { node: Return!, cursor: String! }
   type ReturnConnection { edges: [ReturnEdge!]!, pageInfo: PageInfo! }
   input ReturnLineInput { lineItemId: ID!, quantity: Int!, reasonCode: String, note: String }
@@ -52,7 +52,7 @@ function node({ ret: r, lines }: ReturnView) {
   return {
     id: r.id, name: `R${r.number}`, orderId: r.orderId, kind: r.kind, status: r.status, claimType: r.claimType ?? null, resolution: r.resolution ?? null,
     currency: r.currency.trim(), refundMethod: r.refundMethod ?? null, itemsAmount: r.itemsAmount, shippingAmount: r.shippingAmount, newItemsAmount: r.newItemsAmount,
-    refundAmount: r.refundAmount, amountDue: r.amountDue, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+    refundAmount: r.refundAmount, accountAmount: r.accountAmount, amountDue: r.amountDue, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
     lines: lines.map((l) => ({
       id: l.id, lineItemId: l.lineItemId ?? null, variantId: l.variantId ?? null, title: l.title, quantity: l.quantity, reasonCode: l.reasonCode ?? null,
       receivedQuantity: l.receivedQuantity, restockedQuantity: l.restockedQuantity, damagedQuantity: l.damagedQuantity, refundAmount: l.refundAmount,

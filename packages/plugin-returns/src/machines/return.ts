@@ -32,6 +32,7 @@ export function returnEvent(r: Return): Record<string, unknown> {
     shipping_amount: r.shippingAmount,
     new_items_amount: r.newItemsAmount,
     refund_amount: r.refundAmount,
+    account_amount: r.accountAmount,
     amount_due: r.amountDue,
     updated_at: r.updatedAt.toISOString(),
   };

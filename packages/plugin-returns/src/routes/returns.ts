@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, IdParams, listOf, NoContent, type PageRequest } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, IdParams, listOf, NoContent, TenantContext, type PageRequest } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -56,12 +56,13 @@ export async function returnRoutes(app: FastifyInstance, container: DependencyCo
   }, async (req) => ({ data: settingsOut(await settings.replace(req.body)) }));
 
   r.get('/return-reasons', {
-    // Customers choose from the active ones.
+    // Customers choose from the active ones: a storefront key or a customer token reads only those.
     config: { auth: ['admin', 'storefront', 'customer'], permission: 'returns.read' },
-    schema: { tags, summary: 'The store’s return reasons', querystring: ReasonListQuery, response: { 200: listOf(ReasonOut), ...errorResponses(400, 401, 403) } },
+    schema: { tags, summary: 'The store’s return reasons (a storefront key or customer token: the active ones)', querystring: ReasonListQuery, response: { 200: listOf(ReasonOut), ...errorResponses(400, 401, 403) } },
   }, async (req) => {
     const q = req.query;
-    const result = await reasons.list(q as PageRequest, { active: q['filter[active]'] === undefined ? undefined : q['filter[active]'] === 'true' });
+    const shopper = ['storefront', 'customer'].includes(TenantContext.principal()?.kind ?? '');
+    const result = await reasons.list(q as PageRequest, { active: shopper ? true : q['filter[active]'] === undefined ? undefined : q['filter[active]'] === 'true' });
     return { data: result.items.map(reasonOut), meta: { pagination: result.pagination } };
   });
 

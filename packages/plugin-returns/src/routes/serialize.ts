@@ -19,7 +19,7 @@ export function returnOut({ ret: r, lines, refunds }: ReturnView) {
     id: r.id, number: r.number, name: `R${r.number}`, order_id: r.orderId, kind: r.kind, status: r.status, claim_type: r.claimType ?? null,
     resolution: r.resolution ?? null, customer_id: r.customerId ?? null, email: r.email, requested_by: r.requestedBy as 'customer' | 'staff',
     reason_code: r.reasonCode ?? null, note: r.note ?? null, currency: r.currency.trim(), shipping: r.shipping ?? null, refund_method: r.refundMethod ?? null,
-    items_amount: r.itemsAmount, tax_amount: r.taxAmount, shipping_amount: r.shippingAmount, new_items_amount: r.newItemsAmount, refund_amount: r.refundAmount,
+    items_amount: r.itemsAmount, tax_amount: r.taxAmount, shipping_amount: r.shippingAmount, new_items_amount: r.newItemsAmount, refund_amount: r.refundAmount, account_amount: r.accountAmount,
     amount_due: r.amountDue, amount_paid: r.amountPaid,
     refunds: r.refunds.map((p) => ({ ...p, status: refunds.get(p.id)?.status ?? 'planned', failure_reason: refunds.get(p.id)?.failure_reason ?? null })),
     payment_url: r.paymentUrl ?? null, shipment: r.shipment ?? null, reject_reason: r.rejectReason ?? null, lines: lines.map(lineOut),

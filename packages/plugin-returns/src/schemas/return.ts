@@ -126,6 +126,7 @@ export const ReturnOut = z
     shipping_amount: Int,
     new_items_amount: Int,
     refund_amount: Int,
+    account_amount: Int.meta({ description: 'Of refund_amount, what was taken off what the company owes for an order on account (method account); the rest went through the order’s payments' }),
     amount_due: Int,
     amount_paid: Int,
     refunds: z.array(z.object({ id: z.uuid(), payment_id: z.uuid(), amount: Int, status: z.string().meta({ description: 'The payments plugin’s refund status; planned until it is recorded' }), failure_reason: z.string().nullable() })),

@@ -50,7 +50,13 @@ const MESSAGES: Record<(typeof NOTIFIED_EVENTS)[number], (c: Context) => { subje
     subject: `${money(c.ret.refundAmount, c.ret.currency)} refunded for ${returnName(c.ret)}`,
     text: [
       `${c.store} refunded ${money(c.ret.refundAmount, c.ret.currency)} for your ${what(c.ret)} ${returnName(c.ret)} of order #${c.order.number},`,
-      c.ret.refundMethod === 'store_credit' ? 'as store credit on your account.' : 'to the payment you made; your bank may take a few days to show it.',
+      c.ret.refundMethod === 'store_credit'
+        ? 'as store credit on your account.'
+        : c.ret.refundMethod === 'account' && c.ret.accountAmount === c.ret.refundAmount
+          ? 'off what your company owes for the order on account.'
+          : c.ret.refundMethod === 'account'
+            ? `${money(c.ret.accountAmount, c.ret.currency)} off what your company owes for the order on account, the rest to the payment you made.`
+            : 'to the payment you made; your bank may take a few days to show it.',
     ],
   }),
   [RETURN_SHIPPED]: (c) => ({

@@ -7,6 +7,7 @@ import { inject, injectable } from 'tsyringe';
 import { Return, ReturnLine, type ReturnShipping } from '../entities/return.js';
 import { RETURN_REQUESTED, returnEvent, returnMachine } from '../machines/return.js';
 import type { ReturnCreate } from '../schemas/return.js';
+import { ACCOUNT_REFUNDS, type AccountRefunds } from './account-credit.js';
 import { customerCaller, linesOfOrder, linesOfReturn, lockOrder, lockReturn } from './common.js';
 import { exchangeDifference } from './valuation.js';
 import { ReturnPaymentLinks } from './payment-links.js';
@@ -34,6 +35,7 @@ export class ReturnRequests {
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
     @inject(STORE_CREDIT_GRANTS) private readonly credit: StoreCreditGrants,
+    @inject(ACCOUNT_REFUNDS) private readonly accounts: AccountRefunds,
     @inject(ReturnPaymentLinks) private readonly links: ReturnPaymentLinks,
   ) {}
 
@@ -46,6 +48,9 @@ export class ReturnRequests {
       checkKind(input);
       if (ownerId) await this.checkWindow(tx, order);
       if (input.refund_method === 'store_credit') this.credit.assertAvailable(order);
+      if (input.refund_method === 'account') await this.accounts.assertOnAccount(tx, order, 'body.refund_method');
+      // An order placed on a company's account is refunded to that account unless asked otherwise.
+      const refundMethod = input.refund_method ?? ((await this.accounts.accountOf(tx, order)) ? 'account' : 'original_payments');
       const lines = await linesOfOrder(tx, order.id);
       const wanted = await this.checkLines(tx, order, lines, input);
       const at = tx.now();
@@ -63,7 +68,7 @@ export class ReturnRequests {
         claimType: input.kind === 'claim' ? input.claim_type! : null, resolution: input.kind === 'claim' ? input.resolution! : null,
         customerId: order.customerId ?? null, email: order.customerEmail, requestedBy: ownerId ? 'customer' : 'staff', reasonCode: input.reason_code ?? null,
         note: input.note ?? null, currency: order.currency.trim(), shipping: input.kind === 'claim' ? null : await this.shippingOf(tx, order, wanted, input),
-        refundMethod: input.refund_method ?? 'original_payments', itemsAmount: 0, taxAmount: 0, shippingAmount: 0,
+        refundMethod, itemsAmount: 0, taxAmount: 0, shippingAmount: 0, accountAmount: 0,
         newItemsAmount: created.filter((l) => l.kind === 'new').reduce((s, l) => s + l.refundAmount, 0), refundAmount: 0, amountDue: 0, amountPaid: 0,
         refunds: [], paymentUrl: null, shipment: null, rejectReason: null, createdBy: TenantContext.principalId(), approvedAt: null, receivedAt: null,
         refundedAt: null, closedAt: null, cancelledAt: null, createdAt: at, updatedAt: at,

@@ -5,6 +5,7 @@ import { inject, injectable } from 'tsyringe';
 import type { RefundMethod, Return, ReturnLine } from '../entities/return.js';
 import { RETURN_SHIPPED, returnEvent, returnMachine } from '../machines/return.js';
 import type { RefundInput, ShipmentInput } from '../schemas/return.js';
+import { ACCOUNT_REFUNDS, type AccountRefunds } from './account-credit.js';
 import { linesOfReturn, lockOrder, lockReturn, money, returnName } from './common.js';
 import { PAYMENT_REFUNDER, type PaymentRefunder } from './payment-refunds.js';
 import { StoreReturnSettings } from './settings.js';
@@ -23,6 +24,7 @@ export class ReturnSettlement {
     @inject(StoreReturnSettings) private readonly settings: StoreReturnSettings,
     @inject(PAYMENT_REFUNDER) private readonly payments: PaymentRefunder,
     @inject(STORE_CREDIT_GRANTS) private readonly credit: StoreCreditGrants,
+    @inject(ACCOUNT_REFUNDS) private readonly accounts: AccountRefunds,
     @inject(Orders) private readonly orders: Orders,
     @inject(Reservations) private readonly reservations: Reservations,
     @inject(LineOffers) private readonly offers: LineOffersStrategy,
@@ -33,7 +35,9 @@ export class ReturnSettlement {
    * worked out under the order's lock, after what earlier returns of the same lines gave back; staff
    * may give back less (`amount`), never more (422 REFUND_AMOUNT_TOO_HIGH). Through the order's
    * payments the refunds are planned here and sent by a job once this commits; as store credit, the
-   * credit is granted in this transaction.
+   * credit is granted in this transaction; to a company's account (an order on account), the worth is
+   * set against what the company owes for the order in this transaction, and what it had paid
+   * already goes back through the order's payments.
    */
   async refund(id: string, input: RefundInput): Promise<Return> {
     return this.db.tenant(async (tx) => {
@@ -62,7 +66,11 @@ export class ReturnSettlement {
         this.credit.assertAvailable(order);
         await this.credit.grant(tx, { order, returnId: ret.id, returnName: returnName(ret), amount });
       }
-      const refunds = method === 'original_payments' ? await this.payments.plan(tx, order, amount) : [];
+      if (method === 'account') await this.accounts.assertOnAccount(tx, order, 'body.method');
+      const account = method === 'account' && amount > 0 ? await this.accounts.credit(tx, { order, returnId: ret.id, returnName: returnName(ret), amount }) : null;
+      const accountAmount = account?.applied ?? 0;
+      const throughPayments = method === 'store_credit' ? 0 : amount - accountAmount;
+      const refunds = throughPayments > 0 ? await this.payments.plan(tx, order, throughPayments) : [];
       for (const l of lines) {
         const v = valuation.lines.get(l.id);
         if (v) Object.assign(l, { refundAmount: v.amount, taxAmount: v.tax });
@@ -70,12 +78,12 @@ export class ReturnSettlement {
       const at = tx.now();
       Object.assign(ret, {
         refundMethod: method, itemsAmount: valuation.items, taxAmount: valuation.tax + valuation.shipping.tax, shippingAmount: valuation.shipping.amount,
-        refundAmount: amount, refunds, refundedAt: at, updatedAt: at,
+        refundAmount: amount, accountAmount, refunds, refundedAt: at, updatedAt: at,
       });
       // A marketplace's ledger follows: each returned line's vendor gives back its part (its commission reversed).
       await tx.em.flush();
       await this.offers.orderChanged(tx, order);
-      await this.orders.addNote(tx, order.id, refundNote(ret, lines, method, input.note));
+      await this.orders.addNote(tx, order.id, refundNote(ret, lines, method, input.note, account?.companyName));
       return returnMachine.apply(tx, ret, 'refund');
     });
   }
@@ -170,9 +178,14 @@ function assertRefundable(ret: Return): void {
 }
 
 /** The order's note for a refund: what came back and where the money went. */
-function refundNote(ret: Return, lines: ReturnLine[], method: RefundMethod, note?: string): string {
+function refundNote(ret: Return, lines: ReturnLine[], method: RefundMethod, note?: string, company?: string): string {
   const items = lines.filter((l) => l.kind === 'returned').map((l) => `${ret.kind === 'claim' ? l.quantity : l.receivedQuantity} × ${l.title}`).join(', ');
-  const where = method === 'store_credit' ? 'as store credit' : 'through the order’s payments';
+  const paid = ret.refundAmount - ret.accountAmount;
+  const where = method === 'store_credit'
+    ? 'as store credit'
+    : method === 'account'
+      ? `to ${company ?? 'the company'}’s account (${money(ret.accountAmount, ret.currency)} off what it owes${paid > 0 ? `, ${money(paid, ret.currency)} through the order’s payments` : ''})`
+      : 'through the order’s payments';
   const what = ret.kind === 'claim' ? `claim (${ret.claimType})` : ret.kind;
   return `Return ${returnName(ret)} (${what}): ${items}; ${money(ret.refundAmount, ret.currency)} refunded ${where}${note ? ` (${note})` : ''}`;
 }
