@@ -1,7 +1,8 @@
 /**
- * The dashboard's pages and widgets for plugins of the platform that declare none of their own
- * (wholesale, marketplace, draft orders, order edits): the same declarations a plugin would make, used while it has no `admin`. A
- * plugin's own declaration replaces its entry here.
+ * The dashboard's pages for plugins of the platform that declare none of their own (wholesale,
+ * marketplace): the same declarations a plugin would make, used while it has no `admin`. A
+ * plugin's own declaration replaces its entry here. Draft orders, order edits, returns and store
+ * credit are areas of the dashboard instead (decision 0088).
  */
 export const BUILT_IN_DECLARATIONS: Record<string, unknown> = {
   b2b: {
@@ -14,6 +15,18 @@ export const BUILT_IN_DECLARATIONS: Record<string, unknown> = {
           type: 'list',
           source: '/api/v1/b2b/customers',
           statuses: ['active', 'on_hold', 'disabled'],
+          create: {
+            label: { en: 'Add company', es: 'Agregar empresa' },
+            path: '/api/v1/b2b/customers',
+            permission: 'b2b.write',
+            fields: [
+              { name: 'company_name', label: { en: 'Company', es: 'Empresa' }, required: true },
+              { name: 'ruc', label: { en: 'RUC' }, required: true, hint: { en: '11 digits', es: '11 dígitos' } },
+              { name: 'email', label: { en: 'E-mail', es: 'Correo' }, type: 'email', required: true },
+              { name: 'phone', label: { en: 'Phone', es: 'Teléfono' } },
+              { name: 'credit_limit', label: { en: 'Credit limit (cents)', es: 'Límite de crédito (céntimos)' }, type: 'number', hint: { en: '0: no orders on account', es: '0: sin pedidos a crédito' } },
+            ],
+          },
           columns: [
             { field: 'company_name', label: { en: 'Company', es: 'Empresa' } },
             { field: 'ruc', label: { en: 'RUC' } },
@@ -30,6 +43,16 @@ export const BUILT_IN_DECLARATIONS: Record<string, unknown> = {
         view: {
           type: 'list',
           source: '/api/v1/b2b/price-lists',
+          create: {
+            label: { en: 'Add price list', es: 'Agregar lista de precios' },
+            path: '/api/v1/b2b/price-lists',
+            permission: 'b2b.write',
+            fields: [
+              { name: 'name', label: { en: 'Name', es: 'Nombre' }, required: true },
+              { name: 'currency', label: { en: 'Currency', es: 'Moneda' }, required: true, hint: { en: '3 letters, e.g. PEN', es: '3 letras, p. ej. PEN' } },
+              { name: 'description', label: { en: 'Description', es: 'Descripción' } },
+            ],
+          },
           columns: [
             { field: 'name', label: { en: 'Name', es: 'Nombre' } },
             { field: 'currency', label: { en: 'Currency', es: 'Moneda' } },
@@ -72,6 +95,21 @@ export const BUILT_IN_DECLARATIONS: Record<string, unknown> = {
           type: 'list',
           source: '/api/v1/marketplace/vendors',
           statuses: ['pending', 'active', 'suspended'],
+          create: {
+            label: { en: 'Add vendor', es: 'Agregar vendedor' },
+            path: '/api/v1/marketplace/vendors',
+            permission: 'marketplace.write',
+            fields: [
+              { name: 'name', label: { en: 'Vendor', es: 'Vendedor' }, required: true },
+              { name: 'email', label: { en: 'E-mail', es: 'Correo' }, type: 'email', required: true },
+              { name: 'country_code', label: { en: 'Country', es: 'País' }, required: true, hint: { en: '2 letters, e.g. PE', es: '2 letras, p. ej. PE' } },
+              { name: 'default_commission_pct', label: { en: 'Commission %', es: 'Comisión %' }, type: 'decimal', required: true },
+            ],
+          },
+          actions: [
+            { label: { en: 'Activate', es: 'Activar' }, method: 'PATCH', path: '/api/v1/marketplace/vendors/{id}/status', body: { status: 'active' }, permission: 'marketplace.write', when_status: ['pending', 'suspended'] },
+            { label: { en: 'Suspend', es: 'Suspender' }, method: 'PATCH', path: '/api/v1/marketplace/vendors/{id}/status', body: { status: 'suspended' }, permission: 'marketplace.write', when_status: ['pending', 'active'] },
+          ],
           columns: [
             { field: 'name', label: { en: 'Vendor', es: 'Vendedor' } },
             { field: 'email', label: { en: 'E-mail', es: 'Correo' } },
@@ -95,48 +133,6 @@ export const BUILT_IN_DECLARATIONS: Record<string, unknown> = {
             { field: 'currency', label: { en: 'Currency', es: 'Moneda' } },
             { field: 'entry_count', label: { en: 'Entries', es: 'Movimientos' } },
             { field: 'status', label: { en: 'Status', es: 'Estado' } },
-          ],
-        },
-      },
-    ],
-  },
-  'draft-orders': {
-    pages: [
-      {
-        path: 'drafts',
-        title: { en: 'Draft orders', es: 'Pedidos en borrador' },
-        permission: 'draft-orders.read',
-        view: {
-          type: 'list',
-          source: '/api/v1/draft-orders',
-          statuses: ['open', 'invoice_sent', 'completed', 'cancelled'],
-          columns: [
-            { field: 'number', label: { en: 'Draft', es: 'Borrador' } },
-            { field: 'name', label: { en: 'Name', es: 'Nombre' } },
-            { field: 'email', label: { en: 'E-mail', es: 'Correo' } },
-            { field: 'currency', label: { en: 'Currency', es: 'Moneda' } },
-            { field: 'status', label: { en: 'Status', es: 'Estado' } },
-          ],
-          actions: [{ label: { en: 'Cancel', es: 'Anular' }, path: '/api/v1/draft-orders/{id}/cancel', permission: 'draft-orders.write', when_status: ['open', 'invoice_sent'] }],
-        },
-      },
-    ],
-  },
-  'order-edits': {
-    widgets: [
-      {
-        zone: 'order.detail',
-        title: { en: 'Edits of this order', es: 'Ediciones de este pedido' },
-        permission: 'order-edits.read',
-        view: {
-          type: 'list',
-          source: '/api/v1/orders/{id}/edits',
-          columns: [
-            { field: 'version', label: { en: 'Version', es: 'Versión' } },
-            { field: 'status', label: { en: 'Status', es: 'Estado' } },
-            { field: 'difference', label: { en: 'Difference (cents)', es: 'Diferencia (céntimos)' } },
-            { field: 'refund_amount', label: { en: 'To refund (cents)', es: 'A reembolsar (céntimos)' } },
-            { field: 'confirmed_at', label: { en: 'Confirmed', es: 'Confirmada' } },
           ],
         },
       },

@@ -19,16 +19,37 @@ const Permission = z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'mu
 
 const Column = z.object({ field: z.string().regex(/^[a-z_][a-z0-9_.]*$/i), label: Text }).strict();
 
-/** An action on a row: a POST (or DELETE) to a path, shown to those holding its permission. */
+/** An action on a row: a POST (or PATCH, DELETE) to a path, shown to those holding its permission. */
 const Action = z
   .object({
     label: Text,
-    method: z.enum(['POST', 'DELETE']).default('POST'),
+    method: z.enum(['POST', 'PATCH', 'DELETE']).default('POST'),
     path: ApiPath,
+    /** A fixed body sent with it (`{"status": "active"}`). */
+    body: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/i), z.union([z.string().max(200), z.number(), z.boolean(), z.null()])).optional(),
     permission: Permission.optional(),
     /** Shown only on rows whose `status` is one of these. */
     when_status: z.array(z.string()).optional(),
   })
+  .strict();
+
+/** A field of a declared form: its value is sent under `name`, a number for `number` (whole) and `decimal`. */
+const FormField = z
+  .object({
+    name: z.string().regex(/^[a-z_][a-z0-9_]*$/i),
+    label: Text,
+    type: z.enum(['text', 'email', 'number', 'decimal', 'select']).default('text'),
+    required: z.boolean().default(false),
+    /** The choices of a `select`. */
+    options: z.array(z.string().min(1).max(80)).min(1).max(30).optional(),
+    hint: Text.optional(),
+  })
+  .strict()
+  .refine((f) => (f.type === 'select') === (f.options !== undefined), { path: ['options'], message: 'are given for a select, and only for one' });
+
+/** A form above a list that adds a row: its fields' values POSTed to `path` (empty fields left out). */
+const CreateForm = z
+  .object({ label: Text, path: ApiPath, permission: Permission.optional(), fields: z.array(FormField).min(1).max(12) })
   .strict();
 
 /** What a page or a widget shows: the rows of a list endpoint (cursor pages), with their actions. */
@@ -42,6 +63,8 @@ const ListView = z
     actions: z.array(Action).max(6).optional(),
     /** The field of a row that stands for `{id}` in its actions' paths (default `id`). */
     row_id: z.string().regex(/^[a-z_][a-z0-9_]*$/i).optional(),
+    /** A form that adds a row, shown above the list to those holding its permission. */
+    create: CreateForm.optional(),
   })
   .strict();
 

@@ -38,8 +38,8 @@ let browser: Browser;
 let origin: string;
 // The dashboard's areas, then the installed plugins' pages in the order of the store's plugins.
 const OWNER_NAV = [
-  'Home', 'Orders', 'Products', 'Inventory', 'Customers', 'Discounts', 'Pipeline', 'Blog', 'Staff and roles', 'Settings',
-  'Theme store', 'Themes', 'Reviews', 'Leads', 'Tasks', 'Wholesale companies', 'Price lists', 'Quotes', 'Vendors', 'Payouts', 'Draft orders',
+  'Home', 'Orders', 'Draft orders', 'Returns', 'Products', 'Inventory', 'Customers', 'Discounts', 'Pipeline', 'Blog', 'Staff and roles', 'Settings',
+  'Theme store', 'Themes', 'Reviews', 'Leads', 'Tasks', 'Wholesale companies', 'Price lists', 'Quotes', 'Vendors', 'Payouts',
 ];
 let order: { id: string; number: number; total: number; currency: string };
 
@@ -125,7 +125,9 @@ describe('the admin dashboard at /admin/ui', () => {
     expect(reviews.pages[0]).toMatchObject({ path: 'moderation', permission: 'reviews.read', nav: true });
     expect(reviews.widgets[0].zone).toBe('product.detail');
     const zones = Object.fromEntries(manifest.extensions.map((e: { plugin: string; widgets: Array<{ zone: string }> }) => [e.plugin, e.widgets.map((w) => w.zone)]));
-    expect(zones).toMatchObject({ crm: ['home'], blog: ['home'], reviews: ['product.detail'], 'order-edits': ['order.detail'], b2b: [], marketplace: [] });
+    expect(zones).toMatchObject({ crm: ['home'], blog: ['home'], reviews: ['product.detail'], b2b: [], marketplace: [] });
+    // Draft orders, order edits, returns and store credit are areas of the dashboard, not declared views.
+    for (const plugin of ['draft-orders', 'order-edits', 'returns', 'store-credit']) expect(zones).not.toHaveProperty([plugin]);
     // The dashboard's own declaration of a plugin gives way to the plugin's; a faulty one stops the start.
     expect(adminManifest([{ name: 'b2b', admin: { pages: [] } } as never]).extensions).toEqual([{ plugin: 'b2b', pages: [], widgets: [] }]);
     expect(adminManifest([{ name: 'marketplace' } as never]).extensions[0].pages.map((p) => p.path)).toEqual(['vendors', 'payouts']);
@@ -154,7 +156,7 @@ describe('the admin dashboard at /admin/ui', () => {
     const gzipped = shell.reduce((sum, file) => sum + gzipSync(readFileSync(path.join(BUILT_UI, file))).length, 0);
     expect(gzipped).toBeLessThanOrEqual(300 * 1024);
     const chunks = readdirSync(path.join(BUILT_UI, 'assets'));
-    for (const area of ['home', 'orders', 'products', 'inventory', 'customers', 'staff', 'discounts', 'settings', 'crm', 'blog']) {
+    for (const area of ['home', 'orders', 'products', 'inventory', 'customers', 'staff', 'discounts', 'settings', 'crm', 'blog', 'drafts', 'returns', 'order-edits', 'store-credit']) {
       const chunk = chunks.find((f) => f.startsWith(`${area}-`) && f.endsWith('.js'));
       expect(chunk, area).toBeDefined();
       expect(shell).not.toContain(`assets/${chunk}`);
@@ -248,8 +250,8 @@ describe('the admin dashboard at /admin/ui', () => {
     await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
     await page.getByRole('link', { name: `#${order.number}` }).click();
     await page.getByRole('heading', { name: /pending/ }).waitFor();
-    // The order-edits plugin's widget, in the order page's zone.
-    await page.locator('[data-zone="order.detail"][data-plugin="order-edits"]').getByRole('heading', { name: 'Edits of this order' }).waitFor();
+    // The order's edits, a chunk of their own on the order's page.
+    await page.getByRole('region', { name: 'Edits and versions' }).getByRole('button', { name: 'Edit this order' }).waitFor();
     await accessible(page, 'order-pending');
     await page.getByRole('button', { name: 'Record a receipt' }).click();
     await page.getByLabel('Reference').fill('Yape op. 04518822');

@@ -1,9 +1,9 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { callPath } from './api';
 import { useAuth } from './auth';
 import { useI18n } from './i18n';
 import { ListTable, ListToolbar, listParams, useList, type ListPage } from './list';
-import { ErrorBox, Loaded, Status, useAction, useLoad } from './ui';
+import { ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from './ui';
 
 /** The manifest the store serves at /admin/ui/manifest.json (what @qhatu/admin's AdminDeclaration checked). */
 type Text = { en: string; es?: string };
@@ -13,13 +13,28 @@ interface Column {
 }
 interface Action {
   label: Text;
-  method: 'POST' | 'DELETE';
+  method: 'POST' | 'PATCH' | 'DELETE';
   path: string;
+  body?: Record<string, string | number | boolean | null>;
   permission?: string;
   when_status?: string[];
 }
+interface FormField {
+  name: string;
+  label: Text;
+  type: 'text' | 'email' | 'number' | 'decimal' | 'select';
+  required: boolean;
+  options?: string[];
+  hint?: Text;
+}
+interface CreateForm {
+  label: Text;
+  path: string;
+  permission?: string;
+  fields: FormField[];
+}
 export type View =
-  | { type: 'list'; source: string; columns: Column[]; statuses?: string[]; actions?: Action[]; row_id?: string }
+  | { type: 'list'; source: string; columns: Column[]; statuses?: string[]; actions?: Action[]; row_id?: string; create?: CreateForm }
   | { type: 'fields'; source: string; fields: Column[] };
 export interface ExtensionPage {
   path: string;
@@ -98,7 +113,53 @@ function RecordFields({ view, id }: { view: FieldsView; id?: string }) {
   );
 }
 
-/** The rows of a list: cursor pages, a status filter, row actions. */
+/** A declared form that adds a row: its fields' values POSTed to its path, empty ones left out. */
+function DeclaredForm({ form, onSaved }: { form: CreateForm; onSaved(): void }) {
+  const { client } = useAuth();
+  const { text } = useI18n();
+  const action = useAction();
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const element = event.currentTarget;
+    const values = new FormData(element);
+    const body: Record<string, string | number> = {};
+    for (const f of form.fields) {
+      const value = String(values.get(f.name) ?? '').trim();
+      if (value === '') continue;
+      body[f.name] = f.type === 'number' || f.type === 'decimal' ? Number(value) : value;
+    }
+    if (await action.run(() => callPath(client, 'POST', form.path, body))) {
+      element.reset();
+      onSaved();
+    }
+  };
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} aria-label={text(form.label)}>
+      <h3>{text(form.label)}</h3>
+      <div className="grid3">
+        {form.fields.map((f) => (
+          <Field key={f.name} label={text(f.label)} hint={f.hint && text(f.hint)}>
+            {f.type === 'select' ? (
+              <select name={f.name} required={f.required}>
+                {!f.required && <option value="">—</option>}
+                {(f.options ?? []).map((o) => (
+                  <option key={o} value={o}>
+                    {o.replace(/_/g, ' ')}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input name={f.name} required={f.required} type={f.type === 'email' ? 'email' : f.type === 'text' ? 'text' : 'number'} step={f.type === 'decimal' ? 'any' : f.type === 'number' ? 1 : undefined} />
+            )}
+          </Field>
+        ))}
+      </div>
+      <SaveFooter action={action} label={text(form.label)} disableWhileBusy />
+    </form>
+  );
+}
+
+/** The rows of a list: cursor pages, a status filter, row actions, a form that adds one. */
 function Rows({ view, id, label }: { view: ListView; id?: string; label: string }) {
   const { client, can } = useAuth();
   const { t, text } = useI18n();
@@ -114,6 +175,7 @@ function Rows({ view, id, label }: { view: ListView; id?: string; label: string 
   const actions = (view.actions ?? []).filter((a) => can(a.permission));
   return (
     <div>
+      {view.create && can(view.create.permission) && <DeclaredForm form={view.create} onSaved={list.reload} />}
       {view.statuses && <ListToolbar list={list} search={false} filters={[{ name: 'status', label: t('status'), options: view.statuses.map((value) => ({ value })) }]} />}
       {action.error !== undefined && <ErrorBox error={action.error} />}
       <ListTable
@@ -132,9 +194,9 @@ function Rows({ view, id, label }: { view: ListView; id?: string; label: string 
                   .map((a) => (
                     <button
                       type="button"
-                      key={a.path}
+                      key={`${a.method} ${a.path} ${JSON.stringify(a.body ?? {})}`}
                       disabled={action.busy}
-                      onClick={() => void action.run(() => callPath(client, a.method, fill(a.path, String(row[view.row_id ?? 'id'])))).then((ok) => ok && list.reload())}
+                      onClick={() => void action.run(() => callPath(client, a.method, fill(a.path, String(row[view.row_id ?? 'id'])), a.body)).then((ok) => ok && list.reload())}
                     >
                       {text(a.label)}
                     </button>

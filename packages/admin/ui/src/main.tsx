@@ -12,6 +12,8 @@ import './styles.css';
 // Each area is its own chunk, loaded when first opened.
 const Home = lazy(() => import('./areas/home'));
 const Orders = lazy(() => import('./areas/orders'));
+const Drafts = lazy(() => import('./areas/drafts'));
+const Returns = lazy(() => import('./areas/returns'));
 const Products = lazy(() => import('./areas/products'));
 const Inventory = lazy(() => import('./areas/inventory'));
 const Customers = lazy(() => import('./areas/customers'));
@@ -28,6 +30,8 @@ const PluginPage = lazy(() => import('./areas/plugin-page'));
  */
 const AREAS: Array<{ path: string; label: Key; permission?: string | string[]; plugin?: string; element: ReactNode }> = [
   { path: 'orders', label: 'nav.orders', permission: 'orders.read', element: <Orders /> },
+  { path: 'drafts', label: 'nav.drafts', permission: 'draft-orders.read', plugin: 'draft-orders', element: <Drafts /> },
+  { path: 'returns', label: 'nav.returns', permission: 'returns.read', plugin: 'returns', element: <Returns /> },
   { path: 'products', label: 'nav.products', permission: 'catalog.read', element: <Products /> },
   { path: 'inventory', label: 'nav.inventory', permission: 'inventory.read', element: <Inventory /> },
   { path: 'customers', label: 'nav.customers', permission: 'customers.read', element: <Customers /> },

@@ -1,9 +1,14 @@
+import { Suspense, lazy } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { useAuth } from '../auth';
+import { useInstalled } from '../extensions';
 import { useI18n } from '../i18n';
 import type { ItemOf } from '@qhatu/client';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
-import { Empty, Loaded, Status, useLoad } from '../ui';
+import { Empty, Loaded, Loading, Status, useLoad } from '../ui';
+
+// A customer's store credit is a chunk of its own, loaded when the plugin is installed.
+const StoreCredit = lazy(() => import('./store-credit'));
 
 type Customer = ItemOf<'/api/v1/customers'>;
 
@@ -39,6 +44,7 @@ function CustomerDetail() {
   const { id = '' } = useParams();
   const { client, can } = useAuth();
   const { t, money, date } = useI18n();
+  const credit = useInstalled('store-credit');
   const state = useLoad(async () => {
     const customer = await client.GET('/api/v1/customers/{id}', { params: { path: { id } } });
     const [orders, addresses] = await Promise.all([
@@ -88,6 +94,11 @@ function CustomerDetail() {
                 </ul>
               )}
             </section>
+          )}
+          {credit && can('store-credit.read') && (
+            <Suspense fallback={<Loading />}>
+              <StoreCredit customerId={customer.id} currency={orders[0]?.currency} />
+            </Suspense>
           )}
         </>
       )}

@@ -1,11 +1,16 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { Suspense, lazy, useEffect, useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
+import { ActionForm } from '../forms';
 import { useInstalled, Zone } from '../extensions';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
-import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { Empty, Loaded, Loading, Status, useLoad } from '../ui';
+
+// The parts of an order's page that need a plugin are chunks of their own, loaded when it is installed.
+const OrderEdits = lazy(() => import('./order-edits'));
+const OrderReturns = lazy(() => import('./returns').then((m) => ({ default: m.OrderReturns })));
 
 type Order = ItemOf<'/api/v1/orders'>;
 const STATUSES = ['pending', 'confirmed', 'paid', 'ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled', 'cancelled', 'refunded'] as const;
@@ -61,43 +66,6 @@ function Summary({ order }: { order: Order }) {
         </div>
       ))}
     </dl>
-  );
-}
-
-/** A small form for one write; `fields` name the inputs, `send` gets their values. */
-function ActionForm({ title, fields, send, danger }: { title: string; fields: Array<{ name: string; label: string; type?: string; required?: boolean; value?: string }>; send(values: Record<string, string>): Promise<unknown>; danger?: boolean }) {
-  const { t } = useI18n();
-  const action = useAction();
-  const [open, setOpen] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const values = Object.fromEntries([...new FormData(event.currentTarget)].map(([k, v]) => [k, String(v)]));
-    if (await action.run(() => send(values))) setOpen(false);
-  };
-  if (!open)
-    return (
-      <button type="button" className={danger ? 'danger' : 'primary'} onClick={() => setOpen(true)}>
-        {title}
-      </button>
-    );
-  return (
-    <form className="card action-form" onSubmit={(e) => void submit(e)} aria-label={title}>
-      <h3>{title}</h3>
-      {fields.map((f) => (
-        <Field key={f.name} label={f.label}>
-          <input name={f.name} type={f.type ?? 'text'} required={f.required} defaultValue={f.value} />
-        </Field>
-      ))}
-      {action.error !== undefined && <ErrorBox error={action.error} />}
-      <div className="buttons">
-        <button type="submit" className={danger ? 'danger' : 'primary'} disabled={action.busy}>
-          {action.busy ? t('saving') : title}
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          {t('cancel')}
-        </button>
-      </div>
-    </form>
   );
 }
 
@@ -173,6 +141,8 @@ function OrderDetail() {
   const { client, can } = useAuth();
   const { t, money, date } = useI18n();
   const state = useLoad(() => client.GET('/api/v1/orders/{id}', { params: { path: { id } } }), [id]);
+  const editsOn = useInstalled('order-edits');
+  const returnsOn = useInstalled('returns');
   // A payment moves the order in the background: read it again for a while until it changed.
   const [watching, setWatching] = useState<string | null>(null);
   const status = state.data?.data.status;
@@ -300,6 +270,10 @@ function OrderDetail() {
               </ol>
             </section>
           </div>
+          <Suspense fallback={<Loading />}>
+            {editsOn && can('order-edits.read') && <OrderEdits order={order} onChanged={state.reload} />}
+            {returnsOn && can('returns.read') && <OrderReturns order={order} />}
+          </Suspense>
           <Zone name="order.detail" id={order.id} />
         </>
       )}

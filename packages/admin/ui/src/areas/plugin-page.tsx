@@ -17,7 +17,8 @@ export default function PluginPage() {
   return (
     <>
       <h1>{text(found.title)}</h1>
-      <ExtensionView view={found.view} label={text(found.title)} />
+      {/* A page of its own: its filters and pages do not carry over from the plugin page seen before. */}
+      <ExtensionView key={`${plugin}/${page}`} view={found.view} label={text(found.title)} />
     </>
   );
 }
