@@ -6,10 +6,12 @@
  *
  * Requests are sent one at a time (latency, not throughput): a warm-up, then BENCH_SCALE_REQUESTS
  * of each. Environment: BENCH_SCALE_ROWS (the big store's rows of each kind, default 1,000,000),
- * BENCH_SCALE_STORES (default 10,000), BENCH_SCALE_REQUESTS (default 200), BENCH_DATABASE_URL or
+ * BENCH_SCALE_STORES (default 10,000), BENCH_SCALE_STORE_PRODUCTS (products of each of the many
+ * stores, default 100), BENCH_SCALE_REQUESTS (default 200), BENCH_DATABASE_URL or
  * TEST_DATABASE_URL (PostgreSQL admin URL), LOG_LEVEL.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
 import { describeMachine, formatMachine } from './report.js';
@@ -18,7 +20,10 @@ import { BENCH_PLUGINS, freePort, spawnServer } from './servers.js';
 
 const SMALL = 1_000;
 const FEW_STORES = 10;
-const PRODUCTS_PER_STORE = 50;
+/** Stores read at once when every one of the many stores is touched. */
+const TOUCH_CONCURRENCY = 8;
+/** One API process after touching every store (the issue's bar). */
+const PROCESS_MB = 512;
 const WARMUP = 20;
 const TABLES = ['core_tenant', 'catalog_product', 'catalog_variant', 'customers_customer', 'orders_order', 'orders_line_item'];
 /** The bars of the issue this benchmark answers. */
@@ -57,17 +62,84 @@ async function call(url: string, headers: Record<string, string>): Promise<any> 
  * Latency of one request at a time, for two requests taken in turns (a, b, a, b, ...), so that
  * whatever else loads the machine weighs on both alike: `WARMUP` rounds, then `count` measured.
  */
-async function timePair(a: Target, b: Target, count: number): Promise<[Timing, Timing]> {
-  for (let i = 0; i < WARMUP; i++) for (const t of [a, b]) await call(t.url, t.headers);
+async function timePair(a: Target | (() => Target), b: Target | (() => Target), count: number): Promise<[Timing, Timing]> {
+  const pick = (t: Target | (() => Target)) => (typeof t === 'function' ? t() : t);
+  for (let i = 0; i < WARMUP; i++) for (const t of [a, b].map(pick)) await call(t.url, t.headers);
   const samples: [number[], number[]] = [[], []];
   for (let i = 0; i < count; i++) {
-    for (const [k, t] of [a, b].entries()) {
+    for (const [k, t] of [a, b].map(pick).entries()) {
       const started = process.hrtime.bigint();
       await call(t.url, t.headers);
       samples[k].push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   }
   return [summary(samples[0]), summary(samples[1])];
+}
+
+/** A store of a deployment as a storefront sees it: its storefront key and one of its products. */
+interface Shop {
+  id: string;
+  productId: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * A storefront key for every store of the database, written in SQL as the API would (its SHA-256
+ * kept, the clear text `qhs_<store>_<secret>` known to the benchmark only), and one product of each.
+ */
+async function storefronts(client: pg.Client): Promise<Shop[]> {
+  const secret = randomBytes(32).toString('base64url');
+  await client.query(
+    `insert into core_access_token (tenant_id, id, kind, name, token_hash, token_prefix, created_at)
+     select t.id, gen_random_uuid(), 'storefront', 'bench storefront',
+            encode(sha256(convert_to('qhs_' || replace(t.id::text, '-', '') || '_' || $1, 'UTF8')), 'hex'),
+            'qhs_' || substr(replace(t.id::text, '-', ''), 1, 4), now()
+       from core_tenant t`,
+    [secret],
+  );
+  const { rows } = await client.query<{ tenant_id: string; id: string }>(
+    `select distinct on (tenant_id) tenant_id, id from catalog_product where status = 'active' order by tenant_id, created_at desc, id`,
+  );
+  return rows.map((r) => ({
+    id: r.tenant_id,
+    productId: r.id,
+    headers: { authorization: `Bearer qhs_${r.tenant_id.replaceAll('-', '')}_${secret}`, 'x-tenant-id': r.tenant_id },
+  }));
+}
+
+const anyOf = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
+
+/** Reads every store's product and first page once, `TOUCH_CONCURRENCY` stores at a time; the seconds it took. */
+async function touchEvery(base: string, shops: Shop[]): Promise<number> {
+  const started = Date.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < shops.length) {
+      const shop = shops[next++];
+      await call(`${base}/api/v1/catalog/products/${shop.productId}`, shop.headers);
+      await call(`${base}/api/v1/catalog/products?limit=25`, shop.headers);
+    }
+  };
+  await Promise.all(Array.from({ length: TOUCH_CONCURRENCY }, worker));
+  return (Date.now() - started) / 1000;
+}
+
+interface Memory {
+  rssMb: number;
+  peakMb: number;
+  /** `qhatu_cache_<figure>{cache="<name>"}` as `caches[name][figure]`. */
+  caches: Record<string, Record<string, number>>;
+}
+
+/** What one API process holds: its resident memory (now and at its peak, from /proc) and its caches (from `/metrics`). */
+async function processMemory(base: string, pid: number, platformToken: string): Promise<Memory> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${platformToken}` } })).text();
+  const caches: Record<string, Record<string, number>> = {};
+  for (const m of text.matchAll(/^qhatu_cache_(\w+)\{cache="(\w+)"\} ([\d.e+]+)$/gm)) (caches[m[2]] ??= {})[m[1]] = Number(m[3]);
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  const reported = Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? NaN) / 1024 / 1024;
+  return { rssMb: Number.isNaN(kb('VmRSS')) ? reported : kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024, caches };
 }
 
 interface Target {
@@ -184,6 +256,7 @@ async function main(): Promise<void> {
   const rows = setting('BENCH_SCALE_ROWS', 1_000_000);
   const stores = setting('BENCH_SCALE_STORES', 10_000);
   const count = setting('BENCH_SCALE_REQUESTS', 200);
+  const perStore = setting('BENCH_SCALE_STORE_PRODUCTS', 100);
   if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 
   // Two databases, each with its app server: one with 10 stores (a small and a big one among
@@ -204,15 +277,15 @@ async function main(): Promise<void> {
     const reader = await makeStore(manyBase, platformToken, 'Store among many');
     const [seeder, manySeeder] = seeders;
 
-    log(`${FEW_STORES} stores: the small one (${SMALL.toLocaleString('en')} of each), the big one (${rows.toLocaleString('en')} of each) and ${FEW_STORES - 2} of ${PRODUCTS_PER_STORE} products`);
+    log(`${FEW_STORES} stores: the small one (${SMALL.toLocaleString('en')} of each), the big one (${rows.toLocaleString('en')} of each) and ${FEW_STORES - 2} of ${perStore} products`);
     for (const seed of [seedProducts, seedCustomers, seedOrders]) await seed(seeder, { tenantId: small.id, from: 1, to: SMALL }, log);
     for (const seed of [seedProducts, seedCustomers, seedOrders]) await seed(seeder, { tenantId: big.id, from: 1, to: rows }, log);
-    await seedStores(seeder, FEW_STORES - 2, PRODUCTS_PER_STORE, log);
+    await seedStores(seeder, FEW_STORES - 2, perStore, log);
     await settle(seeder, TABLES, log);
 
-    log(`${stores.toLocaleString('en')} stores: one of ${SMALL.toLocaleString('en')} products and ${(stores - 1).toLocaleString('en')} of ${PRODUCTS_PER_STORE}`);
+    log(`${stores.toLocaleString('en')} stores: one of ${SMALL.toLocaleString('en')} products and ${(stores - 1).toLocaleString('en')} of ${perStore}`);
     await seedProducts(manySeeder, { tenantId: reader.id, from: 1, to: SMALL }, log);
-    await seedStores(manySeeder, stores - 1, PRODUCTS_PER_STORE, log);
+    await seedStores(manySeeder, stores - 1, perStore, log);
     await settle(manySeeder, TABLES, log);
 
     // The read first, while both servers have served the same requests (their warm-up only).
@@ -224,6 +297,25 @@ async function main(): Promise<void> {
       { url: `${manyBase}/api/v1/catalog/products/${await productOf(manySeeder, reader)}`, headers: reader.headers },
       count,
     );
+
+    // Every store gets a storefront key; then one process reads every one of the many stores once
+    // (their product and first page, through the storefront cache), and a random store's read and
+    // list are measured against a random store of the 10.
+    const [fewShops, manyShops] = [await storefronts(seeder), await storefronts(manySeeder)];
+    log(`touching every one of the ${manyShops.length.toLocaleString('en')} stores: a product and the first page of each`);
+    const touchSeconds = await touchEvery(manyBase, manyShops);
+    await touchEvery(base, fewShops);
+    const touched = await processMemory(manyBase, servers[1].pid, platformToken);
+    log(`  done in ${touchSeconds.toFixed(1)} s; the process holds ${touched.rssMb.toFixed(0)} MB`);
+    log(`measuring a random store's product and first page (storefront), ${FEW_STORES} stores against ${stores.toLocaleString('en')}, in turns`);
+    const randomRead = (at: string, shops: Shop[]) => () => {
+      const shop = anyOf(shops);
+      return { url: `${at}/api/v1/catalog/products/${shop.productId}`, headers: shop.headers };
+    };
+    const randomList = (at: string, shops: Shop[]) => () => ({ url: `${at}/api/v1/catalog/products?limit=25`, headers: anyOf(shops).headers });
+    const [shopReadFew, shopReadMany] = await timePair(randomRead(base, fewShops), randomRead(manyBase, manyShops), count);
+    const [shopListFew, shopListMany] = await timePair(randomList(base, fewShops), randomList(manyBase, manyShops), count);
+    const memory = await processMemory(manyBase, servers[1].pid, platformToken);
 
     log('measuring the small and the big store in turns');
     const results = await measureAll(base, small, big, count);
@@ -244,7 +336,30 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['request', `p50 ms, ${FEW_STORES} stores`, `p95 ms, ${FEW_STORES}`, `p50 ms, ${storesLabel} stores`, `p95 ms, ${storesLabel}`, 'p50 ratio'],
-        [['GET /catalog/products/:id', ms(readFew.p50), ms(readFew.p95), ms(readMany.p50), ms(readMany.p95), `${(readMany.p50 / readFew.p50).toFixed(2)}×`]],
+        [
+          ['GET /catalog/products/:id, one store (admin)', readFew, readMany],
+          ['GET /catalog/products/:id, a random store (storefront)', shopReadFew, shopReadMany],
+          ['GET /catalog/products?limit=25, a random store (storefront)', shopListFew, shopListMany],
+        ].map(([name, few, many]) => {
+          const [f, m] = [few as Timing, many as Timing];
+          return [name as string, ms(f.p50), ms(f.p95), ms(m.p50), ms(m.p95), `${(m.p50 / f.p50).toFixed(2)}×`];
+        }),
+      ),
+    );
+    const mb = (bytes: number | undefined) => (bytes === undefined ? '–' : (bytes / 1024 / 1024).toFixed(1));
+    const storefrontCache = memory.caches.storefront ?? {};
+    const factsCache = memory.caches.facts ?? {};
+    console.log(`\nOne API process of the ${storesLabel} stores, after reading every store once (${touchSeconds.toFixed(0)} s) and the random reads:\n`);
+    console.log(
+      table(
+        ['figure', 'value'],
+        [
+          ['resident memory now, MB', memory.rssMb.toFixed(0)],
+          ['resident memory at its peak, MB', memory.peakMb.toFixed(0)],
+          ['storefront cache: MB held / budget', `${mb(storefrontCache.bytes)} / ${mb(storefrontCache.max_bytes)}`],
+          ['storefront cache: answers / stores', `${storefrontCache.entries ?? '–'} / ${storefrontCache.stores ?? '–'}`],
+          ['facts cache: MB held / budget', `${mb(factsCache.bytes)} / ${mb(factsCache.max_bytes)}`],
+        ],
       ),
     );
 
@@ -261,6 +376,11 @@ async function main(): Promise<void> {
       }
     }
     verdicts.push(`${mark(readMany.p50 <= readFew.p50 * READ_RATIO)} product read: ${(readMany.p50 / readFew.p50).toFixed(2)}× (bar ${READ_RATIO}×)`);
+    verdicts.push(`${mark(shopReadMany.p50 <= shopReadFew.p50 * READ_RATIO)} a random store's product read: ${(shopReadMany.p50 / shopReadFew.p50).toFixed(2)}× (bar ${READ_RATIO}×)`);
+    verdicts.push(`${mark(shopListMany.p50 <= shopListFew.p50 * READ_RATIO)} a random store's first page: ${(shopListMany.p50 / shopListFew.p50).toFixed(2)}× (bar ${READ_RATIO}×)`);
+    verdicts.push(`${mark((storefrontCache.bytes ?? Infinity) <= (storefrontCache.max_bytes ?? 0))} storefront cache within its budget: ${mb(storefrontCache.bytes)} of ${mb(storefrontCache.max_bytes)} MB`);
+    const peak = Math.max(touched.peakMb || touched.rssMb, memory.peakMb || memory.rssMb);
+    verdicts.push(`${mark(peak < PROCESS_MB)} one API process after touching every store: ${peak.toFixed(0)} MB at its peak (bar ${PROCESS_MB} MB)`);
     console.log(`\n${verdicts.join('\n')}`);
     process.exitCode = verdicts.some((v) => v.startsWith('MISS')) ? 1 : 0;
   } finally {
