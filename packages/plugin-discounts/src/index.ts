@@ -29,6 +29,7 @@ export {
 export { Coupons } from './services/coupons.js';
 export { VolumeDiscounts } from './services/volume-discounts.js';
 export { normalizeCode, REFUSALS, type Refusal } from './services/rules.js';
+export { reviseRedemption } from './services/releases.js';
 
 /** Discounts: coupons (percentage or fixed, limited in uses, time and products) and volume tiers. */
 export default definePlugin({

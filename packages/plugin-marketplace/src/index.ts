@@ -10,6 +10,7 @@ import { payoutMachine } from './machines/payout.js';
 import { vendorMachine } from './machines/vendor.js';
 import { marketplaceMigration } from './migrations/0001_marketplace.js';
 import { returnedLinesMigration } from './migrations/0002_returned_lines.js';
+import { revisedOrdersMigration } from './migrations/0003_revised_orders.js';
 import { payoutRoutes } from './routes/payouts.js';
 import { portalRoutes } from './routes/portal.js';
 import { vendorRoutes } from './routes/vendors.js';
@@ -47,7 +48,7 @@ export default definePlugin({
   name: 'marketplace',
   dependsOn: ['catalog', 'orders'],
   entities: [Vendor, Offer, OfferHold, Payout, LedgerEntry],
-  migrations: [marketplaceMigration, returnedLinesMigration],
+  migrations: [marketplaceMigration, returnedLinesMigration, revisedOrdersMigration],
   machines: [vendorMachine, payoutMachine],
   events: [...MARKETPLACE_EVENTS],
   permissions: [

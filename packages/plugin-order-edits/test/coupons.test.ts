@@ -98,3 +98,47 @@ describe('a product coupon', () => {
     expect(gone.after.discount_total).toBe(0);
   });
 });
+
+describe("the coupon's use", () => {
+  async function uses(s: Shop, code: string) {
+    const c = await ok(await s.admin('GET', `/api/v1/discounts/coupons/code/${code}`), 200);
+    const redemptions = await ok(await s.admin('GET', `/api/v1/discounts/coupons/${c.id}/redemptions`), 200);
+    return { uses_count: c.uses_count as number, redemptions: redemptions as Array<{ order_id: string; amount: number; released_at: string | null }> };
+  }
+
+  it('records what the coupon takes off once an edit changing it is confirmed (a preview or a shipping-only edit changes nothing)', async () => {
+    const { s, code, o } = await sold(false);
+    expect(await uses(s, code)).toMatchObject({ uses_count: 1, redemptions: [{ order_id: o.id, amount: 1310, released_at: null }] });
+    const edit = await preview(s, o.id, { changes: [{ action: 'update', line_item_id: o.line_items[0].id, quantity: 3 }] });
+    expect((await uses(s, code)).redemptions[0].amount).toBe(1310);
+    await ok(await s.admin('POST', `/api/v1/order-edits/${edit.id}/confirm`, { notify: false }), 200);
+    expect(await uses(s, code)).toMatchObject({ uses_count: 1, redemptions: [{ order_id: o.id, amount: 1450, released_at: null }] });
+    const shipping = await preview(s, o.id, { changes: [], shipping: { carrier: 'olva', service: 'express', price: 2500, reason: 'courier of the customer’s choice' } });
+    await ok(await s.admin('POST', `/api/v1/order-edits/${shipping.id}/confirm`, { notify: false }), 200);
+    expect(await uses(s, code)).toMatchObject({ uses_count: 1, redemptions: [{ amount: 1450, released_at: null }] });
+  });
+
+  it('is given back once an edit leaves the coupon nothing to apply to: the order keeps no coupon after', async () => {
+    const { s, code, o } = await sold(false);
+    const edit = await preview(s, o.id, { changes: [{ action: 'remove', line_item_id: o.line_items[1].id }] });
+    expect(edit.after.coupon).toMatchObject({ applies: false });
+    await ok(await s.admin('POST', `/api/v1/order-edits/${edit.id}/confirm`, { notify: false }), 200);
+    const after = await uses(s, code);
+    expect(after.uses_count).toBe(0);
+    expect(after.redemptions).toEqual([expect.objectContaining({ order_id: o.id, amount: 1310, released_at: expect.any(String) })]);
+    const next = await preview(s, o.id, { changes: [{ action: 'update', line_item_id: o.line_items[0].id, quantity: 5 }] });
+    expect(next.before.coupon).toBeNull();
+    expect(next.after.coupon).toBeNull();
+  });
+
+  it("of a product coupon whose products an edit removes is given back", async () => {
+    const s = await shop(t, true);
+    const scarf = await product(s, 2000);
+    const poncho = await product(s, 4550);
+    const code = await coupon(s, { type: 'percentage', value: 2000, applicable_to: 'products', applicable_ids: [poncho.productId] });
+    const o = await order(s, { line_items: [{ variant_id: scarf.variantId, quantity: 1 }, { variant_id: poncho.variantId, quantity: 1 }], discount: { code } });
+    const gone = await preview(s, o.id, { changes: [{ action: 'remove', line_item_id: o.line_items[1].id }] });
+    await ok(await s.admin('POST', `/api/v1/order-edits/${gone.id}/confirm`, { notify: false }), 200);
+    expect(await uses(s, code)).toMatchObject({ uses_count: 0, redemptions: [{ order_id: o.id, released_at: expect.any(String) }] });
+  });
+});

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { QhatuPlugin } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import catalog from '@qhatu/plugin-catalog';
 import customers from '@qhatu/plugin-customers';
@@ -22,10 +23,10 @@ export { caller, ok, type Caller };
 export const MISSING = '00000000-0000-4000-8000-000000000001';
 export const ADDRESS = { first_name: 'Rosa', last_name: 'Quispe', address1: 'Av. Sol 123', city: 'Cusco', province: 'Cusco', country_code: 'PE', zip: '08000', phone: '+51987654321' };
 
-/** The store an edit touches: orders (placed as draft orders, with coupons, shipping and custom lines), taxes, shipping, payments with the offline gateway. */
-export function editApp(options: { workers?: boolean } = {}): Promise<TestApp> {
+/** The store an edit touches: orders (placed as draft orders, with coupons, shipping and custom lines), taxes, shipping, payments with the offline gateway (and `extra`). */
+export function editApp(options: { workers?: boolean; extra?: QhatuPlugin[] } = {}): Promise<TestApp> {
   return createTestApp({
-    plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, payments, offline, draftOrders, orderEdits],
+    plugins: [media, catalog, customers, inventory, discounts, orders, taxes, shipping, payments, offline, draftOrders, orderEdits, ...(options.extra ?? [])],
     workers: options.workers,
     env: { QHATU_PAYMENTS_ASK_AGAIN_AFTER_SECONDS: '0' },
   });

@@ -22,6 +22,7 @@ import { ordersSearchMigration } from './migrations/0006_search.js';
 import { orderStockMigration } from './migrations/0007_stock.js';
 import { orderCustomFieldsMigration } from './migrations/0008_custom_fields.js';
 import { orderCustomLinesMigration } from './migrations/0009_custom_lines.js';
+import { orderAmountWaivedMigration } from './migrations/0010_amount_waived.js';
 import { OrderSettings } from './entities/settings.js';
 import { orderSettingsRoutes } from './routes/settings.js';
 import { Settlement } from './services/settlement.js';
@@ -49,7 +50,7 @@ export {
   TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
-export { amountDue, type PaymentEntry } from './services/ledger.js';
+export { amountDue, isCovered, waivedBy, type PaymentEntry } from './services/ledger.js';
 export { OrderAddress } from './schemas/order.js';
 export { SHIPPING_PRICES, STORE_SHIPPING_PRICES, storeShippingPrices, type ShippingDestination, type StoreShippingPrices } from './services/store-shipping-prices.js';
 export { REVISABLE, type OrderRevision, type RevisedLine } from './services/revision.js';
@@ -64,7 +65,7 @@ export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment, OrderSettings],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration, orderCustomFieldsMigration, orderCustomLinesMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration, orderCustomFieldsMigration, orderCustomLinesMigration, orderAmountWaivedMigration],
   // Other plugins and the project add fields to orders (`customFields: { order: {...} }`).
   customFieldHosts: [{ entity: 'order', table: 'orders_order', graphqlType: 'Order' }],
   machines: [orderMachine],

@@ -13,6 +13,7 @@ export const MARKETPLACE_EVENTS = [
   'marketplace.offer.unlinked',
   'marketplace.commission.recorded',
   'marketplace.commission.reversed',
+  'marketplace.commission.revised',
   'marketplace.payout.processing',
   'marketplace.payout.paid',
   'marketplace.payout.failed',

@@ -8,6 +8,9 @@ import { publish } from './events.js';
 import { commissionOf } from './money.js';
 import { Payouts } from './payouts.js';
 
+/** Entries that split the order's total: its sale, and what edits of it changed. */
+const splits = (e: LedgerEntry) => e.kind === 'sale' || e.kind === 'revision';
+
 /** The three parts an entry splits money into. */
 const PARTS = ['storeAmount', 'commission', 'payout'] as const;
 
@@ -48,18 +51,21 @@ export class Ledger {
   ) {}
 
   /**
-   * Brings the order's entries in line with its money: the sale once paid, each returned vendor
-   * line's worth moved to the store, then any refund since: first out of what returns left with the
-   * store, the rest from every part in proportion. Safe to repeat.
+   * Brings the order's entries in line with its money: the sale once paid, an edit's new amounts
+   * (`revised`: the order's lines after it), each returned vendor line's worth moved to the store,
+   * then any refund since: first out of what returns left with the store, the rest from every part
+   * in proportion. Safe to repeat.
    */
-  async follow(tx: Tx, order: Order, holds: OfferHold[]): Promise<void> {
+  async follow(tx: Tx, order: Order, holds: OfferHold[], revised?: LineItem[]): Promise<void> {
     const entries = await tx.em.find(LedgerEntry, { orderId: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    if (!entries.some((e) => e.kind === 'sale')) entries.push(...(await this.recordSale(tx, order, holds)));
+    if (!entries.some((e) => e.kind === 'sale')) entries.push(...(await this.recordSale(tx, order, holds, revised)));
+    else if (revised) entries.push(...(await this.recordRevision(tx, order, entries, holds, revised)));
     const returned = this.returned ? await this.returned.ofOrder(tx, order.id) : { byLine: new Map<string, number>(), total: 0 };
     if (returned.byLine.size > 0) entries.push(...(await this.recordReturns(tx, order, entries, returned.byLine)));
     const net = entries.reduce((sum, e) => sum + e.storeAmount + e.commission + e.payout, 0);
-    // What the order's total is no longer covered by: refunds (a payment above the total is not the marketplace's).
-    const target = order.total - Math.min(order.total, Math.max(0, order.amountPaid - order.amountRefunded));
+    // What refunds took from the order's total: first out of any payment above it (not the
+    // marketplace's); what an edit left due is owed, not given back.
+    const target = Math.min(order.total, Math.max(0, order.amountRefunded - Math.max(0, order.amountPaid - order.total)));
     let amount = target - (order.total - net);
     // A return's money comes out of what its lines left with the store, never again from the vendors.
     const consumed = -entries.filter((e) => e.kind === 'return' && !e.lineItemId).reduce((sum, e) => sum + e.storeAmount, 0);
@@ -78,7 +84,7 @@ export class Ledger {
     const added: LedgerEntry[] = [];
     for (const [lineItemId, worth] of byLine) {
       const group = entries.filter((e) => e.lineItemId === lineItemId);
-      const sale = group.find((e) => e.kind === 'sale');
+      const sale = group.find(splits);
       if (!sale?.vendorId) continue;
       const moved = group.filter((e) => e.kind === 'return').reduce((sum, e) => sum + e.storeAmount, 0);
       const left = { commission: group.reduce((sum, e) => sum + e.commission, 0), payout: group.reduce((sum, e) => sum + e.payout, 0) };
@@ -93,8 +99,36 @@ export class Ledger {
     return added;
   }
 
-  private async recordSale(tx: Tx, order: Order, holds: OfferHold[]): Promise<LedgerEntry[]> {
-    const lines = await tx.em.find(LineItem, { orderId: order.id }, { orderBy: { position: 'asc' } });
+  /**
+   * After an edit: each vendor line's worth as the order's lines now say (a removed line's: none)
+   * at the commission agreed when it was held, the store's the rest of the new total; entries of
+   * kind `revision` for the differences, so that the sale and its revisions add up to the total.
+   */
+  private async recordRevision(tx: Tx, order: Order, entries: LedgerEntry[], holds: OfferHold[], lines: LineItem[]): Promise<LedgerEntry[]> {
+    const now = new Map(lines.map((l) => [l.id, l]));
+    const split = entries.filter(splits);
+    const at = tx.now();
+    const added: LedgerEntry[] = [];
+    let vendors = 0;
+    for (const hold of holds) {
+      const line = now.get(hold.lineItemId);
+      const amount = line ? lineAmount(order, line) : 0;
+      vendors += amount;
+      const commission = commissionOf(amount, hold.commissionBps);
+      const before = split.filter((e) => e.lineItemId === hold.lineItemId);
+      const parts = { commission: commission - before.reduce((s, e) => s + e.commission, 0), payout: amount - commission - before.reduce((s, e) => s + e.payout, 0) };
+      if (parts.commission === 0 && parts.payout === 0) continue;
+      added.push(this.entry(tx, order, 'revision', { lineItemId: hold.lineItemId, vendorId: hold.vendorId, offerId: hold.offerId, commissionBps: hold.commissionBps, ...parts }, at));
+    }
+    const store = order.total - vendors - split.reduce((s, e) => s + e.storeAmount, 0);
+    if (store !== 0) added.unshift(this.entry(tx, order, 'revision', { storeAmount: store }, at));
+    for (const e of added) if (e.vendorId) e.payoutId = await this.payouts.gather(tx, e.vendorId, order.currency, e.payout);
+    if (added.length > 0) publish(tx, 'marketplace.commission.revised', moneyData(order, added));
+    return added;
+  }
+
+  private async recordSale(tx: Tx, order: Order, holds: OfferHold[], known?: LineItem[]): Promise<LedgerEntry[]> {
+    const lines = known ?? (await tx.em.find(LineItem, { orderId: order.id }, { orderBy: { position: 'asc' } }));
     const byLine = new Map(holds.map((h) => [h.lineItemId, h]));
     const at = tx.now();
     const entries: LedgerEntry[] = [];
@@ -102,7 +136,7 @@ export class Ledger {
     for (const line of lines) {
       const hold = byLine.get(line.id);
       if (!hold) continue;
-      const amount = line.totalAmount - line.discountAmount + (order.pricesIncludeTax ? 0 : line.taxAmount);
+      const amount = lineAmount(order, line);
       const commission = commissionOf(amount, hold.commissionBps);
       vendors += amount;
       entries.push(this.entry(tx, order, 'sale', { lineItemId: line.id, vendorId: hold.vendorId, offerId: hold.offerId, commissionBps: hold.commissionBps, commission, payout: amount - commission }, at));
@@ -122,7 +156,7 @@ export class Ledger {
       const group = groups.get(key)!;
       return PARTS.map((part) => {
         const left = group.reduce((sum, e) => sum + e[part], 0);
-        const sold = group.filter((e) => e.kind === 'sale').reduce((sum, e) => sum + e[part], 0);
+        const sold = group.filter(splits).reduce((sum, e) => sum + e[part], 0);
         // A returned line's worth moved to the store is never negative weight.
         return Math.max(0, amount > 0 ? left : sold - left);
       });
@@ -134,7 +168,7 @@ export class Ledger {
     keys.forEach((key, g) => {
       const [storeAmount, commission, payout] = shares.slice(g * 3, g * 3 + 3).map((s) => sign * s);
       if (storeAmount === 0 && commission === 0 && payout === 0) return;
-      const sale = groups.get(key)!.find((e) => e.kind === 'sale')!;
+      const sale = groups.get(key)!.find(splits)!;
       added.push(this.entry(tx, order, 'refund', { lineItemId: sale.lineItemId, vendorId: sale.vendorId, offerId: sale.offerId, commissionBps: sale.commissionBps, storeAmount, commission, payout }, at));
     });
     for (const e of added) if (e.vendorId) e.payoutId = await this.payouts.gather(tx, e.vendorId, order.currency, e.payout);
@@ -171,6 +205,9 @@ export class Ledger {
     });
   }
 }
+
+/** What the customer pays for a line: after its discounts, with its tax. */
+const lineAmount = (order: Order, line: LineItem) => line.totalAmount - line.discountAmount + (order.pricesIncludeTax ? 0 : line.taxAmount);
 
 /** Sums of entries: the store's, each vendor's. */
 export function sums(entries: LedgerEntry[]) {

@@ -12,6 +12,8 @@ export interface EditLine {
   line_item_id: string | null;
   variant_id: string | null;
   product_id: string | null;
+  /** The seller's offer the line is bought on (a marketplace); null: the store's own stock. Absent in edits made before offers could change. */
+  offer_id?: string | null;
   title: string;
   variant_title: string;
   sku: string | null;
@@ -52,7 +54,7 @@ export interface EditSnapshot {
 
 /** What staff asked for. */
 export type EditChange =
-  | { action: 'add'; variant_id: string; quantity: number }
+  | { action: 'add'; variant_id: string; quantity: number; offer_id?: string }
   | { action: 'update'; line_item_id: string; quantity: number }
   | { action: 'remove'; line_item_id: string };
 

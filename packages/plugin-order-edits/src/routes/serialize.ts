@@ -1,6 +1,8 @@
-import type { OrderEdit } from '../entities/order-edit.js';
+import type { EditSnapshot, OrderEdit } from '../entities/order-edit.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+const snapshotOut = (s: EditSnapshot) => ({ ...s, lines: s.lines.map((l) => ({ ...l, offer_id: l.offer_id ?? null })), coupon: s.coupon ?? null });
 
 export function editOut(e: OrderEdit) {
   return {
@@ -12,8 +14,8 @@ export function editOut(e: OrderEdit) {
     shipping: e.shipping ?? null,
     shipping_changed: e.shippingChanged,
     currency: e.currency.trim(),
-    before: { ...e.before, coupon: e.before.coupon ?? null },
-    after: { ...e.after, coupon: e.after.coupon ?? null },
+    before: snapshotOut(e.before),
+    after: snapshotOut(e.after),
     difference: e.difference,
     amount_paid: e.amountPaid,
     amount_due: e.amountDue,

@@ -7,7 +7,14 @@ const Quantity = z.number().int('must be a whole number').min(1, 'must be at lea
 const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
 
 const Change = z.discriminatedUnion('action', [
-  z.strictObject({ action: z.literal('add'), variant_id: Uuid, quantity: Quantity }).meta({ description: 'A variant at the customer’s price (more of a line the order has: that line)' }),
+  z
+    .strictObject({
+      action: z.literal('add'),
+      variant_id: Uuid,
+      quantity: Quantity,
+      offer_id: Uuid.optional().meta({ description: 'Bought on this seller’s offer (a marketplace), at its price; absent: the store’s own stock' }),
+    })
+    .meta({ description: 'A variant at the customer’s price, or an offer’s (more of a line the order has, on the same offer: that line)' }),
   z.strictObject({ action: z.literal('update'), line_item_id: Uuid, quantity: Quantity }).meta({ description: 'A line’s new quantity (at least what was fulfilled of it)' }),
   z.strictObject({ action: z.literal('remove'), line_item_id: Uuid }).meta({ description: 'A line none of which was fulfilled' }),
 ]);
@@ -41,6 +48,7 @@ const EditLineOut = z.object({
   line_item_id: z.uuid().nullable(),
   variant_id: z.uuid().nullable(),
   product_id: z.uuid().nullable(),
+  offer_id: z.uuid().nullable().meta({ description: 'The seller’s offer the line is bought on; null: the store’s own stock' }),
   title: z.string(),
   variant_title: z.string(),
   sku: z.string().nullable(),

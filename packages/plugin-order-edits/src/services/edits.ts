@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, Database, Mailer, paginate, Tenant, TenantContext, type Page, type PageRequest, type Tx } from '@qhatu/core';
-import { amountDue, Order, OrderReads, Orders, type RevisedLine } from '@qhatu/plugin-orders';
+import { reviseRedemption } from '@qhatu/plugin-discounts';
+import { amountDue, isCovered, Order, OrderReads, Orders, waivedBy, type RevisedLine } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { OrderEdit, type EditLine } from '../entities/order-edit.js';
 import { EDIT_CREATED, editEvent, orderEditMachine } from '../machines/order-edit.js';
 import type { EditCreate } from '../schemas/order-edit.js';
+import { couponOf } from './coupons.js';
 import { PaymentLinks } from './payment-links.js';
 import { EditPreviews } from './preview.js';
 
@@ -40,13 +42,15 @@ export class OrderEdits {
       const { order, lines } = await this.reads.get(orderId);
       const preview = await this.previews.preview(tx, order, lines, input);
       const paid = order.amountPaid - order.amountRefunded;
-      const owed = preview.after.total - paid;
+      // As `Orders.revise` will: what refunds outside an edit left it short of is given up first, never more than it will cost.
+      const waived = Math.min(order.amountWaived + waivedBy(order), preview.after.total);
+      const owed = preview.after.total - waived - paid;
       const at = tx.now();
       const edit = tx.em.create(OrderEdit, {
         id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, status: 'open', version: null, changes: input.changes,
         shipping: preview.shipping, shippingChanged: preview.shippingChanged, before: preview.before, after: preview.after,
         orderUpdatedAt: order.updatedAt, currency: order.currency.trim(), amountPaid: paid,
-        difference: preview.after.total - preview.before.total, amountDue: owed > 0 && asksForPayment(order, paid) ? owed : 0, refundAmount: Math.max(0, -owed),
+        difference: preview.after.total - preview.before.total, amountDue: owed > 0 && asksForPayment(order, order.amountWaived + waivedBy(order)) ? owed : 0, refundAmount: Math.max(0, -owed),
         note: input.note ?? null, paymentUrl: null, createdBy: TenantContext.principalId(), confirmedBy: null, confirmedAt: null, cancelledAt: null,
         createdAt: at, updatedAt: at,
       });
@@ -75,6 +79,7 @@ export class OrderEdits {
         note: `edit ${version}: ${summary(edit)}${edit.note ? ` (${edit.note})` : ''}`,
       });
       Object.assign(edit, { version, confirmedBy: TenantContext.principalId(), confirmedAt: tx.now(), updatedAt: tx.now() });
+      await recordCoupon(tx, edit);
       if (amountDue(order) > 0) await this.askForPayment(tx, edit, order, input.notify);
       return orderEditMachine.apply(tx, edit, 'confirm');
     });
@@ -132,13 +137,24 @@ export class OrderEdits {
 }
 
 /**
- * Whether an order that costs more after an edit awaits the difference, as `Orders.revise` decides:
- * one awaiting payment does, and so does one its payments covered (it awaits payment again). One
- * shipped before it was paid is collected by the courier; a paid one its payments no longer fully
- * covered (a part refunded) is left to the staff.
+ * Whether an order that costs more after an edit awaits what it owes, as `Orders.revise` decides:
+ * one awaiting payment does, and so does one its payments covered, once what refunds outside an
+ * edit took is given up (`waived`): it awaits payment again. One shipped before it was paid is
+ * collected by the courier.
  */
-function asksForPayment(order: Order, paid: number): boolean {
-  return order.status === 'pending' || order.status === 'confirmed' || paid >= order.total;
+function asksForPayment(order: Order, waived: number): boolean {
+  return order.status === 'pending' || order.status === 'confirmed' || isCovered({ ...order, amountWaived: waived });
+}
+
+/**
+ * The coupon's use follows the confirmed edit: it records what the coupon takes off now, or is
+ * released (the coupon's uses_count goes down) once the coupon no longer applies to the order.
+ */
+async function recordCoupon(tx: Tx, edit: OrderEdit): Promise<void> {
+  const [was, now] = [edit.before.coupon, edit.after.coupon];
+  if (!now || (now.applies && was?.amount === now.amount && was.applies)) return;
+  const coupon = await couponOf(tx, edit.orderId);
+  if (coupon?.code === now.code) await reviseRedemption(tx, edit.orderId, coupon.id, now.applies ? now.amount : null);
 }
 
 async function lockEdit(tx: Tx, id: string): Promise<OrderEdit> {
@@ -160,7 +176,10 @@ function revisedLines(lines: EditLine[]): RevisedLine[] {
     .map((l) => {
       const common = { quantity: l.quantity, discount: l.discount_amount, tax: { taxClass: l.tax_class, rate: l.tax_rate, amount: l.tax_amount } };
       if (l.line_item_id) return { lineId: l.line_item_id, ...common };
-      return { ...common, variantId: l.variant_id, productId: l.product_id, title: l.title, variantTitle: l.variant_title, sku: l.sku, requiresShipping: l.requires_shipping, unitPrice: l.unit_price };
+      return {
+        ...common, variantId: l.variant_id, productId: l.product_id, title: l.title, variantTitle: l.variant_title, sku: l.sku,
+        requiresShipping: l.requires_shipping, unitPrice: l.unit_price, offerId: l.offer_id ?? null,
+      };
     });
 }
 

@@ -1,7 +1,10 @@
 import { AppError, assertPermission, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
 import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts } from '@qhatu/plugin-discounts';
-import { OrderTaxes, REVISABLE, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type Order, type StoreShippingPrices, type TaxableLine, type TaxCalculator } from '@qhatu/plugin-orders';
+import {
+  LineOffers, offerUnitPrice, OrderTaxes, REVISABLE, STORE_SHIPPING_PRICES, taxesFor,
+  type LineItem, type LineOffersStrategy, type OfferTerms, type Order, type StoreShippingPrices, type TaxableLine, type TaxCalculator,
+} from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { OrderEdit, type EditChange, type EditCoupon, type EditLine, type EditShipping, type EditSnapshot } from '../entities/order-edit.js';
 import type { EditCreate } from '../schemas/order-edit.js';
@@ -22,7 +25,7 @@ const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 /** A line of the order as it is. */
 function lineOf(l: LineItem): EditLine {
   return {
-    line_item_id: l.id, variant_id: l.variantId ?? null, product_id: l.productId ?? null, title: l.title, variant_title: l.variantTitle, sku: l.sku ?? null,
+    line_item_id: l.id, variant_id: l.variantId ?? null, product_id: l.productId ?? null, offer_id: l.offerId ?? null, title: l.title, variant_title: l.variantTitle, sku: l.sku ?? null,
     quantity: l.quantity, fulfilled_quantity: l.fulfilledQuantity, unit_price: l.unitPriceAmount, requires_shipping: l.requiresShipping,
     discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, total: l.totalAmount - l.discountAmount, change: 'unchanged',
   };
@@ -54,6 +57,7 @@ export class EditPreviews {
     @inject(Discounts) private readonly discounts: Discounts,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
+    @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
   async preview(tx: Tx, order: Order, current: LineItem[], input: EditCreate): Promise<Preview> {
@@ -63,9 +67,10 @@ export class EditPreviews {
     const { quantities, added } = plan(current, input.changes);
     const catalog = await variantsWithProducts(tx, [...added.keys(), ...current.flatMap((l) => (l.variantId ? [l.variantId] : []))]);
     assertSellable(added, catalog, order.currency.trim(), input.changes);
+    const offers = await this.offersFor(tx, current, quantities, added, catalog);
     const before = current.map(lineOf);
     const after = before.map((l) => resized(l, quantities.get(l.line_item_id!)!));
-    after.push(...(await this.newLines(tx, order, added, catalog)));
+    after.push(...(await this.newLines(tx, order, added, catalog, offers)));
     const requested = input.shipping === undefined ? null : await this.shippingOf(tx, order, input.shipping, after, catalog);
     if (!after.some((l) => l.change !== 'unchanged') && !requested) {
       throw AppError.unprocessable('NOTHING_TO_CHANGE', 'The edit changes nothing', [{ path: 'body', message: 'give a change or a shipping' }]);
@@ -103,16 +108,46 @@ export class EditPreviews {
     return { before: was, after: now };
   }
 
-  /** The lines the edit adds, at the customer's price (never above the catalog's) less their volume tier. */
-  private async newLines(tx: Tx, order: Order, added: Map<string, number>, catalog: Map<string, Sellable>): Promise<EditLine[]> {
+  /**
+   * The sellers' offers the edit takes more units of (a new line on an offer, or more of an offer's
+   * line): each for sale and of the line's product (422 OFFER_NOT_AVAILABLE) with the units
+   * available (409 OFFER_OUT_OF_STOCK); confirming holds them race-safely (`LineOffers`).
+   */
+  private async offersFor(tx: Tx, current: LineItem[], quantities: Map<string, number>, added: Map<string, Added>, catalog: Map<string, Sellable>): Promise<Map<string, OfferTerms>> {
+    const wanted: Array<{ offerId: string; productId: string | null; units: number; variantId: string | null }> = [];
+    for (const l of current) {
+      const more = quantities.get(l.id)! - l.quantity;
+      if (l.offerId && more > 0) wanted.push({ offerId: l.offerId, productId: l.productId ?? null, units: more, variantId: l.variantId ?? null });
+    }
+    for (const [variantId, a] of added) if (a.offerId) wanted.push({ offerId: a.offerId, productId: catalog.get(variantId)!.product.id, units: a.quantity, variantId });
+    if (wanted.length === 0) return new Map();
+    const terms = await this.offers.terms(tx, [...new Set(wanted.map((w) => w.offerId))]);
+    const units = new Map<string, number>();
+    for (const w of wanted) {
+      const offer = terms.get(w.offerId);
+      if (!offer || offer.productId !== w.productId) {
+        throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale (or not of this variant)', [{ path: 'body.changes', message: 'no such offer for sale', offer_id: w.offerId, variant_id: w.variantId }]);
+      }
+      units.set(w.offerId, (units.get(w.offerId) ?? 0) + w.units);
+    }
+    for (const [offerId, n] of units) {
+      if (terms.get(offerId)!.available < n) {
+        throw AppError.conflict(`This offer has fewer than ${n} units left`, 'OFFER_OUT_OF_STOCK', [{ path: 'body.changes', message: 'not enough units of the offer', offer_id: offerId, quantity: n }]);
+      }
+    }
+    return terms;
+  }
+
+  /** The lines the edit adds, at the customer's price (never above the catalog's) or the seller's offer's, less their volume tier. */
+  private async newLines(tx: Tx, order: Order, added: Map<string, Added>, catalog: Map<string, Sellable>, offers: Map<string, OfferTerms>): Promise<EditLine[]> {
     if (added.size === 0) return [];
-    const variants = [...added.keys()].map((id) => catalog.get(id)!.variant);
-    const resolved = await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null });
-    const lines = [...added].map(([variantId, quantity]): EditLine => {
+    const variants = [...added].flatMap(([id, a]) => (a.offerId ? [] : [catalog.get(id)!.variant]));
+    const resolved = variants.length > 0 ? await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null }) : new Map<string, { price: number }>();
+    const lines = [...added].map(([variantId, { quantity, offerId }]): EditLine => {
       const { variant, product } = catalog.get(variantId)!;
-      const unit = Math.min(resolved.get(variantId)?.price ?? variant.price, variant.price);
+      const unit = offerId ? offerUnitPrice(offers.get(offerId)!, variant) : Math.min(resolved.get(variantId)?.price ?? variant.price, variant.price);
       return {
-        line_item_id: null, variant_id: variantId, product_id: product.id, title: product.title, variant_title: variant.title, sku: variant.sku ?? null,
+        line_item_id: null, variant_id: variantId, product_id: product.id, offer_id: offerId, title: product.title, variant_title: variant.title, sku: variant.sku ?? null,
         quantity, fulfilled_quantity: 0, unit_price: unit, requires_shipping: variant.requiresShipping, discount_amount: 0,
         tax_class: 'standard', tax_rate: 0, tax_amount: 0, total: unit * quantity, change: 'added',
       };
@@ -164,23 +199,33 @@ export class EditPreviews {
   }
 }
 
-/** Each line's quantity after the changes, and the variants added (more of a variant the order has goes to its line). */
-function plan(current: LineItem[], changes: EditChange[]): { quantities: Map<string, number>; added: Map<string, number> } {
+/** A variant the edit adds as a new line: how many, and the seller's offer it is bought on (null: the store's own stock). */
+interface Added {
+  quantity: number;
+  offerId: string | null;
+}
+
+const offerMismatch = (path: string, variantId: string) =>
+  ({ path, code: 'OFFER_MISMATCH', message: 'the order buys this variant on another offer (or on none): a variant is bought on one offer in an order', variant_id: variantId });
+
+/** Each line's quantity after the changes, and the variants added (more of a variant the order has, on the same offer or none, goes to its line). */
+function plan(current: LineItem[], changes: EditChange[]): { quantities: Map<string, number>; added: Map<string, Added> } {
   const quantities = new Map(current.map((l) => [l.id, l.quantity]));
-  const added = new Map<string, number>();
+  const added = new Map<string, Added>();
   const problems: ErrorDetail[] = [];
   changes.forEach((c, n) => {
     const path = `body.changes.${n}`;
     if (c.action === 'add') {
-      const same = current.filter((l) => l.variantId === c.variant_id);
-      if (same.some((l) => l.offerId)) problems.push({ path, code: 'LINE_ITEM_NOT_EDITABLE', message: 'the order has this variant on a seller’s offer', variant_id: c.variant_id });
-      else if (same[0]) quantities.set(same[0].id, quantities.get(same[0].id)! + c.quantity);
-      else added.set(c.variant_id, (added.get(c.variant_id) ?? 0) + c.quantity);
+      const offerId = c.offer_id ?? null;
+      const same = current.find((l) => l.variantId === c.variant_id);
+      const adding = added.get(c.variant_id);
+      if ((same && (same.offerId ?? null) !== offerId) || (adding && adding.offerId !== offerId)) problems.push(offerMismatch(path, c.variant_id));
+      else if (same) quantities.set(same.id, quantities.get(same.id)! + c.quantity);
+      else added.set(c.variant_id, { quantity: (adding?.quantity ?? 0) + c.quantity, offerId });
       return;
     }
     const line = current.find((l) => l.id === c.line_item_id);
     if (!line) problems.push({ path, code: 'LINE_ITEM_NOT_FOUND', message: 'is not a line of this order', line_item_id: c.line_item_id });
-    else if (line.offerId) problems.push({ path, code: 'LINE_ITEM_NOT_EDITABLE', message: 'is bought on a seller’s offer: its stock is the seller’s', line_item_id: line.id });
     else quantities.set(line.id, c.action === 'remove' ? 0 : c.quantity);
   });
   for (const line of current) {
@@ -202,7 +247,7 @@ function resized(l: EditLine, quantity: number): EditLine {
 }
 
 /** Every variant added is the store's, for sale, in the order's currency; else 422 naming the change. */
-function assertSellable(added: Map<string, number>, catalog: Map<string, Sellable>, currency: string, changes: EditChange[]): void {
+function assertSellable(added: Map<string, Added>, catalog: Map<string, Sellable>, currency: string, changes: EditChange[]): void {
   const problems: ErrorDetail[] = [];
   for (const variantId of added.keys()) {
     const path = `body.changes.${changes.findIndex((c) => c.action === 'add' && c.variant_id === variantId)}`;

@@ -7,7 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 const REFUNDABLE: readonly PaymentStatus[] = ['paid', 'partially_refunded'];
 
 /**
- * Sends back what an order's payments brought in beyond its total after an edit, through its own
+ * Sends back what an order's payments brought in beyond its total (less its `amount_waived`) after an edit, through its own
  * payments (the payments plugin's `Refunds`, on each payment's gateway), newest payment first.
  * Worked out from the payments as they stand (refunds in progress count), so running it again
  * refunds nothing twice. A refusal by a provider is thrown: the job tries again.
@@ -32,7 +32,8 @@ class PaymentsRefunder implements EditRefunder {
     const left = page.items
       .filter((p) => REFUNDABLE.includes(p.status) && p.currency === order.currency)
       .map((p) => ({ id: p.id, left: p.amount - (refunds.get(p.id) ?? []).filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0) }));
-    let over = left.reduce((s, p) => s + p.left, 0) - order.total;
+    // What the order costs the customer: its total less what the store gave up of it (a refund outside an edit stays given).
+    let over = left.reduce((s, p) => s + p.left, 0) - (order.total - order.amountWaived);
     let refunded = 0;
     for (const p of left) {
       if (over <= 0) break;

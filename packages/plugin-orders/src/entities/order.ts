@@ -64,6 +64,11 @@ export const Order = defineEntity({
     amountPaid: p.bigint('number'),
     /** Sum of what was refunded of those payments. */
     amountRefunded: p.bigint('number'),
+    /**
+     * What the store gave up of `total` (decision 0085): money refunded outside an edit, kept as
+     * given once an edit changes the order. The order is covered by `total − amountWaived`.
+     */
+    amountWaived: p.bigint('number').default(0),
     shippingAddress: p.json<ShippingAddress>().nullable(),
     history: p.json<OrderHistoryEntry[]>(),
     cancelReason: p.string().nullable(),

@@ -63,6 +63,7 @@ export function orderOut({ order: o, lines, fulfillments }: OrderView, customFie
     total: o.total,
     amount_paid: o.amountPaid,
     amount_refunded: o.amountRefunded,
+    amount_waived: o.amountWaived,
     amount_due: amountDue(o),
     line_items: lines.map(lineItemOut),
     shipping_address: o.shippingAddress ?? null,

@@ -102,7 +102,10 @@ export const OrderOut = z
     total: z.number().int().meta({ description: 'What is due: subtotal − discount_total + shipping_total, plus tax_total when prices_include_tax is false' }),
     amount_paid: z.number().int().meta({ description: 'Sum of the confirmed payments (refunds not deducted)' }),
     amount_refunded: z.number().int().meta({ description: 'Sum refunded of those payments' }),
-    amount_due: z.number().int().meta({ description: 'What is left to pay while the order awaits payment (pending, confirmed): total − (amount_paid − amount_refunded); 0 otherwise' }),
+    amount_waived: z.number().int().meta({
+      description: 'What the store gave up of the total: money refunded outside an edit (goodwill, a return), kept as given once an edit changed the order, so that the edit asks for or sends back its difference only',
+    }),
+    amount_due: z.number().int().meta({ description: 'What is left to pay while the order awaits payment (pending, confirmed): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise' }),
     line_items: z.array(OrderLineItemOut),
     shipping_address: OrderAddress.nullable(),
     fulfillments: z.array(OrderFulfillmentOut),

@@ -8,18 +8,24 @@ export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'ready_to_ship'
 export const MAX_RANGE_DAYS = 366;
 const TOP_PRODUCTS = 10;
 /**
- * An order's revenue net of tax: what was kept of its total (total − refunded) less the tax in
- * it, in proportion (a refund gives back its share of the tax), rounded to the minor unit.
+ * What was kept of an order's total: the total less what was given back of it. A refund of what
+ * the payments held beyond the total (an edit that made the order cheaper gives back the
+ * difference, and its total already fell) is not taken off a second time.
  */
-const NET_REVENUE = `(greatest(o.total - o.amount_refunded, 0)
-  - case when o.total > 0 then round(o.tax_total::numeric * greatest(o.total - o.amount_refunded, 0) / o.total) else 0 end)`;
+const KEPT = `greatest(o.total - greatest(o.amount_refunded - greatest(o.amount_paid - o.total, 0), 0), 0)`;
+/**
+ * An order's revenue net of tax: what was kept of its total less the tax in it, in proportion (a
+ * refund gives back its share of the tax), rounded to the minor unit.
+ */
+const NET_REVENUE = `(${KEPT}
+  - case when o.total > 0 then round(o.tax_total::numeric * ${KEPT} / o.total) else 0 end)`;
 /**
  * A line's part of that, on the same basis: what the line was sold for after its share of the
  * order's discounts, less its tax where the price includes it, for the share of the order kept
  * (not refunded). An order's lines add up to its revenue less its shipping; rounded per product.
  */
 const LINE_REVENUE = `(l.total_amount - l.discount_amount - case when o.prices_include_tax then l.tax_amount else 0 end)::numeric
-  * case when o.total > 0 then greatest(o.total - o.amount_refunded, 0)::numeric / o.total else 0 end`;
+  * case when o.total > 0 then ${KEPT}::numeric / o.total else 0 end`;
 
 export interface SalesRange {
   /** `YYYY-MM-DD`, a UTC day, included. */

@@ -40,11 +40,28 @@ export async function recordPayments(tx: Tx, order: Order, entries: PaymentEntry
   }
 }
 
-/** What the order's confirmed payments, net of refunds, still leave to pay: 0 once it no longer awaits payment. */
-export function amountDue(order: Pick<Order, 'status' | 'total' | 'amountPaid' | 'amountRefunded'>): number {
+/** The order's figures the money it is owed is worked out from. */
+type Money = Pick<Order, 'status' | 'total' | 'amountPaid' | 'amountRefunded' | 'amountWaived'>;
+
+/**
+ * What the order's confirmed payments, net of refunds, still leave to pay of what it costs the
+ * customer (`total − amountWaived`): 0 once it no longer awaits payment.
+ */
+export function amountDue(order: Money): number {
   if (order.status !== 'pending' && order.status !== 'confirmed') return 0;
-  return Math.max(0, order.total - (order.amountPaid - order.amountRefunded));
+  return Math.max(0, order.total - order.amountWaived - (order.amountPaid - order.amountRefunded));
 }
 
-/** True when the confirmed payments, net of refunds, cover the order's total (always, for a total of 0). */
-export const isCovered = (order: Order) => order.amountPaid - order.amountRefunded >= order.total;
+/** True when the confirmed payments, net of refunds, cover what the order costs the customer (always, for a total of 0). */
+export const isCovered = (order: Money) => order.amountPaid - order.amountRefunded >= order.total - order.amountWaived;
+
+/**
+ * What an edit of the order gives up for good before it applies its new totals (decision 0085):
+ * on an order that was paid and no longer awaits payment, what refunds made outside an edit (a
+ * goodwill refund, a return's) left its payments short of what it cost. The order then owes
+ * exactly what the edit adds, and a cheaper edit sends back exactly what it takes off.
+ */
+export function waivedBy(order: Money & Pick<Order, 'paidAt'>): number {
+  if (order.paidAt == null || order.status === 'pending' || order.status === 'confirmed') return 0;
+  return Math.max(0, order.total - order.amountWaived - (order.amountPaid - order.amountRefunded));
+}

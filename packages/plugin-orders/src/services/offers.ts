@@ -29,6 +29,13 @@ export interface LineOffersStrategy {
    * offers' stock and the sellers' money follow it. Safe to call any number of times.
    */
   orderChanged(tx: Tx, order: Order): Promise<void>;
+  /**
+   * An edit revised the order (locked, its totals worked out, its status not moved yet): `lines`
+   * are its lines now (a new one with `offerId`; an offer's line missing from them was removed).
+   * The offers' stock follows the lines (or throw, e.g. 409 when an offer is short), and the
+   * sellers' money follows a paid order's new total.
+   */
+  orderRevised(tx: Tx, order: Order, lines: LineItem[]): Promise<void>;
 }
 
 export const LineOffers = Symbol.for('qhatu.orders.LineOffers');
@@ -40,6 +47,7 @@ export class NoLineOffers implements LineOffersStrategy {
   }
   async orderPlaced(): Promise<void> {}
   async orderChanged(): Promise<void> {}
+  async orderRevised(): Promise<void> {}
 }
 
 /** What one unit of `variant` costs on an offer. */

@@ -47,15 +47,15 @@ const FULFILLMENT_JSON = `json_build_object('id', f.id, 'order_id', f.order_id, 
 const ORDER_JSON = `json_build_object('id', o.id, 'number', o.number, 'status', o.status, 'customer_id', o.customer_id,
   'customer_email', o.customer_email, 'currency', o.currency, 'subtotal', o.subtotal, 'shipping_total', o.shipping_total,
   'discount_total', o.discount_total, 'tax_total', o.tax_total, 'shipping_tax', o.shipping_tax, 'prices_include_tax', o.prices_include_tax,
-  'total', o.total, 'amount_paid', o.amount_paid, 'amount_refunded', o.amount_refunded,
-  'amount_due', case when o.status in ('pending', 'confirmed') then greatest(0, o.total - (o.amount_paid - o.amount_refunded)) else 0 end,
+  'total', o.total, 'amount_paid', o.amount_paid, 'amount_refunded', o.amount_refunded, 'amount_waived', o.amount_waived,
+  'amount_due', case when o.status in ('pending', 'confirmed') then greatest(0, o.total - o.amount_waived - (o.amount_paid - o.amount_refunded)) else 0 end,
   'line_items', coalesce((select json_agg(${LINE_JSON} order by l.position) from orders_line_item l where l.tenant_id = o.tenant_id and l.order_id = o.id), '[]'),
   'shipping_address', o.shipping_address,
   'fulfillments', coalesce((select json_agg(${FULFILLMENT_JSON} order by f.created_at, f.id) from orders_fulfillment f where f.tenant_id = o.tenant_id and f.order_id = o.id), '[]'),
   'history', o.history, 'cancel_reason', o.cancel_reason, 'cancelled_at', ${iso('o.cancelled_at')}, 'paid_at', ${iso('o.paid_at')},
   'fulfilled_at', ${iso('o.fulfilled_at')}, 'custom_fields', o.custom_fields, 'created_at', ${iso('o.created_at')}, 'updated_at', ${iso('o.updated_at')})`;
 
-const PAGE_COLUMNS = 'tenant_id, id, number, status, customer_id, customer_email, currency, subtotal, shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, amount_paid, amount_refunded, shipping_address, history, cancel_reason, cancelled_at, paid_at, fulfilled_at, custom_fields, created_at, updated_at';
+const PAGE_COLUMNS = 'tenant_id, id, number, status, customer_id, customer_email, currency, subtotal, shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, amount_paid, amount_refunded, amount_waived, shipping_address, history, cancel_reason, cancelled_at, paid_at, fulfilled_at, custom_fields, created_at, updated_at';
 
 /** An order as the list answers it (`OrderOut`), custom fields as stored until presented. */
 export type OrderJson = Omit<z.output<typeof OrderOut>, 'custom_fields'> & { custom_fields: unknown };

@@ -304,6 +304,7 @@ export class Orders {
       stockUnavailableAt: null,
       amountPaid: 0,
       amountRefunded: 0,
+      amountWaived: 0,
       fulfilledAt: null,
       customFields: input.customFields ?? this.fields.create('order', undefined),
       createdAt: at,
@@ -400,7 +401,7 @@ export class Orders {
 
   /** An edit's revision of the order's lines and shipping, inside the caller's transaction (see `reviseOrder`). */
   async revise(tx: Tx, orderId: string, revision: OrderRevision): Promise<{ order: Order; lines: LineItem[] }> {
-    return reviseOrder(tx, { shipping: this.shipping, settlement: this.settlement }, orderId, revision);
+    return reviseOrder(tx, { shipping: this.shipping, settlement: this.settlement, offers: this.offers }, orderId, revision);
   }
 
   /**

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
 import { LineItem } from '../entities/line-item.js';
 import type { Order, OrderStatus } from '../entities/order.js';
-import { isCovered } from './ledger.js';
+import { isCovered, waivedBy } from './ledger.js';
 import { addHistoryNote, linesOf, lockOrder, move } from './lifecycle.js';
+import type { LineOffersStrategy } from './offers.js';
 import { NOTHING_TO_PAY, type Settlement } from './settlement.js';
 import type { Shipping } from './shipping.js';
 
@@ -23,6 +24,8 @@ export interface RevisedLine {
   quantity: number;
   /** A new line's unit price; an existing line keeps its snapshot's. */
   unitPrice?: number;
+  /** A new line bought on a seller's offer (`LineOffers`); an existing line keeps its own. */
+  offerId?: string | null;
   discount: number;
   tax: { taxClass: string; rate: number; amount: number };
 }
@@ -42,11 +45,20 @@ export interface OrderRevision {
 /**
  * Applies a revision inside the caller's transaction, the order row locked: lines changed, added
  * and removed (a line keeps at least what was fulfilled of it), the stock the order holds moved to
- * what its lines now need (inventory's 409 INSUFFICIENT_STOCK when short), the totals added up from
- * the lines. An order its payments covered that now costs more awaits payment again (`reopen_payment`);
- * one awaiting payment that its payments now cover moves on as a payment would move it.
+ * what its lines now need (inventory's 409 INSUFFICIENT_STOCK when short; a seller's offer's stock
+ * through `LineOffers`), the totals added up from the lines. What refunds outside an edit left a
+ * paid order short of is first given up for good (`amountWaived`, `waivedBy`), so the edit moves
+ * the money by its difference only. An order its payments covered that now costs more awaits
+ * payment again (`reopen_payment`): it owes `total − amount_waived − (amount_paid −
+ * amount_refunded)`. One awaiting payment that its payments now cover moves on as a payment would
+ * move it.
  */
-export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement: Settlement }, orderId: string, revision: OrderRevision): Promise<{ order: Order; lines: LineItem[] }> {
+export async function reviseOrder(
+  tx: Tx,
+  deps: { shipping: Shipping; settlement: Settlement; offers: LineOffersStrategy },
+  orderId: string,
+  revision: OrderRevision,
+): Promise<{ order: Order; lines: LineItem[] }> {
   const order = await lockOrder(tx, orderId);
   if (!REVISABLE.includes(order.status)) {
     throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot edit an order that is ${order.status}`, [{ message: `allowed from: ${REVISABLE.join(', ')}`, from: order.status, action: 'edit' }]);
@@ -57,7 +69,9 @@ export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement
     ]);
   }
   const current = await linesOf(tx, order.id);
-  // Covered by its payments before (confirmed, paid, or further on), not after: it awaits the difference.
+  // A refund outside an edit (goodwill, a return's) stays given: the edit asks for, or sends back, its difference only.
+  const waived = waivedBy(order);
+  if (waived > 0) order.amountWaived += waived;
   const wasCovered = isCovered(order);
   const lines = applyLines(tx, order, current, revision.lines);
   await moveStock(tx, deps.shipping, order, lines);
@@ -68,7 +82,11 @@ export async function reviseOrder(tx: Tx, deps: { shipping: Shipping; settlement
     subtotal, discountTotal, taxTotal, shippingTotal: revision.shipping.total, shippingTax: revision.shipping.tax,
     total: subtotal - discountTotal + revision.shipping.total + (order.pricesIncludeTax ? 0 : taxTotal),
   });
+  // Never more given up than the order now costs: what was given beyond it is what its payments send back.
+  order.amountWaived = Math.min(order.amountWaived, order.total);
   addHistoryNote(tx, order, revision.note);
+  if ([...current, ...lines].some((l) => l.offerId)) await deps.offers.orderRevised(tx, order, lines);
+  // Covered by its payments before (confirmed, paid, or further on), not after: it awaits what it owes.
   if (order.status !== 'pending' && wasCovered && !isCovered(order)) await move(tx, order, 'reopen_payment', revision.note);
   // Now covered (it costs less): it moves on as the payment that covers it would have moved it.
   else if (isCovered(order)) await deps.settlement.payIfCovered(tx, order, await lastPayment(tx, order.id), lines);
@@ -101,7 +119,7 @@ function applyLines(tx: Tx, order: Order, current: LineItem[], revised: RevisedL
     return tx.em.create(LineItem, {
       id: randomUUID(), tenantId: tx.tenantId, orderId: order.id, position: ++position, variantId: r.variantId ?? null, productId: r.productId ?? null,
       title: r.title ?? '', variantTitle: r.variantTitle ?? '', sku: r.sku ?? null, quantity: r.quantity, fulfilledQuantity: 0, backorderedQuantity: 0,
-      unitPriceAmount: unit, totalAmount: unit * r.quantity, requiresShipping: r.requiresShipping ?? true, discountAmount: r.discount, offerId: null, ...tax,
+      unitPriceAmount: unit, totalAmount: unit * r.quantity, requiresShipping: r.requiresShipping ?? true, discountAmount: r.discount, offerId: r.offerId ?? null, ...tax,
     });
   });
 }

@@ -20,8 +20,8 @@ export async function lockOrderToPay(tx: Tx, orderId: string): Promise<Order> {
 }
 
 /**
- * What is still due on a locked order: its total less every payment that is not failed, net of
- * its confirmed refunds. Payments still pending or processing count (they may yet succeed), so
+ * What is still due on a locked order: its total, less what the store gave up of it
+ * (`amount_waived`) and every payment that is not failed, net of its confirmed refunds. Payments still pending or processing count (they may yet succeed), so
  * payments made at once can never together exceed the total. Read after the lock: it sees every
  * payment committed before.
  */
@@ -31,7 +31,7 @@ export async function amountStillDue(tx: Tx, order: Order): Promise<number> {
       where tenant_id = ? and order_id = ? and status <> 'failed'`,
     [tx.tenantId, order.id],
   );
-  return Math.max(0, order.total - Number(row.taken));
+  return Math.max(0, order.total - order.amountWaived - Number(row.taken));
 }
 
 /** 422 PAYMENT_EXCEEDS_BALANCE: an amount above what is still due on the order. */
