@@ -313,8 +313,8 @@ describe('settings', () => {
   });
 
   it('keeps the cache within QHATU_CACHE_MAX_MB, dropping the least recently used answers', async () => {
-    const description = `<p>${'Hand-woven in Cusco. '.repeat(500)}</p>`; // about 10 kB a product
-    for (let i = 0; i < 40; i++) await createProduct(small, smallShop, { title: `Woven ${i}`, description_html: description });
+    // About 10 kB a product that gzip cannot shrink much (the cache keeps large answers gzipped).
+    for (let i = 0; i < 40; i++) await createProduct(small, smallShop, { title: `Woven ${i}`, description_html: `<p>${randomBytes(7500).toString('base64')}</p>` });
     const cache = small.app.container.resolve(ReadCache);
     let served = 0;
     for (let limit = 1; limit <= 40; limit++) {
@@ -356,6 +356,29 @@ describe('settings', () => {
     expect(gauge('qhatu_cache_stores')).toBe(2);
     expect(gauge('qhatu_cache_entries')).toBeGreaterThan(1);
     expect(metrics.body).toMatch(/^qhatu_cache_max_bytes\{cache="facts"\} \d+$/m);
+  });
+
+  it('keeps a large answer gzipped, in a fraction of its JSON, and answers it byte for byte with the same ETag', async () => {
+    const roomy = await small.createTenant();
+    const description = `<p>${'Tejido a mano en Cusco con lana de alpaca. '.repeat(200)}</p>`;
+    for (let i = 0; i < 12; i++) await createProduct(small, roomy, { title: `Manta ${i}`, description_html: description });
+    const cache = small.app.container.resolve(ReadCache);
+    const url = '/api/v1/catalog/products?limit=12';
+    const headers = roomy.headers(roomy.storefrontToken);
+    const first = await small.request({ method: 'GET', url, headers });
+    expect(first.body.length).toBeGreaterThan(50_000);
+    const before = cache.stats().bytes;
+    // Kept now: the second read is served from memory, the same bytes and tag.
+    const again = await small.countQueries(() => small.request({ method: 'GET', url, headers }));
+    expect(again.count).toBe(0);
+    expect(again.result.body).toBe(first.body);
+    expect(again.result.headers.etag).toBe(first.headers.etag);
+    expect(JSON.parse(again.result.body).data).toHaveLength(12);
+    // What the entry holds is a fraction of the two bytes a character its JSON would take as a string.
+    const held = await small.request({ method: 'GET', url: '/api/v1/catalog/products?limit=11', headers });
+    const grown = cache.stats().bytes - before;
+    expect(grown).toBeGreaterThan(0);
+    expect(grown).toBeLessThan(held.body.length / 2);
   });
 
   it('reads the database every time with QHATU_CACHE=off, and still answers ETags', async () => {

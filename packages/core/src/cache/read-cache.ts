@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { CacheSync } from '../auth/cache-sync.js';
 
@@ -10,9 +11,53 @@ export interface ReadCacheSettings {
 
 /** An answer kept as it was sent: the serialized body and its entity tag. */
 export interface CachedAnswer {
-  body: string;
-  etag: string;
+  readonly body: string;
+  readonly etag: string;
+  /** The body gzipped, when the cache keeps it so (a large answer): a caller that accepts gzip may send it as it is. */
+  readonly gzip?: Buffer;
 }
+
+/** An answer as the cache holds it: a large body gzipped (JSON shrinks to a fifth or less), a small one as it is. */
+interface Kept {
+  body?: string;
+  gzip?: Buffer;
+  etag: string;
+  size: number;
+}
+
+/** Bodies from this many characters on are kept gzipped: a 25-product page is about 30,000. */
+const GZIP_FROM = 4096;
+
+function kept(answer: CachedAnswer, key: string): Kept {
+  const fixed = 2 * (key.length + answer.etag.length) + 64;
+  if (answer.body.length >= GZIP_FROM) {
+    const gzip = gzipSync(answer.body, { level: 6 });
+    // Strings are UTF-16 in V8 at worst: two bytes a character.
+    if (gzip.length < answer.body.length) return { gzip, etag: answer.etag, size: gzip.length + fixed };
+  }
+  return { body: answer.body, etag: answer.etag, size: 2 * answer.body.length + fixed };
+}
+
+/** The answer of what the cache holds; a gzipped body is unzipped only when it is read, and then kept unzipped in `hot` a while. */
+function answerOf(k: Kept, key: string, hot: LRUCache<string, string>): CachedAnswer {
+  if (k.body !== undefined) return { body: k.body, etag: k.etag };
+  const gzip = k.gzip!;
+  let body = hot.get(key);
+  return {
+    etag: k.etag,
+    gzip,
+    get body() {
+      if (body === undefined) {
+        body = gunzipSync(gzip).toString('utf8');
+        hot.set(key, body);
+      }
+      return body;
+    },
+  };
+}
+
+/** The part of the budget that keeps the most recently read large answers unzipped, so a hot page is not unzipped on every read. */
+const HOT_SHARE = 8;
 
 /** A place in the cache taken before the database is read; `fill` keeps the answer only if nothing changed meanwhile. */
 export interface CacheSlot {
@@ -39,6 +84,9 @@ export function entityTag(body: string): string {
  * store that holds the most bytes gives up its least recently used answers first, so one busy store
  * (or a crawler walking every page of one) cannot push every other store out. A deployment of one
  * store uses the whole budget. Within a store, the least recently used answer goes first.
+ *
+ * Large answers (lists) are kept gzipped, a fifth or less of their JSON; an eighth of the budget
+ * keeps the most recently read of them unzipped, so a hot page is not unzipped on every read.
  */
 /** What a store holds: its bytes, and its keys from least to most recently used. */
 interface StoreShare {
@@ -58,7 +106,10 @@ export interface CacheStats {
 }
 
 export class ReadCache {
-  private readonly entries: LRUCache<string, CachedAnswer> | undefined;
+  private readonly entries: LRUCache<string, Kept> | undefined;
+  private readonly hot: LRUCache<string, string>;
+  /** The budget of `entries`: the whole but the hot part. */
+  private readonly budget: number;
   private readonly shares = new Map<string, StoreShare>();
   /** The store of each key kept (the key's second part), so a removal finds its share. */
   private readonly owners = new Map<string, string>();
@@ -73,12 +124,15 @@ export class ReadCache {
     readonly sync?: CacheSync,
   ) {
     this.trusted = sync ? sync.listening : true;
+    const hotBytes = Math.floor(settings.maxBytes / HOT_SHARE);
+    this.budget = settings.maxBytes - hotBytes;
+    this.hot = new LRUCache<string, string>({ maxSize: Math.max(1, hotBytes), sizeCalculation: (body, key) => 2 * (body.length + key.length) + 64 });
     this.entries = settings.enabled
-      ? new LRUCache<string, CachedAnswer>({
+      ? new LRUCache<string, Kept>({
           // A backstop: `keep` makes room first, from the largest store, so this never has to.
-          maxSize: settings.maxBytes,
-          sizeCalculation: answerBytes,
-          dispose: (answer, key) => this.forget(key, answerBytes(answer, key)),
+          maxSize: this.budget,
+          sizeCalculation: (k) => k.size,
+          dispose: (k, key) => this.forget(key, k.size),
         })
       : undefined;
   }
@@ -93,17 +147,18 @@ export class ReadCache {
   /** Keeps `answer` under `key` for the store, after making room from the store that holds the most. */
   private keep(tenantId: string, key: string, answer: CachedAnswer): void {
     const entries = this.entries!;
-    const size = answerBytes(answer, key);
-    if (size > this.settings.maxBytes) return;
+    const held = kept(answer, key);
+    const size = held.size;
+    if (size > this.budget) return;
     entries.delete(key);
-    while (entries.calculatedSize + size > this.settings.maxBytes) {
+    while (entries.calculatedSize + size > this.budget) {
       let largest: StoreShare | undefined;
       for (const share of this.shares.values()) if (!largest || share.bytes > largest.bytes) largest = share;
       const oldest = largest?.keys.values().next().value;
       if (oldest === undefined) break;
       entries.delete(oldest);
     }
-    entries.set(key, answer, { size });
+    entries.set(key, held, { size });
     this.owners.set(key, tenantId);
     const share = this.shares.get(tenantId) ?? { bytes: 0, keys: new Set<string>() };
     share.bytes += size;
@@ -113,6 +168,7 @@ export class ReadCache {
 
   private empty(): void {
     this.entries?.clear();
+    this.hot.clear();
     this.shares.clear();
     this.owners.clear();
   }
@@ -139,9 +195,9 @@ export class ReadCache {
     return this.entries !== undefined && this.trusted;
   }
 
-  /** Bytes held (lru-cache's own count). */
+  /** Bytes held (lru-cache's own count), the unzipped copies of hot answers included. */
   get bytes(): number {
-    return this.entries?.calculatedSize ?? 0;
+    return (this.entries?.calculatedSize ?? 0) + this.hot.calculatedSize;
   }
 
   get size(): number {
@@ -188,10 +244,10 @@ export class ReadCache {
     const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
     const entries = this.entries!;
     const epoch = this.epoch;
-    const hit = entries.get(full);
-    if (hit) this.touched(full);
+    const held = entries.get(full);
+    if (held) this.touched(full);
     return {
-      hit,
+      hit: held && answerOf(held, full, this.hot),
       fill: (body) => {
         const answer = { body, etag: entityTag(body) };
         // Kept only if the listener stayed up the whole time: a message may have been missed.
@@ -200,9 +256,4 @@ export class ReadCache {
       },
     };
   }
-}
-
-/** Strings are UTF-16 in V8: two bytes a character, plus the key and the tag. */
-function answerBytes(answer: CachedAnswer, key: string): number {
-  return 2 * (answer.body.length + key.length + answer.etag.length) + 64;
 }
