@@ -43,6 +43,7 @@ import { StaffMembers } from './staff/members.js';
 import { Roles } from './staff/roles.js';
 import { readStaffSettings, STAFF_SETTINGS } from './staff/settings.js';
 import { Tenants } from './tenancy/tenants.js';
+import { Locales } from './translations/store-locales.js';
 import { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 
 export interface CreateAppOptions {
@@ -165,6 +166,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.registerSingleton(Secrets);
     container.registerSingleton(Mailer);
     container.registerSingleton(Tenants);
+    container.registerSingleton(Locales);
     container.register(PermissionRegistry, { useValue: permissions });
     container.register(CustomFields, { useValue: customFields });
     documentCustomFields(customFields);

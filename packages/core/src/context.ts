@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.js';
+import type { StoreLocales } from './translations/locales.js';
 
 export type TokenKind = 'platform' | 'admin' | 'storefront' | 'customer' | 'vendor' | 'staff';
 
@@ -20,6 +21,8 @@ export interface Principal {
    * admin, an API key without a role), else the permissions of its role.
    */
   permissions: ReadonlySet<string> | null;
+  /** The store's languages, read with the token (no statement of their own); absent for the platform. */
+  locales?: StoreLocales;
 }
 
 /** What a request (or a job) runs as. Mutable: auth fills it in after it is opened. */

@@ -84,6 +84,7 @@ export { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './
 export { tenantOut } from './tenancy/routes.js';
 export { ApiKeyInput, TenantInput, TenantOut } from './tenancy/schemas.js';
 export { Housekeeping } from './housekeeping.js';
+export * from './translations/index.js';
 export { Metrics, UNMATCHED_ROUTE } from './observability/metrics.js';
 export { readObservability, type ObservabilitySettings } from './observability/settings.js';
 export { flushTracing, REQUEST_ATTRIBUTE, startTracing, stopTracing, TENANT_ATTRIBUTE, traceFields, tracing, type TracingOptions } from './observability/tracing.js';

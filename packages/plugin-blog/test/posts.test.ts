@@ -355,7 +355,7 @@ describe('SQL statements per request', () => {
 });
 
 describe('the OpenAPI document', () => {
-  it('describes the seven blog operations with their schemas', async () => {
+  it('describes the ten blog operations with their schemas', async () => {
     const res = await t.request({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
@@ -364,9 +364,10 @@ describe('the OpenAPI document', () => {
       .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
     expect(ops).toEqual([
-      'DELETE /api/v1/blog/posts/{id}', 'GET /api/v1/blog/posts', 'GET /api/v1/blog/posts/slug/{slug}', 'GET /api/v1/blog/posts/{id}',
-      'PATCH /api/v1/blog/posts/{id}', 'POST /api/v1/blog/posts', 'POST /api/v1/blog/posts/{id}/publish',
+      'DELETE /api/v1/blog/posts/{id}', 'DELETE /api/v1/blog/posts/{id}/translations/{locale}', 'GET /api/v1/blog/posts', 'GET /api/v1/blog/posts/slug/{slug}', 'GET /api/v1/blog/posts/{id}',
+      'GET /api/v1/blog/posts/{id}/translations', 'PATCH /api/v1/blog/posts/{id}', 'POST /api/v1/blog/posts', 'POST /api/v1/blog/posts/{id}/publish',
+      'PUT /api/v1/blog/posts/{id}/translations/{locale}',
     ]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['BlogPost', 'BlogPostCreate']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['BlogPost', 'BlogPostCreate', 'BlogPostTranslation', 'BlogPostTranslationReplace']));
   });
 });

@@ -15,6 +15,7 @@ import { downloadsMetafieldsMigration } from './migrations/0004_downloads_metafi
 import { cacheVersionMigration } from './migrations/0005_cache_version.js';
 import { catalogSearchMigration } from './migrations/0006_search.js';
 import { catalogCustomFieldsMigration } from './migrations/0007_custom_fields.js';
+import { catalogTranslationsMigration } from './migrations/0008_translations.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
@@ -22,6 +23,7 @@ import { metafieldRoutes } from './routes/metafields.js';
 import { productRoutes } from './routes/products.js';
 import { CATALOG_TOPIC, dropOnCommit } from './services/catalog-cache.js';
 import { supplierRoutes } from './routes/suppliers.js';
+import { translationRoutes } from './routes/translations.js';
 import { BRAND_EVENTS, Brands } from './services/brands.js';
 import { CollectionProducts, ProductCollections } from './services/collection-products.js';
 import { COLLECTION_EVENTS, Collections } from './services/collections.js';
@@ -31,6 +33,7 @@ import { METAFIELD_EVENTS, Metafields } from './services/metafields.js';
 import { PRODUCT_EVENTS, Products, STOCK_KEEPER, type StockKeeper } from './services/products.js';
 import { CatalogPriceResolver, PriceResolver } from './services/prices.js';
 import { SUPPLIER_EVENTS, Suppliers } from './services/suppliers.js';
+import { CatalogTranslations, TRANSLATION_EVENTS } from './services/translations.js';
 
 export { Product, PRODUCT_STATUSES, type ProductStatus } from './entities/product.js';
 export { Variant } from './entities/variant.js';
@@ -47,25 +50,26 @@ export { Brands, type BrandView } from './services/brands.js';
 export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
+export { CatalogTranslations, CATALOG_TRANSLATIONS, TRANSLATION_EVENTS } from './services/translations.js';
 export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
 export { SELLABLE_FACTS, sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
 
-/** The catalog: products, variants, collections, brands, suppliers, downloads and metafields. */
+/** The catalog: products, variants, collections, brands, suppliers, downloads, metafields and their translations. */
 export default definePlugin({
   name: 'catalog',
   permissions: [
     { name: 'catalog.read', description: 'See catalog data kept from shoppers: suppliers, metafields and downloads' },
-    { name: 'catalog.write', description: 'Create, change and delete products, variants, collections, brands, suppliers, metafields and downloads' },
+    { name: 'catalog.write', description: 'Create, change and delete products, variants, collections, brands, suppliers, metafields and downloads, and translate them' },
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration, catalogTranslationsMigration],
   // Other plugins and the project add fields to products and variants (`customFields: { product: {...}, variant: {...} }`).
   customFieldHosts: [
     { entity: 'product', table: 'catalog_product', graphqlType: 'Product' },
     { entity: 'variant', table: 'catalog_variant', graphqlType: 'ProductVariant' },
   ],
-  events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS],
+  events: [...PRODUCT_EVENTS, ...COLLECTION_EVENTS, ...BRAND_EVENTS, ...SUPPLIER_EVENTS, ...DOWNLOAD_EVENTS, ...METAFIELD_EVENTS, ...TRANSLATION_EVENTS],
   register(container) {
     // The catalog keeps stock itself until a plugin that keeps it (inventory) registers after it.
     container.register(STOCK_KEEPER, { useValue: { adjustWith: null } satisfies StockKeeper });
@@ -80,6 +84,7 @@ export default definePlugin({
     container.registerSingleton(Suppliers);
     container.registerSingleton(Downloads);
     container.registerSingleton(Metafields);
+    container.registerSingleton(CatalogTranslations);
     // Storefront answers: dropped in every process when the store's catalog version moves.
     container.resolve(ReadCache).join(CATALOG_TOPIC);
   },
@@ -95,6 +100,7 @@ export default definePlugin({
     await supplierRoutes(app, container);
     await downloadRoutes(app, container);
     await metafieldRoutes(app, container);
+    await translationRoutes(app, container);
   },
   graphql: productGraphQL,
 });

@@ -3,10 +3,11 @@ import { AppError } from '../errors.js';
 import type { AuthRule } from '../http/route-config.js';
 import { PluginLoadError, type PermissionDefinition, type QhatuPlugin } from '../plugin.js';
 
-/** What core's own admin routes (staff, roles) need. */
+/** What core's own admin routes (staff, roles, the store's locales) need. */
 export const CORE_PERMISSIONS: PermissionDefinition[] = [
   { name: 'staff.read', description: 'See the staff members, the roles and the permissions' },
   { name: 'staff.manage', description: 'Invite, change, disable and remove staff members, and define roles' },
+  { name: 'locales.manage', description: 'Choose the locales the store sells in and its default one' },
 ];
 
 const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;

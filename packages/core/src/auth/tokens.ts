@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { CLOCK, CONFIG, type Clock } from '../tokens.js';
 import type { QhatuConfig } from '../config.js';
 import type { CacheSync } from './cache-sync.js';
+import { storeLocales } from '../translations/locales.js';
 
 export type TenantTokenKind = Exclude<TokenKind, 'platform'>;
 
@@ -37,6 +38,8 @@ interface TokenRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   tenant_status: string;
+  default_locale: string;
+  locales: string[];
   staff_status: string | null;
   role_id: string | null;
   built_in: string | null;
@@ -49,8 +52,8 @@ const CACHE_MAX = 10_000;
 /**
  * Opaque bearer tokens. A token reads `qh<kind>_<tenant>_<secret>`: the tenant part lets a mismatch
  * with X-Tenant-ID be told apart from a bad token without a query; only the SHA-256 of the token is
- * stored. A lookup (one statement: the token, its store's status and, for a staff member or a
- * role-bound key, the role's permissions) is cached for 30 s. Revocation, a staff member's change
+ * stored. A lookup (one statement: the token, its store's status and languages and, for a staff
+ * member or a role-bound key, the role's permissions) is cached for 30 s. Revocation, a staff member's change
  * and a store's status change clear the cache of every API process at once (see `CacheSync`); a
  * process whose listener is lost reads every token from the database until it is back.
  */
@@ -157,7 +160,7 @@ export class AccessTokens {
   private async load(tenantId: string, hash: string): Promise<CachedToken> {
     // One statement for every kind: a staff member's status and role ride on the token's row. A read: asked again after a lost connection.
     const rows = await retryingRead(() => this.db.query<TokenRow>(
-      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status,
+      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status, tn.default_locale, tn.locales,
               s.status as staff_status, r.id as role_id, r.built_in, r.permissions
          from core_access_token t
          join core_tenant tn on tn.id = t.tenant_id
@@ -181,6 +184,7 @@ export class AccessTokens {
         subjectId: row.subject_id,
         id: row.subject_id ?? row.id,
         permissions: row.kind === 'admin' || row.kind === 'staff' ? permissions : new Set(),
+        locales: storeLocales(row.default_locale, row.locales),
       },
       tenantStatus: row.tenant_status,
       expiresAt: row.expires_at ? new Date(row.expires_at) : null,

@@ -2,6 +2,7 @@ import { APP_ROLE, tenantTable, type Migration } from './migrations.js';
 import { factVersionTables } from '../cache/fact-cache.js';
 import { expectFunction } from './expect.js';
 import { searchFunctions, searchIndex, searchPageFunctions } from './search.js';
+import { localeStatements } from '../translations/migration.js';
 
 export const coreMigrations: Migration[] = [
   {
@@ -194,5 +195,10 @@ export const coreMigrations: Migration[] = [
     // Searched lists in their own order, flat at any size (decision 0082): the words' patterns, a row's test, the first matches.
     id: '0008_search_pages',
     up: searchPageFunctions,
+  },
+  {
+    // The languages a store sells in and the text search of each (decision 0089).
+    id: '0009_locales',
+    up: localeStatements,
   },
 ];

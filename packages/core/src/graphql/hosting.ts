@@ -10,6 +10,7 @@ import { databaseError, RETRY_AFTER_SECONDS, unavailableError } from '../http/er
 import { PluginLoadError, type QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
 import { cacheResponses, GRAPHQL_CALLERS, principalOf } from './response-cache.js';
+import { chooseLocale } from '../translations/locales.js';
 import type { GraphQLAccess, GraphQLFieldInfo, QhatuGraphQLContext, QhatuResolver } from './types.js';
 
 declare module 'fastify' {
@@ -182,6 +183,9 @@ export async function hostGraphQL(
           },
           requirePermission(permission) {
             return assertPermission(principal, permission);
+          },
+          locale(asked) {
+            return chooseLocale(principal.locales, { locale: asked, acceptLanguage: request.headers['accept-language'] }, 'locale');
           },
         };
       } catch (error) {

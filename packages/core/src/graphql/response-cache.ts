@@ -7,6 +7,7 @@ import { hasPermission } from '../auth/permissions.js';
 import { ReadCache, type CacheSlot } from '../cache/read-cache.js';
 import type { Principal } from '../context.js';
 import { authorize } from '../http/auth.js';
+import { chooseLocale, localeKey } from '../translations/locales.js';
 import type { GraphQLFieldInfo } from './types.js';
 
 /** Every caller kind GraphQL serves; each field's own access is checked by its resolver. */
@@ -71,7 +72,9 @@ export function cacheResponses(app: FastifyInstance, container: DependencyContai
     principals.set(request, principal);
     if (plan.unless.some((permission) => hasPermission(principal, permission))) return;
     const variables = typeof body.variables === 'string' ? body.variables : JSON.stringify(body.variables ?? null);
-    const slot = cache.slot(principal.tenantId!, plan.topic, `graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`);
+    // The locale Accept-Language picks among the store's (none for a single-language store); an argument is in the query or variables.
+    const language = localeKey(chooseLocale(principal.locales, { acceptLanguage: request.headers['accept-language'] }));
+    const slot = cache.slot(principal.tenantId!, plan.topic, `${language}graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`);
     if (slot.hit) return reply.type('application/json; charset=utf-8').send(slot.hit.body);
     slots.set(request, slot);
   });

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType } from 'graphql';
 import type { DependencyContainer } from 'tsyringe';
 import type { Principal, TokenKind } from '../context.js';
+import type { LocaleChoice } from '../translations/locales.js';
 
 export interface QhatuGraphQLContext {
   container: DependencyContainer;
@@ -14,6 +15,11 @@ export interface QhatuGraphQLContext {
    * for a second permission a resolver needs on some paths only.
    */
   requirePermission(permission: string): Principal;
+  /**
+   * The locale a read answers in: `asked` (a field's `locale` argument; one the store does not list
+   * is a LOCALE_NOT_LISTED error), else the request's Accept-Language, else the store's default.
+   */
+  locale(asked?: string | null): LocaleChoice;
 }
 
 /** A field resolver, given the caller's context as core builds it. */

@@ -1,6 +1,7 @@
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { z, type ZodType } from 'zod';
 import { AppError } from '../errors.js';
+import { LOCALE_PARAMETER, LocaleTag } from '../translations/locales.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
@@ -12,6 +13,8 @@ export interface ListQueryOptions<F extends Record<string, ZodType>> {
   defaultSort: string;
   /** Accepts `q`, a free-text search. */
   search?: boolean;
+  /** Accepts `locale`, the language of a translated answer (decision 0089). */
+  locale?: boolean;
   maxLimit?: number;
 }
 
@@ -48,9 +51,10 @@ export function listQuery<F extends Record<string, ZodType> = {}>(options: ListQ
     shape.q = z.string().trim().min(1).max(200).optional()
       .meta({ description: 'Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word' });
   }
+  if (options.locale) shape.locale = LocaleTag.optional().meta({ description: LOCALE_PARAMETER });
   for (const [name, schema] of Object.entries(options.filters ?? {})) shape[`filter[${name}]`] = schema.optional();
   return z.strictObject(shape) as unknown as z.ZodType<
-    { cursor?: string; limit: number; sort: string; q?: string } & FilterKeys<F>
+    { cursor?: string; limit: number; sort: string; q?: string; locale?: string } & FilterKeys<F>
   >;
 }
 

@@ -18,6 +18,7 @@ import { Jobs } from '../jobs/jobs.js';
 import type { QhatuPlugin } from '../plugin.js';
 import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
+import { localeRoutes } from '../translations/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
 import { healthRoutes } from './health.js';
@@ -191,6 +192,7 @@ export async function buildHttp(
       track(scope, 'core');
       await tenantRoutes(scope, container.resolve(Tenants));
       await staffRoutes(scope, container);
+      await localeRoutes(scope, container);
     }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;

@@ -90,7 +90,7 @@ export class Tenants {
   }
 
   async replace(id: string, input: Omit<TenantInput, 'status'>): Promise<Tenant> {
-    return this.db.platform(async ({ em, now }) => {
+    const { tenant, relocated } = await this.db.platform(async ({ em, now }) => {
       const tenant = await em.findOne(Tenant, { id });
       if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
       if (input.slug && input.slug !== tenant.slug && (await em.count(Tenant, { slug: input.slug }))) {
@@ -99,11 +99,17 @@ export class Tenants {
       tenant.name = input.name;
       if (input.slug) tenant.slug = input.slug;
       if (input.currency) tenant.currency = input.currency;
+      const relocated = input.default_locale !== undefined && input.default_locale !== tenant.defaultLocale;
       if (input.default_locale) tenant.defaultLocale = input.default_locale;
       tenant.updatedAt = now();
       await em.flush();
-      return tenant;
+      // A new default is no longer one of the others the store lists (decision 0089).
+      if (relocated) await em.execute('update core_tenant set locales = array_remove(locales, ?) where id = ?', [tenant.defaultLocale, id]);
+      return { tenant, relocated };
     });
+    // The store's locales ride on its token lookups: every process reads them again.
+    if (relocated) await this.tokens.forgetTenant(id);
+    return tenant;
   }
 
   /** suspend | activate | expire, through the tenant machine. */

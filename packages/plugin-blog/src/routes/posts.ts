@@ -1,4 +1,5 @@
-import { ADMIN, dataOf, errorResponses, hasPermission, IdParams, listOf, NoContent, STOREFRONT, TenantContext } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, hasPermission, IdParams, listOf, LocaleQuery, NoContent, requestLocale, STOREFRONT, TenantContext } from '@qhatu/core';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -7,8 +8,14 @@ import { PostInput, PostListQuery, PostOut, PostPatch, SlugParams } from '../sch
 import { PostReads, type Reader } from '../services/post-reads.js';
 import { Posts } from '../services/posts.js';
 
-/** Storefront keys and customers see published posts only; drafts and archived posts are 404s to them. */
-const reader = (): Reader => ({ publishedOnly: !hasPermission(TenantContext.principal(), 'blog.read') });
+/**
+ * Storefront keys and customers see published posts only; drafts and archived posts are 404s to
+ * them. Every reader reads in the locale asked (`locale`, else Accept-Language, else the default).
+ */
+const reader = (req: FastifyRequest): Reader => {
+  const choice = requestLocale(req);
+  return { publishedOnly: !hasPermission(TenantContext.principal(), 'blog.read'), locale: choice.translated ? choice.locale : undefined };
+};
 
 export async function postRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -18,9 +25,9 @@ export async function postRoutes(app: FastifyInstance, container: DependencyCont
 
   r.get('/blog/posts', {
     config: { auth: STOREFRONT, permission: 'blog.read' },
-    schema: { tags, summary: 'List posts (storefront: published only; q searches titles)', querystring: PostListQuery, response: { 200: listOf(PostOut), ...errorResponses(400, 401, 403) } },
+    schema: { tags, summary: 'List posts (storefront: published only; q searches titles)', querystring: PostListQuery, response: { 200: listOf(PostOut), ...errorResponses(400, 401, 403, 422) } },
   }, async (req) => {
-    const page = await reads.list(req.query, reader());
+    const page = await reads.list(req.query, reader(req));
     return { data: page.items.map(postOut), meta: { pagination: page.pagination } };
   });
 
@@ -31,13 +38,13 @@ export async function postRoutes(app: FastifyInstance, container: DependencyCont
 
   r.get('/blog/posts/slug/:slug', {
     config: { auth: STOREFRONT, permission: 'blog.read' },
-    schema: { tags, summary: 'Read a post by its slug', params: SlugParams, response: { 200: dataOf(PostOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: postOut(await reads.getBySlug(req.params.slug, reader())) }));
+    schema: { tags, summary: 'Read a post by its slug', params: SlugParams, querystring: LocaleQuery, response: { 200: dataOf(PostOut), ...errorResponses(400, 401, 403, 404, 422) } },
+  }, async (req) => ({ data: postOut(await reads.getBySlug(req.params.slug, reader(req))) }));
 
   r.get('/blog/posts/:id', {
     config: { auth: STOREFRONT, permission: 'blog.read' },
-    schema: { tags, summary: 'Read a post', params: IdParams, response: { 200: dataOf(PostOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req) => ({ data: postOut(await reads.get(req.params.id, reader())) }));
+    schema: { tags, summary: 'Read a post', params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(PostOut), ...errorResponses(400, 401, 403, 404, 422) } },
+  }, async (req) => ({ data: postOut(await reads.get(req.params.id, reader(req))) }));
 
   r.patch('/blog/posts/:id', {
     config: { auth: ADMIN, permission: 'blog.write' },

@@ -1,4 +1,4 @@
-import { pageQuery, Timestamp } from '@qhatu/core';
+import { LOCALE_PARAMETER, LocaleTag, pageQuery, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { POST_STATUSES } from '../entities/post.js';
 import { plainText } from '../services/plain-text.js';
@@ -63,6 +63,7 @@ export const PostListQuery = pageQuery()
     status: z.enum(POST_STATUSES).optional().meta({ description: 'Storefront callers only ever see published posts' }),
     q: z.string().trim().min(1).max(200).optional().meta({ description: 'Words of the title, each found whatever its accents and case (3 characters or more anywhere in a word, 1–2 at its beginning)' }),
     sort: z.enum(sortValues).default('-published_at').meta({ description: 'published_at orders drafts by their creation time' }),
+    locale: LocaleTag.optional().meta({ description: `${LOCALE_PARAMETER} In another locale, q finds the translated titles too (stemmed in its language).` }),
   });
 export type PostListQuery = z.output<typeof PostListQuery>;
 

@@ -1,4 +1,4 @@
-import { AppError, type GraphQLContribution, hasPermission, type QhatuGraphQLContext, toConnection } from '@qhatu/core';
+import { AppError, type GraphQLContribution, hasPermission, localeKey, type QhatuGraphQLContext, toConnection } from '@qhatu/core';
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
@@ -24,8 +24,10 @@ const typeDefs = `
   type ProductEdge { node: Product!, cursor: String! }
   type ProductConnection { edges: [ProductEdge!]!, pageInfo: PageInfo! }
   extend type Query {
-    products(filter: ProductFilter, limit: Int, cursor: String): ProductConnection!
-    product(id: ID!): Product
+    "locale: one of the store's (else LOCALE_NOT_LISTED); absent, Accept-Language, else the store's default. Untranslated fields are the default's."
+    products(filter: ProductFilter, limit: Int, cursor: String, locale: String): ProductConnection!
+    "locale: as for products."
+    product(id: ID!, locale: String): Product
   }
 `;
 
@@ -33,6 +35,7 @@ const ProductsArgs = z.object({
   filter: z.object({ status: z.enum(PRODUCT_STATUSES).nullish() }).nullish(),
   limit: z.number().int().min(1, 'limit must be at least 1').nullish(),
   cursor: z.string().min(1).nullish(),
+  locale: z.string().max(16).nullish(),
 });
 
 function node({ product, variants }: ProductView) {
@@ -79,22 +82,26 @@ export const productGraphQL: GraphQLContribution = {
         const parsed = ProductsArgs.safeParse(raw);
         if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
         const args = parsed.data;
+        const choice = ctx.locale(args.locale);
+        const locale = choice.translated ? choice.locale : undefined;
         const read = async (storefront: boolean) => {
           const { items, page } = await ctx.container.resolve(Products).list(
             { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
-            { status: args.filter?.status ?? undefined, activeOnly: storefront },
+            { status: args.filter?.status ?? undefined, activeOnly: storefront, locale },
           );
           const views = new Map(items.map((v) => [v.product.id, v]));
           return toConnection(page, (p) => node(views.get(p.id)!), args.cursor ?? undefined);
         };
         if (!activeOnly(ctx)) return read(false);
-        return rememberedForStorefront(ctx, `products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
+        return rememberedForStorefront(ctx, `${localeKey(choice)}products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
       },
-      product: async (_: unknown, args: { id: string }, ctx: QhatuGraphQLContext) => {
+      product: async (_: unknown, args: { id: string; locale?: string | null }, ctx: QhatuGraphQLContext) => {
         if (!z.uuid().safeParse(args.id).success) throw AppError.validation('id must be a UUID');
-        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront }));
+        const choice = ctx.locale(args.locale);
+        const locale = choice.translated ? choice.locale : undefined;
+        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale }));
         if (!activeOnly(ctx)) return read(false);
-        return rememberedForStorefront(ctx, `product:${args.id.toLowerCase()}`, () => read(true));
+        return rememberedForStorefront(ctx, `${localeKey(choice)}product:${args.id.toLowerCase()}`, () => read(true));
       },
     },
   },

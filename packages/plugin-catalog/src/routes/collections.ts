@@ -1,4 +1,4 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, LocaleQuery, NoContent, ReadCache, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -12,9 +12,10 @@ import {
   CollectionProductParams,
   CollectionReplace,
 } from '../schemas/collection.js';
-import { PageQuery } from '../schemas/common.js';
+import { LocalePageQuery } from '../schemas/common.js';
 import { CollectionProducts } from '../services/collection-products.js';
 import { Collections, type CollectionFilter } from '../services/collections.js';
+import { CatalogTranslations } from '../services/translations.js';
 import { collectionOut, collectionProductOut } from './serialize.js';
 import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
@@ -23,14 +24,15 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
   const collections = container.resolve(Collections);
   const members = container.resolve(CollectionProducts);
   const cache = container.resolve(ReadCache);
+  const translations = container.resolve(CatalogTranslations);
   const tags = ['Collections'];
 
   r.get('/catalog/collections', {
     config: { auth: STOREFRONT },
     schema: { tags, summary: 'List collections', description: STOREFRONT_CACHED, querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly });
-    return { data: page.items.map(collectionOut), meta: { pagination: page.pagination } };
+    return { data: await translations.translate('collection', page.items.map(collectionOut), locale), meta: { pagination: page.pagination } };
   }));
 
   r.post('/catalog/collections', {
@@ -40,8 +42,11 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections/:id', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'Read a collection with its product_count', description: STOREFRONT_CACHED, params: IdParams, response: { 200: dataOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: collectionOut(await collections.get(req.params.id, { activeOnly })) })));
+    schema: { tags, summary: 'Read a collection with its product_count', description: STOREFRONT_CACHED, params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
+    const [collection] = await translations.translate('collection', [collectionOut(await collections.get(req.params.id, { activeOnly }))], locale);
+    return { data: collection };
+  }));
 
   r.put('/catalog/collections/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -58,10 +63,10 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections/:id/products', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: "List the collection's products in its sort_order", description: STOREFRONT_CACHED, params: IdParams, querystring: PageQuery, response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+    schema: { tags, summary: "List the collection's products in its sort_order", description: STOREFRONT_CACHED, params: IdParams, querystring: LocalePageQuery, response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const page = await members.page(req.params.id, req.query, { activeOnly });
-    return { data: page.entries, meta: { pagination: page.pagination } };
+    return { data: await translations.translate('product', page.entries, locale), meta: { pagination: page.pagination } };
   }));
 
   r.post('/catalog/collections/:id/products', {

@@ -1,4 +1,4 @@
-import { ADMIN, answerAsBuilt, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
+import { ADMIN, answerAsBuilt, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, LocaleQuery, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -38,11 +38,12 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     config: { auth: STOREFRONT },
     preValidation: fields.filterGuard(...filterable),
     schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${SEARCH_ORDER}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => {
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const filter: ProductFilter = {
       ...(filtersOf(req.query) as ProductFilter),
       q: req.query.q,
       activeOnly,
+      locale,
       customFields: fields.filtersOf(req.query, 'product'),
       variantFields: fields.filtersOf(req.query, 'variant', 'variants.custom_fields'),
     };
@@ -62,8 +63,8 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
 
   r.get('/catalog/products/:id', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly) => ({ data: productOut(await products.get(req.params.id, { activeOnly }), shown(activeOnly)) })));
+    schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => ({ data: productOut(await products.get(req.params.id, { activeOnly, locale }), shown(activeOnly)) })));
 
   r.patch('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },

@@ -1,16 +1,18 @@
-import { entityTag, hasPermission, NoContent, ReadCache, TenantContext, type CachedAnswer } from '@qhatu/core';
+import { entityTag, hasPermission, localeKey, NoContent, ReadCache, requestLocale, TenantContext, type CachedAnswer } from '@qhatu/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOG_TOPIC } from '../services/catalog-cache.js';
 
 // A CDN may keep a storefront answer one second, then asks again with If-None-Match (a 304 from memory).
 const PUBLIC = 'public, max-age=0, s-maxage=1, must-revalidate';
 const PRIVATE = 'private, no-cache';
-// Answers differ by store and by caller (admin keys see drafts).
+// Answers differ by store and by caller (admin keys see drafts), and in a store of several locales by Accept-Language.
 const VARY = 'Authorization, X-Tenant-ID';
+const VARY_LANGUAGE = `${VARY}, Accept-Language`;
 
 export const STOREFRONT_CACHED =
   'Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. ' +
-  'Every answer has an ETag; a request with If-None-Match holding it gets a 304.';
+  'Every answer has an ETag; a request with If-None-Match holding it gets a 304. ' +
+  'Texts are in the locale asked with `locale` or Accept-Language (else the store\u2019s default), field by field; Content-Language names it.';
 export const NotModified = NoContent.meta({ description: 'Not modified: the answer still has the ETag sent in If-None-Match' });
 
 /** Storefront keys and customers see active products and collections only; they share one cache. */
@@ -33,13 +35,17 @@ export async function answerRead(
   cache: ReadCache,
   req: FastifyRequest,
   reply: FastifyReply,
-  build: (activeOnly: boolean) => Promise<unknown>,
+  build: (activeOnly: boolean, locale: string | undefined) => Promise<unknown>,
 ): Promise<void> {
+  // The locale before anything else: one the store does not list is a 422, never an entry.
+  const choice = requestLocale(req);
+  const translated = choice.translated ? choice.locale : undefined;
   // The route's own serializer (its zod schema): the same body an uncached answer would have.
-  const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly)) as string;
+  const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly, translated)) as string;
   let answer: CachedAnswer;
   if (storefrontCaller()) {
-    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, req.url);
+    // Keyed by the locale chosen (Accept-Language is not in the URL); the default's key is the URL alone.
+    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, `${localeKey(choice)}${req.url}`);
     answer = slot.hit ?? slot.fill(await serialize(true));
     reply.header('cache-control', PUBLIC);
   } else {
@@ -47,7 +53,9 @@ export async function answerRead(
     answer = { body, etag: entityTag(body) };
     reply.header('cache-control', PRIVATE);
   }
-  reply.header('etag', answer.etag).header('vary', VARY);
+  const several = (TenantContext.principal()?.locales?.locales.length ?? 1) > 1;
+  reply.header('etag', answer.etag).header('vary', several ? VARY_LANGUAGE : VARY);
+  if (choice.locale) reply.header('content-language', choice.locale);
   if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
   else reply.type('application/json; charset=utf-8').send(answer.body);
 }

@@ -30,5 +30,5 @@ export const BrandOut = z
   })
   .meta({ id: 'Brand' });
 
-export const BrandListQuery = listQuery({ sorts: ['name', 'created_at'], defaultSort: 'name', search: true });
+export const BrandListQuery = listQuery({ sorts: ['name', 'created_at'], defaultSort: 'name', search: true, locale: true });
 export type BrandListQuery = z.output<typeof BrandListQuery>;

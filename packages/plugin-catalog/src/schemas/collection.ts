@@ -48,6 +48,7 @@ export const CollectionListQuery = listQuery({
   filters: { status: z.enum(COLLECTION_STATUSES) },
   sorts: ['created_at', 'title', 'position', 'product_count'],
   defaultSort: '-created_at',
+  locale: true,
 });
 export type CollectionListQuery = z.output<typeof CollectionListQuery>;
 

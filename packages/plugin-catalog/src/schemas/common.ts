@@ -1,4 +1,4 @@
-import { pageQuery } from '@qhatu/core';
+import { LOCALE_PARAMETER, LocaleTag, pageQuery } from '@qhatu/core';
 import { z } from 'zod';
 
 /** A slug as sent: lower-case words joined by single dashes; empty (or absent) means "make one from the name". */
@@ -17,6 +17,9 @@ export const Position = z.number().int('must be a whole number').min(0).max(1_00
 /** `cursor` and `limit` of a list whose order is not the caller's choice (a collection's products). */
 export const PageQuery = pageQuery();
 export type PageQuery = z.output<typeof PageQuery>;
+
+/** `cursor`, `limit` and the `locale` of the answer's texts. */
+export const LocalePageQuery = pageQuery().extend({ locale: LocaleTag.optional().meta({ description: LOCALE_PARAMETER }) });
 
 /** An unpaginated list takes no query parameters. */
 export const NoQuery = z.strictObject({});

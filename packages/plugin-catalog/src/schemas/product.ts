@@ -115,6 +115,7 @@ export const ProductListQuery = listQuery({
   sorts: ['created_at', 'updated_at', 'title'],
   defaultSort: '-created_at',
   search: true,
+  locale: true,
 });
 export type ProductListQuery = z.output<typeof ProductListQuery>;
 

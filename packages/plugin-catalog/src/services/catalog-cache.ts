@@ -3,8 +3,8 @@ import { ReadCache, type DomainEvent, type EventBus, type QhatuGraphQLContext } 
 /** The topic of the catalog's answers in the read cache; the database trigger (0005) announces it too. */
 export const CATALOG_TOPIC = 'catalog';
 
-/** Events after which a store's catalog answers are stale: products (stock included) and collections. */
-const STALE_AFTER = /^(products\.(product|collection)\.|inventory\.stock\.)/;
+/** Events after which a store's catalog answers are stale: products (stock included), collections and translations. */
+const STALE_AFTER = /^(products\.(product|collection|translation)\.|inventory\.stock\.)/;
 
 /**
  * A committed catalog change drops the store's answers in this process before the writer answers

@@ -1,11 +1,16 @@
 import { AppError, encodeCursor, keyset, pgDate, searchPage, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
+import { CATALOG_TRANSLATIONS } from './translations.js';
 
 /**
  * The product read path in plain SQL: the hottest requests of a store (product page, listing,
  * GraphQL) skip the ORM's hydration and run as one read-only transaction: a product with its
  * variants is one statement (three with BEGIN and COMMIT), a page two.
+ *
+ * In a locale other than the store's default (`locale`), translated fields replace the product's
+ * and variants' own, field by field, in the same statements (a page made of entities takes one
+ * more, for its translations); the default locale's reads are the statements they always were.
  */
 
 const PRODUCT_COLUMNS = `id, tenant_id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at`;
@@ -69,6 +74,8 @@ export interface ProductListFilter {
   activeOnly?: boolean;
   /** Further conditions on `catalog_product` (custom-field filters), each with its placeholders' values. */
   conditions?: Array<{ sql: string; params: unknown[] }>;
+  /** A locale other than the store's default: texts translated, and `q` found in the translations too. */
+  locale?: string;
 }
 
 // The variants ride on the product's row as JSON: one round trip instead of two.
@@ -77,9 +84,21 @@ const READ_PRODUCT_SQL = `select ${PRODUCT_COLUMNS}, coalesce((
       select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = p.tenant_id and product_id = p.id) v), '[]') as variants
   from catalog_product p where tenant_id = ? and id = ?`;
 
-export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean): Promise<{ product: Product; variants: Variant[] }> {
-  // Prepared: the same two texts every time, and planning them costs more than running them.
-  const [row] = await sql.query<Row>(`${READ_PRODUCT_SQL}${activeOnly ? ` and status = 'active'` : ''}`, [sql.tenantId, id], { prepare: true });
+/** The same read in a locale: each translated field from the translation when it has one, else the row's own. */
+function readTranslatedSql(locale: string): string {
+  const product = PRODUCT_COLUMNS.replace('title,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title')} as title,`)
+    .replace('description_html,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html')} as description_html,`);
+  const variant = VARIANT_COLUMNS.replace('title,', `${CATALOG_TRANSLATIONS.field('cv', 'variant', locale, 'title')} as title,`);
+  return `select ${product}, coalesce((
+    select json_agg(v order by v.position) from (
+      select ${variant} from catalog_variant cv where cv.tenant_id = p.tenant_id and cv.product_id = p.id) v), '[]') as variants
+  from catalog_product p where p.tenant_id = ? and p.id = ?`;
+}
+
+export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean, locale?: string): Promise<{ product: Product; variants: Variant[] }> {
+  // Prepared: the same few texts every time (one per locale), and planning them costs more than running them.
+  const text = locale ? readTranslatedSql(locale) : READ_PRODUCT_SQL;
+  const [row] = await sql.query<Row>(`${text}${activeOnly ? ` and status = 'active'` : ''}`, [sql.tenantId, id], { prepare: true });
   if (!row) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
   return { product: toProduct(row), variants: (row.variants as Row[]).map(toVariant) };
 }
@@ -110,12 +129,18 @@ function pageStatement(tenantId: string, page: PageRequest, filter: ProductListF
   if (filter.q) {
     // A single word is also a variant's SKU, found whole on the SKU's index.
     const sku = filter.q.trim();
-    const also = /^\S+$/.test(sku)
-      ? {
+    const ways: Array<{ condition: SqlPart; ids: SqlPart }> = /^\S+$/.test(sku)
+      ? [{
           condition: { sql: 'exists (select 1 from catalog_variant s where s.tenant_id = catalog_product.tenant_id and s.product_id = catalog_product.id and s.sku = ?)', params: [sku] },
           ids: { sql: 'select product_id from catalog_variant where tenant_id = ? and sku = ?', params: [tenantId, sku] },
-        }
-      : undefined;
+        }]
+      : [];
+    // In another locale, the words are found in the translations too, stemmed in its language.
+    if (filter.locale) ways.push(CATALOG_TRANSLATIONS.matching('catalog_product', 'product', filter.locale, filter.q));
+    const also = ways.length === 0 ? undefined : {
+      condition: { sql: ways.map((w) => `(${w.condition.sql})`).join(' or '), params: ways.flatMap((w) => w.condition.params) },
+      ids: { sql: ways.map((w) => `(${w.ids.sql})`).join(' union all '), params: ways.flatMap((w) => w.ids.params) },
+    };
     return searchPage({ table: 'catalog_product', words: filter.q, columns, conditions, order: { column: SORTS[field].sql, desc: page.sort.startsWith('-') }, limit: page.limit + 1, also });
   }
   return { sql: `select ${columns} from catalog_product where ${conditions.map((c) => `(${c.sql})`).join(' and ')} ${resume.tail}`, params: conditions.flatMap((c) => c.params) };
@@ -142,22 +167,54 @@ export async function readProductPage(
       [sql.tenantId, uuidArray(ids)],
     );
     for (const v of rows.map(toVariant)) variants.set(v.productId, [...(variants.get(v.productId) ?? []), v]);
+    if (filter.locale) await translatePage(sql, filter.locale, result.items, [...variants.values()].flat());
   }
   return { page: result, variants };
+}
+
+/** A page's products and variants in `locale`, after its cursor was made of their own values. */
+async function translatePage(sql: SqlReader, locale: string, products: Product[], variants: Variant[]): Promise<void> {
+  const rows = await sql.query<{ resource: string; resource_id: string; fields: Record<string, string> }>(
+    `select resource, resource_id, fields from catalog_translation where tenant_id = ? and locale = ?
+       and ((resource = 'product' and resource_id = any(?::uuid[])) or (resource = 'variant' and resource_id = any(?::uuid[])))`,
+    [sql.tenantId, locale, uuidArray(products.map((p) => p.id)), uuidArray(variants.map((v) => v.id))],
+  );
+  const fields = new Map(rows.map((r) => [`${r.resource}:${r.resource_id}`, r.fields]));
+  for (const p of products) {
+    const t = fields.get(`product:${p.id}`);
+    if (t?.title !== undefined) p.title = t.title;
+    if (t?.description_html !== undefined) p.descriptionHtml = t.description_html;
+  }
+  for (const v of variants) {
+    const t = fields.get(`variant:${v.id}`);
+    if (t?.title !== undefined) v.title = t.title;
+  }
 }
 
 /** An ISO 8601 timestamp in UTC with milliseconds, as `Date.toISOString` writes it. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const VARIANT_JSON = `json_build_object('id', v.id, 'product_id', v.product_id, 'title', v.title, 'sku', v.sku, 'price', v.price,
+const variantJson = (title: string) => `json_build_object('id', v.id, 'product_id', v.product_id, 'title', ${title}, 'sku', v.sku, 'price', v.price,
   'compare_at_price', v.compare_at_price, 'currency', v.currency, 'weight_grams', v.weight_grams, 'requires_shipping', v.requires_shipping,
   'taxable', v.taxable, 'inventory_quantity', v.inventory_quantity, 'position', v.position, 'custom_fields', v.custom_fields,
   'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('v.updated_at')})`;
 
-const PRODUCT_JSON = `json_build_object('id', p.id, 'title', p.title, 'handle', p.handle, 'description_html', p.description_html,
+const productJson = (title: string, description: string, variantTitle: string, more = '') => `json_build_object('id', p.id, 'title', ${title}, 'handle', p.handle, 'description_html', ${description},
   'status', p.status, 'brand_id', p.brand_id, 'supplier_id', p.supplier_id, 'tags', p.tags, 'images', p.images,
-  'variants', coalesce((select json_agg(${VARIANT_JSON} order by v.position) from catalog_variant v where v.tenant_id = p.tenant_id and v.product_id = p.id), '[]'),
-  'custom_fields', p.custom_fields, 'created_at', ${iso('p.created_at')}, 'updated_at', ${iso('p.updated_at')})`;
+  'variants', coalesce((select json_agg(${variantJson(variantTitle)} order by v.position) from catalog_variant v where v.tenant_id = p.tenant_id and v.product_id = p.id), '[]'),
+  'custom_fields', p.custom_fields, 'created_at', ${iso('p.created_at')}, 'updated_at', ${iso('p.updated_at')}${more})`;
+
+const PRODUCT_JSON = productJson('p.title', 'p.description_html', 'v.title');
+
+/** A page's JSON in a locale: the translated texts, and the own title the cursor of a `title` sort is made of. */
+const translatedJson = (locale: string) =>
+  productJson(
+    CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title'),
+    CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html'),
+    CATALOG_TRANSLATIONS.field('v', 'variant', locale, 'title'),
+    `, '${OWN_TITLE}', p.title`,
+  );
+const OWN_TITLE = '_own_title';
 
 /** A product as the API answers it (`ProductOut`), custom fields as stored until presented. */
 export interface ProductJson {
@@ -180,13 +237,15 @@ export async function readProductPageJson(sql: SqlReader, page: PageRequest, fil
   const field = page.sort.replace(/^-/, '');
   const statement = pageStatement(sql.tenantId, page, filter, 'tenant_id, id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at');
   const [row] = await sql.query<{ items: string }>(
-    `select coalesce(json_agg(${PRODUCT_JSON} order by p.${SORTS[field].sql} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
+    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale) : PRODUCT_JSON} order by p.${SORTS[field].sql} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
     statement.params,
   );
   const rows = JSON.parse(row.items) as ProductJson[];
   const hasNext = rows.length > page.limit;
   const items = hasNext ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
-  const cursor = hasNext ? encodeCursor({ s: page.sort, v: last[field], i: last.id }) : null;
+  // A title sort pages by the products' own titles, in any locale.
+  const cursor = hasNext ? encodeCursor({ s: page.sort, v: field === 'title' && filter.locale ? last[OWN_TITLE] : last[field], i: last.id }) : null;
+  if (filter.locale) for (const item of items) delete item[OWN_TITLE];
   return { items, pagination: { cursor, has_next: hasNext, limit: page.limit } };
 }

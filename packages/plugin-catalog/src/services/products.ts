@@ -30,6 +30,8 @@ export interface ProductFilter {
   customFields?: CustomFieldFilter[];
   /** With a variant whose indexed custom fields have these values. */
   variantFields?: CustomFieldFilter[];
+  /** A locale other than the store's default: texts translated field by field, `q` found in the translations too. */
+  locale?: string;
 }
 
 export const PRODUCT_EVENTS = ['products.product.created', 'products.product.updated', 'products.product.deleted'] as const;
@@ -103,9 +105,9 @@ export class Products implements MediaUser {
     });
   }
 
-  async get(id: string, filter: Pick<ProductFilter, 'activeOnly'> = {}): Promise<ProductView> {
-    // One query: BEGIN, the tenant, the product with its variants and COMMIT in one round trip.
-    return this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly)));
+  async get(id: string, filter: Pick<ProductFilter, 'activeOnly' | 'locale'> = {}): Promise<ProductView> {
+    // One query: BEGIN, the tenant, the product with its variants (translated in another locale) and COMMIT in one round trip.
+    return this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly), filter.locale));
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {

@@ -1,9 +1,10 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, STOREFRONT } from '@qhatu/core';
+import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, LocaleQuery, NoContent, requestLocale, STOREFRONT, type Translation } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
-import { RateCalculation, RateCreate, RateListQuery, RateOut } from '../schemas/rate.js';
+import { RateCalculation, RateCreate, RateListQuery, RateOut, RateTranslationOut, RateTranslationParams, RateTranslationReplace } from '../schemas/rate.js';
+import { RateTranslations } from '../services/translations.js';
 import { Quotes } from '../services/quotes.js';
 import { Rates, type RateFilter } from '../services/rates.js';
 import { rateOut } from './serialize.js';
@@ -12,6 +13,8 @@ export async function rateRoutes(app: FastifyInstance, container: DependencyCont
   const r = app.withTypeProvider<ZodTypeProvider>();
   const rates = container.resolve(Rates);
   const quotes = container.resolve(Quotes);
+  const translations = container.resolve(RateTranslations);
+  const translationOut = (t: Translation) => ({ locale: t.locale, service_name: t.fields.service_name, created_at: t.createdAt.toISOString(), updated_at: t.updatedAt.toISOString() });
   const tags = ['Shipping'];
   const base = '/shipping/rates';
 
@@ -20,10 +23,18 @@ export async function rateRoutes(app: FastifyInstance, container: DependencyCont
     schema: {
       tags,
       summary: "Rates for a parcel: the route's rates that cover its billable weight (the larger of actual and volumetric), cheapest first",
+      description: "The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's.",
+      querystring: LocaleQuery,
       body: RateCalculation,
-      response: { 200: z.array(RateOut), ...errorResponses(400, 401, 403) },
+      response: { 200: z.array(RateOut), ...errorResponses(400, 401, 403, 422) },
     },
-  }, async (req) => (await quotes.calculate(req.body)).map(rateOut));
+  }, async (req) => {
+    const locale = requestLocale(req);
+    const rates = (await quotes.calculate(req.body)).map(rateOut);
+    if (!locale.translated) return rates;
+    const names = await translations.serviceNames(rates.filter((r) => r.source === 'table').map((r) => r.id), locale.locale);
+    return rates.map((r) => (r.source === 'table' && names.has(r.id) ? { ...r, service_name: names.get(r.id)! } : r));
+  });
 
   r.post(base, {
     config: { auth: ADMIN, permission: 'shipping.write' },
@@ -42,6 +53,31 @@ export async function rateRoutes(app: FastifyInstance, container: DependencyCont
     config: { auth: ADMIN, permission: 'shipping.read' },
     schema: { tags, summary: 'Read a rate', params: IdParams, response: { 200: dataOf(RateOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req) => ({ data: rateOut(await rates.get(req.params.id)) }));
+
+  r.get(`${base}/:id/translations`, {
+    config: { auth: ADMIN, permission: 'shipping.read' },
+    schema: { tags, summary: "List the rate's translations, one per locale", params: IdParams, response: { 200: dataOf(z.array(RateTranslationOut)), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req) => ({ data: (await translations.list(req.params.id)).map(translationOut) }));
+
+  r.put(`${base}/:id/translations/:locale`, {
+    config: { auth: ADMIN, permission: 'shipping.write' },
+    schema: {
+      tags,
+      summary: "Name the rate's service in a locale of the store",
+      description: 'A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (the rate\u2019s own service_name).',
+      params: RateTranslationParams,
+      body: RateTranslationReplace,
+      response: { 200: dataOf(RateTranslationOut), ...errorResponses(400, 401, 403, 404, 422) },
+    },
+  }, async (req) => ({ data: translationOut(await translations.put(req.params.id, req.params.locale, req.body)) }));
+
+  r.delete(`${base}/:id/translations/:locale`, {
+    config: { auth: ADMIN, permission: 'shipping.write' },
+    schema: { tags, summary: "Remove the rate's service name in a locale (its own is shown there again)", params: RateTranslationParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => {
+    await translations.remove(req.params.id, req.params.locale);
+    return reply.code(204).send(null);
+  });
 
   r.delete(`${base}/:id`, {
     config: { auth: ADMIN, permission: 'shipping.write' },

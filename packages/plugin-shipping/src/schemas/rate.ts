@@ -1,4 +1,4 @@
-import { CurrencyCode, listQuery, Money, Timestamp } from '@qhatu/core';
+import { CurrencyCode, listQuery, LocaleTag, Money, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { Country, ShippingAddressInput } from './address.js';
 import { SideCm, WeightG } from './parcel.js';
@@ -62,3 +62,15 @@ export const RateCalculation = z
   })
   .meta({ id: 'ShippingRateCalculation' });
 export type RateCalculation = z.output<typeof RateCalculation>;
+
+/** A rate's service name in a locale of the store (decision 0089); absent there, its own. */
+export const RateTranslationReplace = z
+  .strictObject({ service_name: z.string().trim().min(1, 'must not be empty').max(200).meta({ example: 'Express courier' }) })
+  .meta({ id: 'ShippingRateTranslationReplace' });
+export type RateTranslationReplace = z.output<typeof RateTranslationReplace>;
+
+export const RateTranslationOut = z
+  .object({ locale: z.string(), service_name: z.string(), created_at: Timestamp, updated_at: Timestamp })
+  .meta({ id: 'ShippingRateTranslation' });
+
+export const RateTranslationParams = z.object({ id: Uuid, locale: LocaleTag });

@@ -1,0 +1,51 @@
+import { inject, injectable } from 'tsyringe';
+import { AccessTokens } from '../auth/tokens.js';
+import { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { storeLocales, type StoreLocales } from './locales.js';
+
+/** At most this many locales a store lists (its default included). */
+export const MAX_LOCALES = 20;
+
+/**
+ * The locales a store lists (decision 0089). They ride on every token lookup, so a storefront
+ * read learns them without a statement; a change drops the store's cached lookups in every process.
+ */
+@injectable()
+export class Locales {
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(AccessTokens) private readonly tokens: AccessTokens,
+  ) {}
+
+  /** The store's locales, the default first. */
+  async get(): Promise<StoreLocales> {
+    return this.db.read(async (sql) => {
+      const [row] = await sql.query<{ default_locale: string; locales: string[] }>('select default_locale, locales from core_tenant where id = ?', [sql.tenantId]);
+      return storeLocales(row.default_locale, row.locales);
+    });
+  }
+
+  /**
+   * Sets the default locale and the others the store sells in (the default is listed whether sent
+   * or not). Texts stay where they are: the resources' own fields are the default's, and the
+   * translations into a locale taken off the list are kept, unread, until it is listed again.
+   */
+  async replace(tenantId: string, input: { default_locale: string; locales: string[] }): Promise<StoreLocales> {
+    const store = storeLocales(input.default_locale, [...new Set(input.locales)]);
+    if (store.locales.length > MAX_LOCALES) {
+      throw AppError.unprocessable('TOO_MANY_LOCALES', `A store lists at most ${MAX_LOCALES} locales`, [{ path: 'body.locales', message: `has more than ${MAX_LOCALES} locales` }]);
+    }
+    // core_tenant is the platform's table: the store's own row, named by the caller's store.
+    await this.db.platform(async (tx) => {
+      await tx.query('update core_tenant set default_locale = ?, locales = ?::text[], updated_at = ? where id = ?', [
+        store.defaultLocale,
+        `{${store.locales.slice(1).join(',')}}`,
+        tx.now(),
+        tenantId,
+      ]);
+    });
+    await this.tokens.forgetTenant(tenantId);
+    return store;
+  }
+}
