@@ -34,12 +34,13 @@ import { STORE_SHIPPING_PRICES, storeShippingPrices } from './services/store-shi
 
 export { Order, ORDER_STATUSES, type OrderStatus, type ShippingAddress, type OrderHistoryEntry } from './entities/order.js';
 export { LineItem } from './entities/line-item.js';
-export { Fulfillment, FULFILLMENT_STATUSES, type FulfillmentStatus, type FulfillmentItem } from './entities/fulfillment.js';
+export { Fulfillment, FULFILLMENT_STATUSES, isReplacement, type FulfillmentStatus, type FulfillmentItem } from './entities/fulfillment.js';
 export { orderMachine } from './machines/order.js';
 export { Orders, FIRST_ORDER_NUMBER, PaymentConfirmedData, type PlaceOrderInput, type PaymentConfirmed } from './services/orders.js';
 export { OrderReads, type OrderView, type OrderFilter } from './services/order-reads.js';
 export { SalesAnalytics, REVENUE_STATUSES, type SalesRange, type SalesFigures } from './services/analytics.js';
-export { Fulfillments } from './services/fulfillments.js';
+export { Fulfillments, type FulfillmentInput, type ReplacementInput } from './services/fulfillments.js';
+export type { ReplacementItem } from './services/shipping.js';
 export { OrderPrices, CatalogPrices, type LinePrices } from './services/prices.js';
 export { ORDER_EVENTS } from './services/events.js';
 export { StoreOrderSettings, DEFAULT_STOCK_POLICY, type OrderSettingsView } from './services/settings.js';

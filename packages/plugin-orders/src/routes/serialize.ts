@@ -37,7 +37,7 @@ export function fulfillmentOut(f: Fulfillment) {
     tracking_number: f.trackingNumber ?? null,
     tracking_url: f.trackingUrl ?? null,
     estimated_delivery: iso(f.estimatedDelivery),
-    line_items: f.items,
+    line_items: f.items.map((i) => ({ line_item_id: i.line_item_id ?? null, variant_id: i.variant_id ?? null, title: i.title, quantity: i.quantity, return_id: i.return_id ?? null })),
     shipped_at: f.shippedAt.toISOString(),
     delivered_at: iso(f.deliveredAt),
     created_at: f.createdAt.toISOString(),

@@ -77,7 +77,15 @@ export const OrderFulfillmentOut = z
     tracking_number: z.string().nullable(),
     tracking_url: z.string().nullable(),
     estimated_delivery: Timestamp.nullable(),
-    line_items: z.array(z.object({ line_item_id: z.uuid(), variant_id: z.uuid().nullable(), title: z.string(), quantity: z.number().int() })),
+    line_items: z.array(
+      z.object({
+        line_item_id: z.uuid().nullable().meta({ description: "The order's line shipped; null for a replacement item (see return_id)" }),
+        variant_id: z.uuid().nullable(),
+        title: z.string(),
+        quantity: z.number().int(),
+        return_id: z.uuid().nullable().meta({ description: "The return (an exchange's new items, a claim's replacement) this item ships for; null for the order's own lines" }),
+      }),
+    ),
     shipped_at: Timestamp,
     delivered_at: Timestamp.nullable(),
     created_at: Timestamp,

@@ -81,7 +81,7 @@ export function publishFulfillment(tx: Tx, type: 'orders.fulfillment.created' | 
     status: f.status,
     carrier: f.carrier,
     tracking_number: f.trackingNumber,
-    items: f.items.map((i) => ({ variant_id: i.variant_id, quantity: i.quantity })),
+    items: f.items.map((i) => ({ variant_id: i.variant_id, quantity: i.quantity, return_id: i.return_id ?? null })),
     ...(type === 'orders.fulfillment.delivered' ? { delivered_at: f.deliveredAt?.toISOString() ?? null } : { shipped_at: f.shippedAt.toISOString() }),
   });
 }

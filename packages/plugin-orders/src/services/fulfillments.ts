@@ -1,18 +1,24 @@
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database } from '@qhatu/core';
+import { AppError, Database, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
-import { Fulfillment } from '../entities/fulfillment.js';
+import { Fulfillment, isReplacement } from '../entities/fulfillment.js';
 import type { Order } from '../entities/order.js';
 import { publishFulfillment } from './events.js';
 import { assertCan, linesOf, lockOrder, move } from './lifecycle.js';
-import { Shipping, type ShipmentDetails } from './shipping.js';
+import { Shipping, type ReplacementItem, type ShipmentDetails } from './shipping.js';
 
 export interface FulfillmentInput extends ShipmentDetails {
   /** Absent: everything left to ship. */
   lines?: Array<{ variantId: string; quantity: number; title?: string }>;
 }
 
-/** Shipments of orders: split shipments, stock consumed, delivery confirmed. */
+export interface ReplacementInput extends Omit<ShipmentDetails, 'status'> {
+  /** The return the items ship for: every item is tagged with it, and its held stock is taken. */
+  returnId: string;
+  items: ReplacementItem[];
+}
+
+/** Shipments of orders: split shipments, stock consumed, delivery confirmed; a return's replacements. */
 @injectable()
 export class Fulfillments {
   constructor(
@@ -48,6 +54,25 @@ export class Fulfillments {
   }
 
   /**
+   * A return's replacement items shipped as a new fulfilment of its order (decision 0087), inside
+   * the caller's transaction and under the order's lock: the stock the return holds is taken, the
+   * order's lines and status stay as they are (a fulfilled order stays fulfilled), and
+   * orders.fulfillment.created is published. One per return: 409 ALREADY_SHIPPED after the first.
+   */
+  async createReplacement(tx: Tx, orderId: string, input: ReplacementInput): Promise<Fulfillment> {
+    const order = await lockOrder(tx, orderId);
+    if (input.items.length === 0) throw AppError.unprocessable('NOTHING_TO_FULFILL', 'A replacement shipment needs at least one item');
+    const [shipped] = await tx.em.execute<Array<{ id: string }>>(
+      `select id from orders_fulfillment where tenant_id = ? and order_id = ? and items @> ?::jsonb limit 1`,
+      [tx.tenantId, order.id, JSON.stringify([{ return_id: input.returnId }])],
+    );
+    if (shipped) throw AppError.conflict('The items of this return shipped already', 'ALREADY_SHIPPED', [{ message: 'shipped', fulfillment_id: shipped.id }]);
+    const fulfillment = await this.shipping.shipReplacement(tx, order, input.returnId, input.items, input);
+    order.updatedAt = tx.now();
+    return fulfillment;
+  }
+
+  /**
    * Delivery confirmed for one shipment (409 when it already was). When every item shipped and
    * every shipment is delivered, an order in transit becomes fulfilled.
    */
@@ -66,10 +91,11 @@ export class Fulfillments {
       fulfillment.updatedAt = at;
       publishFulfillment(tx, 'orders.fulfillment.delivered', fulfillment);
       const lines = await linesOf(tx, order.id);
-      const shipments = await tx.em.find(Fulfillment, { orderId: order.id });
+      // A replacement's delivery is its own: it neither waits for nor completes the order's.
+      const shipments = (await tx.em.find(Fulfillment, { orderId: order.id })).filter((s) => !isReplacement(s));
       const allShipped = lines.every((l) => l.fulfilledQuantity >= l.quantity);
       const allDelivered = shipments.every((s) => s.status === 'delivered');
-      if (allShipped && allDelivered && order.status === 'in_transit') await move(tx, order, 'deliver', null, fulfillment);
+      if (!isReplacement(fulfillment) && allShipped && allDelivered && order.status === 'in_transit') await move(tx, order, 'deliver', null, fulfillment);
       return fulfillment;
     });
   }

@@ -40,7 +40,7 @@ const LINE_JSON = `json_build_object('id', l.id, 'variant_id', l.variant_id, 'pr
 
 const FULFILLMENT_JSON = `json_build_object('id', f.id, 'order_id', f.order_id, 'status', f.status, 'carrier', f.carrier,
   'tracking_number', f.tracking_number, 'tracking_url', f.tracking_url, 'estimated_delivery', ${iso('f.estimated_delivery')},
-  'line_items', f.items, 'shipped_at', ${iso('f.shipped_at')}, 'delivered_at', ${iso('f.delivered_at')},
+  'line_items', (select coalesce(json_agg(jsonb_build_object('return_id', null) || i.item order by i.n), '[]') from jsonb_array_elements(f.items) with ordinality i(item, n)), 'shipped_at', ${iso('f.shipped_at')}, 'delivered_at', ${iso('f.delivered_at')},
   'created_at', ${iso('f.created_at')}, 'updated_at', ${iso('f.updated_at')})`;
 
 // As `orderOut` shows an order (amount_due as `amountDue` works it out).

@@ -6,7 +6,7 @@ import { Customers } from '@qhatu/plugin-customers';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
-import { Fulfillment } from '../entities/fulfillment.js';
+import { Fulfillment, isReplacement } from '../entities/fulfillment.js';
 import { LineItem } from '../entities/line-item.js';
 import { Order, type ShippingAddress } from '../entities/order.js';
 import { ORDER_CANCEL_GUARDS, type CancelGuards } from './cancel-guard.js';
@@ -562,9 +562,10 @@ export class Orders {
     return paid;
   }
 
-  /** Marks every shipment of the order delivered; the last one (for the fulfilled event's tracking). */
+  /** Marks every shipment of the order delivered (a return's replacements aside); the last one (for the fulfilled event's tracking). */
   async deliverAll(tx: Tx, orderId: string): Promise<Fulfillment | null> {
-    const shipments = await tx.em.find(Fulfillment, { orderId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    // A return's replacement is delivered on its own confirmation, not with the order's.
+    const shipments = (await tx.em.find(Fulfillment, { orderId }, { orderBy: { createdAt: 'asc', id: 'asc' } })).filter((f) => !isReplacement(f));
     const at = tx.now();
     for (const f of shipments) {
       if (f.status === 'delivered') continue;

@@ -15,6 +15,13 @@ export interface ShipmentDetails {
   status?: FulfillmentStatus;
 }
 
+/** An item a return ships in place of what came back or went missing; null variant: nothing in stock to take. */
+export interface ReplacementItem {
+  variantId: string | null;
+  title: string;
+  quantity: number;
+}
+
 /** Units of each variant; `undefined` means everything left to ship. */
 export type Wanted = Map<string, number> | undefined;
 
@@ -132,12 +139,44 @@ export class Shipping {
     return fulfillment;
   }
 
+  /**
+   * A shipment of a return's replacement items (decision 0087): they take the stock the return holds
+   * (`returnId` is its holder in inventory; an untracked variant ships without stock), never the
+   * order's, and leave the order's lines as they are.
+   */
+  async shipReplacement(tx: Tx, order: Order, returnId: string, items: ReplacementItem[], details: ShipmentDetails): Promise<Fulfillment> {
+    const held = new Map((await this.reservations.ofOrder(tx, returnId)).filter((r) => r.quantity > 0).map((r) => [r.variantId, r.quantity]));
+    const need = new Map<string, number>();
+    for (const i of items) if (i.variantId) need.set(i.variantId, (need.get(i.variantId) ?? 0) + i.quantity);
+    const taken = [...need].filter(([variantId]) => held.has(variantId)).map(([variantId, quantity]) => ({ variantId, quantity: Math.min(quantity, held.get(variantId)!) }));
+    if (taken.length > 0) await this.reservations.consume(tx, returnId, taken);
+    const at = tx.now();
+    const fulfillment = tx.em.create(Fulfillment, {
+      id: randomUUID(),
+      tenantId: tx.tenantId,
+      orderId: order.id,
+      status: 'shipped',
+      carrier: details.carrier ?? null,
+      trackingNumber: details.trackingNumber ?? null,
+      trackingUrl: details.trackingUrl ?? null,
+      estimatedDelivery: details.estimatedDelivery ?? null,
+      items: items.map((i) => ({ line_item_id: null, variant_id: i.variantId ?? null, title: i.title, quantity: i.quantity, return_id: returnId })),
+      shippedAt: at,
+      deliveredAt: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    publishFulfillment(tx, 'orders.fulfillment.created', fulfillment);
+    return fulfillment;
+  }
+
   private plan(lines: LineItem[], wanted: Wanted, titles: Map<string, string>): FulfillmentItem[] {
     const item = (line: LineItem, quantity: number): FulfillmentItem => ({
       line_item_id: line.id,
       variant_id: line.variantId ?? null,
       title: (line.variantId && titles.get(line.variantId)) || (line.variantTitle ? `${line.title} - ${line.variantTitle}` : line.title),
       quantity,
+      return_id: null,
     });
     if (!wanted) {
       const rest = lines.filter((l) => l.quantity > l.fulfilledQuantity).map((l) => item(l, l.quantity - l.fulfilledQuantity));

@@ -40,6 +40,8 @@ export interface PlannedRefund {
 
 /** The replacement shipment of a claim or an exchange's new items. */
 export interface ReplacementShipment {
+  /** The order's fulfilment that shipped them (decision 0087); absent on shipments recorded before. */
+  fulfillment_id?: string | null;
   carrier: string | null;
   tracking_number: string | null;
   shipped_at: string;

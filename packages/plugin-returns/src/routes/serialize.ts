@@ -22,7 +22,7 @@ export function returnOut({ ret: r, lines, refunds }: ReturnView) {
     items_amount: r.itemsAmount, tax_amount: r.taxAmount, shipping_amount: r.shippingAmount, new_items_amount: r.newItemsAmount, refund_amount: r.refundAmount, account_amount: r.accountAmount,
     amount_due: r.amountDue, amount_paid: r.amountPaid,
     refunds: r.refunds.map((p) => ({ ...p, status: refunds.get(p.id)?.status ?? 'planned', failure_reason: refunds.get(p.id)?.failure_reason ?? null })),
-    payment_url: r.paymentUrl ?? null, shipment: r.shipment ?? null, reject_reason: r.rejectReason ?? null, lines: lines.map(lineOut),
+    payment_url: r.paymentUrl ?? null, shipment: r.shipment ? { ...r.shipment, fulfillment_id: r.shipment.fulfillment_id ?? null } : null, reject_reason: r.rejectReason ?? null, lines: lines.map(lineOut),
     approved_at: iso(r.approvedAt), received_at: iso(r.receivedAt), refunded_at: iso(r.refundedAt), closed_at: iso(r.closedAt), cancelled_at: iso(r.cancelledAt),
     created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(),
   };

@@ -132,7 +132,13 @@ export const ReturnOut = z
     refunds: z.array(z.object({ id: z.uuid(), payment_id: z.uuid(), amount: Int, status: z.string().meta({ description: 'The payments plugin’s refund status; planned until it is recorded' }), failure_reason: z.string().nullable() })),
     payment_url: z.string().nullable(),
     shipment: z
-      .object({ carrier: z.string().nullable(), tracking_number: z.string().nullable(), shipped_at: Timestamp, items: z.array(z.object({ line_id: z.uuid(), variant_id: z.uuid(), quantity: Int })) })
+      .object({
+        fulfillment_id: z.uuid().nullable().meta({ description: 'The order’s fulfilment that shipped the items (its line_items carry this return’s id); null for shipments recorded before fulfilments' }),
+        carrier: z.string().nullable(),
+        tracking_number: z.string().nullable(),
+        shipped_at: Timestamp,
+        items: z.array(z.object({ line_id: z.uuid(), variant_id: z.uuid(), quantity: Int })),
+      })
       .nullable(),
     reject_reason: z.string().nullable(),
     lines: z.array(ReturnLineOut),

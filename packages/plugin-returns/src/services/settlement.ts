@@ -1,6 +1,5 @@
 import { AppError, Database, type Tx } from '@qhatu/core';
-import { Reservations } from '@qhatu/plugin-inventory';
-import { LineOffers, Orders, type LineOffersStrategy } from '@qhatu/plugin-orders';
+import { Fulfillments, LineOffers, Orders, type LineOffersStrategy } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import type { RefundMethod, Return, ReturnLine } from '../entities/return.js';
 import { RETURN_SHIPPED, returnEvent, returnMachine } from '../machines/return.js';
@@ -26,7 +25,7 @@ export class ReturnSettlement {
     @inject(STORE_CREDIT_GRANTS) private readonly credit: StoreCreditGrants,
     @inject(ACCOUNT_REFUNDS) private readonly accounts: AccountRefunds,
     @inject(Orders) private readonly orders: Orders,
-    @inject(Reservations) private readonly reservations: Reservations,
+    @inject(Fulfillments) private readonly fulfillments: Fulfillments,
     @inject(LineOffers) private readonly offers: LineOffersStrategy,
   ) {}
 
@@ -108,8 +107,9 @@ export class ReturnSettlement {
   }
 
   /**
-   * Ships a claim's replacement or an exchange's new items: the units held at approval are taken
-   * out of stock. A replaced claim is closed by it; an exchange ships once what it costs more is paid.
+   * Ships a claim's replacement or an exchange's new items as a new fulfilment of the order: the
+   * units held at approval are taken out of stock. A replaced claim is closed by it; an exchange
+   * ships once what it costs more is paid.
    */
   async ship(id: string, input: ShipmentInput): Promise<Return> {
     return this.db.tenant(async (tx) => {
@@ -123,18 +123,21 @@ export class ReturnSettlement {
         throw new AppError(409, 'INVALID_STATE_TRANSITION', `Cannot ship the items of a return that is ${ret.status}`, [{ message: `allowed from: ${allowed.join(', ')}`, from: ret.status, action: 'ship' }]);
       }
       if (ret.amountDue > 0) throw AppError.conflict(`${money(ret.amountDue, ret.currency)} is still due for this exchange`, 'EXCHANGE_NOT_PAID', [{ message: 'amount due', amount_due: ret.amountDue }]);
-      const held = new Map((await this.reservations.ofOrder(tx, ret.id)).filter((r) => r.quantity > 0).map((r) => [r.variantId, r.quantity]));
-      const taken = shipped.filter((l) => l.variantId && held.has(l.variantId)).map((l) => ({ variantId: l.variantId!, quantity: Math.min(l.quantity, held.get(l.variantId!)!) }));
-      // Untracked variants ship without stock, as an order's do.
-      if (taken.length > 0) await this.reservations.consume(tx, ret.id, taken);
+      // A new fulfilment of the order (decision 0087): it takes the stock held at approval.
+      const fulfillment = await this.fulfillments.createReplacement(tx, ret.orderId, {
+        returnId: ret.id,
+        carrier: input.carrier ?? null,
+        trackingNumber: input.tracking_number ?? null,
+        items: shipped.map((l) => ({ variantId: l.variantId ?? null, title: l.title, quantity: l.quantity })),
+      });
       for (const l of shipped) l.shippedQuantity = l.quantity;
       const at = tx.now();
       ret.shipment = {
-        carrier: input.carrier ?? null, tracking_number: input.tracking_number ?? null, shipped_at: at.toISOString(),
+        fulfillment_id: fulfillment.id, carrier: input.carrier ?? null, tracking_number: input.tracking_number ?? null, shipped_at: at.toISOString(),
         items: shipped.filter((l) => l.variantId).map((l) => ({ line_id: l.id, variant_id: l.variantId!, quantity: l.quantity })),
       };
       ret.updatedAt = at;
-      tx.publish(RETURN_SHIPPED, { ...returnEvent(ret), carrier: ret.shipment.carrier, tracking_number: ret.shipment.tracking_number, items: ret.shipment.items });
+      tx.publish(RETURN_SHIPPED, { ...returnEvent(ret), fulfillment_id: fulfillment.id, carrier: ret.shipment.carrier, tracking_number: ret.shipment.tracking_number, items: ret.shipment.items });
       await this.orders.addNote(tx, ret.orderId, `Return ${returnName(ret)}: ${shipped.map((l) => `${l.quantity} × ${l.title}`).join(', ')} shipped${input.tracking_number ? ` (${input.carrier ?? 'tracking'} ${input.tracking_number})` : ''}`);
       if (ret.kind === 'claim') await this.closeNow(tx, ret);
       return ret;
