@@ -955,6 +955,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/blog/posts/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the post's translations, one per locale
+         * @description Needs the permission `blog.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getBlogPostsByIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/blog/posts/{id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Translate the post into a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (its texts are the post's own fields).
+         *
+         *     Needs the permission `blog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putBlogPostsByIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the post's translation into a locale (it reads in the default locale there again)
+         * @description Needs the permission `blog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteBlogPostsByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/blog/posts/slug/{slug}": {
         parameters: {
             query?: never;
@@ -1021,6 +1067,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalog/brands/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the brand's translations, one per locale
+         * @description Needs the permission `catalog.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getCatalogBrandsByIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/brands/{id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Translate the brand into a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (its texts are the resource’s own fields).
+         *
+         *     Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putCatalogBrandsByIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the brand's translation into a locale (it reads in the default locale there again)
+         * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteCatalogBrandsByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/collections": {
         parameters: {
             query?: never;
@@ -1030,7 +1122,7 @@ export interface paths {
         };
         /**
          * List collections
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollections"];
         put?: never;
@@ -1054,7 +1146,7 @@ export interface paths {
         };
         /**
          * Read a collection with its product_count
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollectionsById"];
         /**
@@ -1082,7 +1174,7 @@ export interface paths {
         };
         /**
          * List the collection's products in its sort_order
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollectionsByIdProducts"];
         put?: never;
@@ -1117,6 +1209,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalog/collections/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the collection's translations, one per locale
+         * @description Needs the permission `catalog.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getCatalogCollectionsByIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/collections/{id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Translate the collection into a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (its texts are the resource’s own fields).
+         *
+         *     Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putCatalogCollectionsByIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the collection's translation into a locale (it reads in the default locale there again)
+         * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteCatalogCollectionsByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/products": {
         parameters: {
             query?: never;
@@ -1126,7 +1264,7 @@ export interface paths {
         };
         /**
          * List products (newest first unless sorted otherwise, with or without q)
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.
          */
         get: operations["getCatalogProducts"];
         put?: never;
@@ -1150,7 +1288,7 @@ export interface paths {
         };
         /**
          * Read a product
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogProductsById"];
         put?: never;
@@ -1265,6 +1403,52 @@ export interface paths {
         patch: operations["patchCatalogProductsByIdMetafieldsByMetafieldId"];
         trace?: never;
     };
+    "/api/v1/catalog/products/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the product's translations, one per locale
+         * @description Needs the permission `catalog.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getCatalogProductsByIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/products/{id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Translate the product into a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (its texts are the resource’s own fields).
+         *
+         *     Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putCatalogProductsByIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the product's translation into a locale (it reads in the default locale there again)
+         * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteCatalogProductsByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/products/{id}/variants": {
         parameters: {
             query?: never;
@@ -1307,6 +1491,52 @@ export interface paths {
          * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         patch: operations["patchCatalogProductsByIdVariantsByVariantId"];
+        trace?: never;
+    };
+    "/api/v1/catalog/products/{id}/variants/{variant_id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the variant's translations, one per locale
+         * @description Needs the permission `catalog.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getCatalogProductsByIdVariantsByVariantIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/products/{id}/variants/{variant_id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Translate the variant into a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (its texts are the resource’s own fields).
+         *
+         *     Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putCatalogProductsByIdVariantsByVariantIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the variant's translation into a locale (it reads in the default locale there again)
+         * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteCatalogProductsByIdVariantsByVariantIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/catalog/suppliers": {
@@ -2901,6 +3131,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/locales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's locales: its default and the others it sells in */
+        get: operations["getLocales"];
+        /**
+         * Set the store's default locale and the others it sells in
+         * @description The resources' own texts are the default locale's; translations into the others are kept per resource. Changing the default moves no text.
+         *
+         *     Needs the permission `locales.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putLocales"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/marketplace/orders/{id}/settlement": {
         parameters: {
             query?: never;
@@ -3933,7 +4186,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The store’s return reasons
+         * The store’s return reasons (a storefront key or customer token: the active ones)
          * @description Needs the permission `returns.read` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         get: operations["getReturnReasons"];
@@ -5190,6 +5443,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shipping/rates/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the rate's translations, one per locale
+         * @description Needs the permission `shipping.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getShippingRatesByIdTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shipping/rates/{id}/translations/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Name the rate's service in a locale of the store
+         * @description A locale the store does not list is a 422 LOCALE_NOT_LISTED; its default locale, a 422 LOCALE_IS_DEFAULT (the rate’s own service_name).
+         *
+         *     Needs the permission `shipping.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putShippingRatesByIdTranslationsByLocale"];
+        post?: never;
+        /**
+         * Remove the rate's service name in a locale (its own is shown there again)
+         * @description Needs the permission `shipping.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteShippingRatesByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shipping/rates/calculate": {
         parameters: {
             query?: never;
@@ -5199,7 +5498,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rates for a parcel: the route's rates that cover its billable weight (the larger of actual and volumetric), cheapest first */
+        /**
+         * Rates for a parcel: the route's rates that cover its billable weight (the larger of actual and volumetric), cheapest first
+         * @description The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's.
+         */
         post: operations["postShippingRatesCalculate"];
         delete?: never;
         options?: never;
@@ -5617,10 +5919,12 @@ export interface components {
             b2b_customer_id: string;
             credit_limit: number;
             currency: string;
-            /** @description What is owed of the orders on account not paid, cancelled or refunded (part payments deducted) */
+            /** @description What is owed of the orders on account not paid, cancelled or refunded (part payments and returned goods deducted) */
             open_balance: number;
             open_orders: {
-                /** @description The total less what was paid of it */
+                /** @description The worth of goods the company sent back (returns refunded to the account) */
+                credited: number;
+                /** @description The total less what returns credited and what was paid of it */
                 due: number;
                 /** Format: uuid */
                 order_id: string;
@@ -5917,6 +6221,28 @@ export interface components {
             /** @description Plain text: markup is removed when it is stored; render it as text */
             title?: string;
         };
+        BlogPostTranslation: {
+            /** @description null: read in the default locale */
+            content: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description null: read in the default locale */
+            excerpt: string | null;
+            locale: string;
+            /** @description null: read in the default locale */
+            title: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The post's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
+        BlogPostTranslationReplace: {
+            /** @description HTML, sanitized when stored as the post's own content is */
+            content?: string;
+            /** @description Plain text: markup is removed when it is stored */
+            excerpt?: string;
+            /** @description Plain text: markup is removed when it is stored */
+            title?: string;
+        };
         Brand: {
             color: string | null;
             /** Format: date-time */
@@ -5943,6 +6269,22 @@ export interface components {
             /** @description Made from the name when empty; unique in the store */
             slug?: string | null;
             website_url?: string | null;
+        };
+        BrandTranslation: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description null: read in the default locale */
+            description: string | null;
+            locale: string;
+            /** @description null: read in the default locale */
+            name: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The brand's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
+        BrandTranslationReplace: {
+            description?: string;
+            name?: string;
         };
         /** @description The cart's custom fields, declared by the store's plugins and its qhatu.config.ts; storefront keys and customers see the public ones. */
         CartCustomFields: Record<string, never>;
@@ -6296,6 +6638,28 @@ export interface components {
              */
             status?: "active" | "draft";
             title: string;
+        };
+        CollectionTranslation: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description null: read in the default locale */
+            description: string | null;
+            locale: string;
+            /** @description null: read in the default locale */
+            seo_description: string | null;
+            /** @description null: read in the default locale */
+            seo_title: string | null;
+            /** @description null: read in the default locale */
+            title: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The collection's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
+        CollectionTranslationReplace: {
+            description?: string;
+            seo_description?: string;
+            seo_title?: string;
+            title?: string;
         };
         Coupon: {
             applicable_ids: string[];
@@ -7432,7 +7796,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 /** @enum {string} */
-                kind: "sale" | "refund" | "return";
+                kind: "sale" | "refund" | "return" | "revision";
                 line_item_id: string | null;
                 offer_id: string | null;
                 payout: number;
@@ -7738,12 +8102,14 @@ export interface components {
             voided_by: string | null;
         };
         Order: {
-            /** @description What is left to pay while the order awaits payment (pending, confirmed): total − (amount_paid − amount_refunded); 0 otherwise */
+            /** @description What is left to pay while the order awaits payment (pending, confirmed): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise */
             amount_due: number;
             /** @description Sum of the confirmed payments (refunds not deducted) */
             amount_paid: number;
             /** @description Sum refunded of those payments */
             amount_refunded: number;
+            /** @description What the store gave up of the total: money refunded outside an edit (goodwill, a return), kept as given once an edit changed the order, so that the edit asks for or sends back its difference only */
+            amount_waived: number;
             cancel_reason: string | null;
             cancelled_at: string | null;
             /** Format: date-time */
@@ -7823,6 +8189,8 @@ export interface components {
                     discount_amount: number;
                     fulfilled_quantity: number;
                     line_item_id: string | null;
+                    /** @description The seller’s offer the line is bought on; null: the store’s own stock */
+                    offer_id: string | null;
                     product_id: string | null;
                     quantity: number;
                     requires_shipping: boolean;
@@ -7862,6 +8230,8 @@ export interface components {
                     discount_amount: number;
                     fulfilled_quantity: number;
                     line_item_id: string | null;
+                    /** @description The seller’s offer the line is bought on; null: the store’s own stock */
+                    offer_id: string | null;
                     product_id: string | null;
                     quantity: number;
                     requires_shipping: boolean;
@@ -7928,6 +8298,11 @@ export interface components {
             changes: ({
                 /** @constant */
                 action: "add";
+                /**
+                 * Format: uuid
+                 * @description Bought on this seller’s offer (a marketplace), at its price; absent: the store’s own stock
+                 */
+                offer_id?: string;
                 quantity: number;
                 /** Format: uuid */
                 variant_id: string;
@@ -7983,9 +8358,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             line_items: {
-                /** Format: uuid */
-                line_item_id: string;
+                /** @description The order's line shipped; null for a replacement item (see return_id) */
+                line_item_id: string | null;
                 quantity: number;
+                /** @description The return (an exchange's new items, a claim's replacement) this item ships for; null for the order's own lines */
+                return_id: string | null;
                 title: string;
                 variant_id: string | null;
             }[];
@@ -8424,7 +8801,25 @@ export interface components {
             product_id: string;
             settings: components["schemas"]["ReviewSettings"];
         };
+        ProductTranslation: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description null: read in the default locale */
+            description_html: string | null;
+            locale: string;
+            /** @description null: read in the default locale */
+            title: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The product's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
+        ProductTranslationReplace: {
+            description_html?: string;
+            title?: string;
+        };
         Return: {
+            /** @description Of refund_amount, what was taken off what the company owes for an order on account (method account); the rest went through the order’s payments */
+            account_amount: number;
             amount_due: number;
             amount_paid: number;
             approved_at: string | null;
@@ -8474,7 +8869,7 @@ export interface components {
             reason_code: string | null;
             received_at: string | null;
             refund_amount: number;
-            refund_method: ("original_payments" | "store_credit") | null;
+            refund_method: ("original_payments" | "store_credit" | "account") | null;
             refunded_at: string | null;
             refunds: {
                 amount: number;
@@ -8492,6 +8887,8 @@ export interface components {
             resolution: ("replace" | "refund") | null;
             shipment: {
                 carrier: string | null;
+                /** @description The order’s fulfilment that shipped the items (its line_items carry this return’s id); null for shipments recorded before fulfilments */
+                fulfillment_id: string | null;
                 items: {
                     /** Format: uuid */
                     line_id: string;
@@ -8553,7 +8950,7 @@ export interface components {
              * @description Where the refund goes; absent: the order’s own payments
              * @enum {string}
              */
-            refund_method?: "original_payments" | "store_credit";
+            refund_method?: "original_payments" | "store_credit" | "account";
             /**
              * @description What a claim asks for: a replacement (shipped, taking stock) or a refund
              * @enum {string}
@@ -8636,7 +9033,7 @@ export interface components {
              * @description Absent: the one the return was asked with
              * @enum {string}
              */
-            method?: "original_payments" | "store_credit";
+            method?: "original_payments" | "store_credit" | "account";
             note?: string;
         };
         ReturnReject: {
@@ -8933,6 +9330,18 @@ export interface components {
             /** @description The heaviest parcel (billable weight, grams) this rate covers */
             weight_g: number;
         };
+        ShippingRateTranslation: {
+            /** Format: date-time */
+            created_at: string;
+            locale: string;
+            service_name: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ShippingRateTranslationReplace: {
+            /** @example Express courier */
+            service_name: string;
+        };
         StaffCreate: {
             /** @example rosa.quispe@example.com */
             email: string;
@@ -9166,6 +9575,18 @@ export interface components {
                 id: string | null;
                 type: string;
             };
+        };
+        StoreLocales: {
+            /** @description The store's own texts are in it; reads fall back to it field by field */
+            default_locale: string;
+            /** @description Every locale the store sells in, the default first */
+            locales: string[];
+        };
+        StoreLocalesReplace: {
+            /** @example es-PE */
+            default_locale: string;
+            /** @description The locales the store sells in; the default is listed whether sent or not */
+            locales: string[];
         };
         Supplier: {
             address: {
@@ -9525,6 +9946,19 @@ export interface components {
             taxable?: boolean;
             title?: string;
             weight_grams?: number | null;
+        };
+        VariantTranslation: {
+            /** Format: date-time */
+            created_at: string;
+            locale: string;
+            /** @description null: read in the default locale */
+            title: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The variant's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
+        VariantTranslationReplace: {
+            title?: string;
         };
         VolumeDiscount: {
             /** Format: date-time */
@@ -13261,6 +13695,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. In another locale, q finds the translated titles too (stemmed in its language). */
+                locale?: string;
                 /** @description Words of the title, each found whatever its accents and case (3 characters or more anywhere in a word, 1–2 at its beginning) */
                 q?: string;
                 /** @description published_at orders drafts by their creation time */
@@ -13308,6 +13744,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13381,7 +13826,10 @@ export interface operations {
     };
     getBlogPostsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -13430,6 +13878,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13637,9 +14094,203 @@ export interface operations {
             };
         };
     };
-    getBlogPostsSlugBySlug: {
+    getBlogPostsByIdTranslations: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BlogPostTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putBlogPostsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogPostTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BlogPostTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBlogPostsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBlogPostsSlugBySlug: {
+        parameters: {
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -13695,6 +14346,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCatalogBrands: {
@@ -13703,6 +14363,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
                 /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                 q?: string;
                 sort?: "name" | "-name" | "created_at" | "-created_at";
@@ -13747,6 +14409,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13829,7 +14500,10 @@ export interface operations {
     };
     getCatalogBrandsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -13878,6 +14552,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14025,6 +14708,197 @@ export interface operations {
             };
         };
     };
+    getCatalogBrandsByIdTranslations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BrandTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCatalogBrandsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BrandTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCatalogBrandsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCatalogCollections: {
         parameters: {
             query?: {
@@ -14032,6 +14906,8 @@ export interface operations {
                 "filter[status]"?: "active" | "draft";
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
                 sort?: "created_at" | "-created_at" | "title" | "-title" | "position" | "-position" | "product_count" | "-product_count";
             };
             header?: never;
@@ -14163,7 +15039,10 @@ export interface operations {
     };
     getCatalogCollectionsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -14219,6 +15098,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14372,6 +15260,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
             };
             header?: never;
             path: {
@@ -14431,6 +15321,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14579,6 +15478,197 @@ export interface operations {
             };
         };
     };
+    getCatalogCollectionsByIdTranslations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CollectionTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCatalogCollectionsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CollectionTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CollectionTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCatalogCollectionsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCatalogProducts: {
         parameters: {
             query?: {
@@ -14590,6 +15680,8 @@ export interface operations {
                 "filter[tag]"?: string;
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
                 /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                 q?: string;
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "title" | "-title";
@@ -14732,7 +15824,10 @@ export interface operations {
     };
     getCatalogProductsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -14788,6 +15883,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15463,6 +16567,197 @@ export interface operations {
             };
         };
     };
+    getCatalogProductsByIdTranslations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProductTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCatalogProductsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProductTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCatalogProductsByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postCatalogProductsByIdVariants: {
         parameters: {
             query?: never;
@@ -15685,6 +16980,200 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCatalogProductsByIdVariantsByVariantIdTranslations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                variant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VariantTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCatalogProductsByIdVariantsByVariantIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+                variant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VariantTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VariantTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCatalogProductsByIdVariantsByVariantIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+                variant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23691,6 +25180,117 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLocales: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreLocales"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putLocales: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreLocalesReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreLocales"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33819,9 +35419,203 @@ export interface operations {
             };
         };
     };
-    postShippingRatesCalculate: {
+    getShippingRatesByIdTranslations: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ShippingRateTranslation"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putShippingRatesByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShippingRateTranslationReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ShippingRateTranslation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteShippingRatesByIdTranslationsByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postShippingRatesCalculate: {
+        parameters: {
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -33861,6 +35655,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
