@@ -96,7 +96,8 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream qhatu { ${api.map((url) => `server ${url.slice('http://'.length)};`).join(' ')} }
+  # max_fails=0: a process slow to accept once (a loaded machine) stays in the rotation instead of being set aside for 10 s.
+  upstream qhatu { ${api.map((url) => `server ${url.slice('http://'.length)} max_fails=0;`).join(' ')} }
   server {
     listen 127.0.0.1:${ports[2]};
     location / {
