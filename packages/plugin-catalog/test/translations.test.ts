@@ -108,9 +108,16 @@ describe('a product read in a locale', () => {
     const es = await read('es-PE');
     expect(en.result.json().data.title).toBe('Alpaca sweater');
     expect(es.result.json().data.title).toBe('Chompa de alpaca');
-    const again = await read('en-US');
+    // The change's notice from the database may come a moment after its answer and file what was read
+    // before it under an old version: within a second both locales are answered from memory.
+    const settled = Date.now();
+    let again = await read('en-US');
+    while ((again.count > 0 || (await read('es-PE')).count > 0) && Date.now() - settled < 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await read('en-US');
+    }
     expect(again.result.json().data.title).toBe('Alpaca sweater');
-    expect(again.count).toBe(0);
+    expect((await read('en-US')).count).toBe(0);
     expect((await read('es-PE')).count).toBe(0);
     // A translation changed moves the catalog's version: the entry is read again.
     await caller(t, shop)('PUT', `${url}/translations/en-US`, { title: 'Alpaca jumper' });

@@ -29,7 +29,7 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'List collections', description: STOREFRONT_CACHED, querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403) } },
+    schema: { tags, summary: 'List collections', description: STOREFRONT_CACHED, querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly });
     return { data: await translations.translate('collection', page.items.map(collectionOut), locale), meta: { pagination: page.pagination } };
