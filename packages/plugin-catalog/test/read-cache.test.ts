@@ -336,7 +336,8 @@ describe('settings', () => {
     const kept = await createProduct(small, quiet, { title: 'Kept' });
     const read = () => small.countQueries(() => small.request({ method: 'GET', url: `/api/v1/catalog/products/${kept.id}`, headers: quiet.headers(quiet.storefrontToken) }));
     expect((await read()).result.statusCode).toBe(200);
-    expect((await read()).count).toBe(0);
+    // The product's change notice may arrive after the first read and file it under an old version (a safe miss).
+    expect(await cachedSoon(small.app, () => small.request({ method: 'GET', url: `/api/v1/catalog/products/${kept.id}`, headers: quiet.headers(quiet.storefrontToken) }))).toBe(true);
     // The busy store walks its pages again and again, far past the budget (one least recently used list would drop the quiet store's answer).
     const walk = Array.from({ length: 40 }, (_, i) => `/api/v1/catalog/products?limit=${40 - i}`);
     for (let round = 0; round < 3; round++) {

@@ -72,11 +72,13 @@ const pay = (order: { id: string; total: number; currency: string }) =>
 
 describe('payments while connections are cut', () => {
   it('no 500; every payment the provider took leaves its order paid, with its ledger row', async () => {
-    const placed = await Promise.all(Array.from({ length: 24 }, () => createOrder(admin, 1200, 1)));
+    const placed = await Promise.all(Array.from({ length: 48 }, () => createOrder(admin, 1200, 1)));
+    const tookAny = () => [...double.intents.values()].some((intent) => intent.status === 'succeeded');
     const cutter = cutConnections(150);
-    // Three waves, so payments meet connections cut before, during and after their commits.
+    // At least three waves, so payments meet connections cut before, during and after their commits;
+    // up to six while the provider has taken none (on a busy machine every payment of a wave can be cut off).
     const answers: Array<{ statusCode: number; body: string; headers: Record<string, unknown> }> = [];
-    for (let wave = 0; wave < 3; wave++) {
+    for (let wave = 0; wave < 6 && (wave < 3 || !tookAny()); wave++) {
       answers.push(...(await Promise.all(placed.slice(wave * 8, wave * 8 + 8).map((order) => pay(order)))));
     }
     const cut = await cutter.stop();
@@ -111,5 +113,5 @@ describe('payments while connections are cut', () => {
     }
     // No order was charged twice.
     for (const [orderId, amount] of succeeded) expect({ orderId, amount }).toEqual({ orderId, amount: placed.find((o) => o.id === orderId)!.total });
-  }, 120_000);
+  }, 180_000);
 });
