@@ -231,6 +231,15 @@ export class ReadCache {
     if (this.sync && !this.sync.hearsDatabase) await this.sync.announce(tenantId, topic);
   }
 
+  /**
+   * Resolves once every change message sent before the call has reached this process (and every
+   * other listening one): a message of its own goes round the same channel, which delivers in
+   * order. A test that reads what the cache holds right after writes waits for their notices first.
+   */
+  async caughtUp(): Promise<void> {
+    await this.sync?.announce('-', 'caught-up');
+  }
+
   /** Makes every answer kept for the store's topic unreachable (they age out of the LRU). */
   invalidate(tenantId: string, topic: string): void {
     const scope = `${topic}:${tenantId}`;
