@@ -51,6 +51,7 @@ const EnvSchema = z.object({
   QHATU_FACT_CACHE_MAX_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   QHATU_QUEUE_STALL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(30),
   QHATU_JOB_LOCK_SECONDS: z.coerce.number().min(1).max(3_600).default(30),
+  QHATU_PASSWORD_COST: z.coerce.number().int().min(10).max(20).default(15),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -89,6 +90,8 @@ export interface QhatuConfig {
    */
   jobLockMs: number;
   /** The raw environment, for plugins that read settings of their own (validated by them). */
+  /** scrypt's cost of new password hashes, log2 N (`QHATU_PASSWORD_COST`, 15: OWASP's; lower only outside production, for tests). */
+  passwordCost: number;
   environment: Record<string, string | undefined>;
 }
 
@@ -116,9 +119,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parseEnvironment(env, EnvSchema);
   const embedded = !e.DATABASE_URL;
   const mode = e.QHATU_ENV ?? (embedded ? 'development' : 'production');
-  if (mode === 'production' && !e.QHATU_PLATFORM_TOKEN) {
-    throw new ConfigError(['QHATU_PLATFORM_TOKEN: required when QHATU_ENV is production']);
-  }
+  const problems = [
+    mode === 'production' && !e.QHATU_PLATFORM_TOKEN ? 'QHATU_PLATFORM_TOKEN: required when QHATU_ENV is production' : '',
+    mode === 'production' && e.QHATU_PASSWORD_COST < 15 ? 'QHATU_PASSWORD_COST: at least 15 (OWASP\'s scrypt cost) when QHATU_ENV is production' : '',
+  ].filter(Boolean);
+  if (problems.length) throw new ConfigError(problems);
   const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   return {
     port: e.PORT,
@@ -141,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     factCache: { enabled: e.QHATU_CACHE === 'on', maxBytes: e.QHATU_FACT_CACHE_MAX_MB * 1024 * 1024 },
     queueStallMs: e.QHATU_QUEUE_STALL_SECONDS * 1000,
     jobLockMs: e.QHATU_JOB_LOCK_SECONDS * 1000,
+    passwordCost: e.QHATU_PASSWORD_COST,
     environment: { ...env },
   };
 }

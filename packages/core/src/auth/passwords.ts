@@ -1,7 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { injectable } from 'tsyringe';
+import { inject, injectable } from 'tsyringe';
+import type { QhatuConfig } from '../config.js';
+import { CONFIG } from '../tokens.js';
 
-/** OWASP's scrypt setting N=2^15, r=8, p=3 (32 MiB, about a quarter of a second per hash). */
+/** OWASP's scrypt setting N=2^15, r=8, p=3 (32 MiB, about a quarter of a second per hash); `QHATU_PASSWORD_COST` sets N's log2. */
 const CURRENT = { ln: 15, r: 8, p: 3 } as const;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
@@ -33,12 +35,18 @@ function decode(stored: string): { params: Params; salt: Buffer; key: Buffer } {
  */
 @injectable()
 export class Passwords {
+  private readonly current: Params;
   /** A hash of a random password, made at start-up, that unknown e-mails are checked against. */
-  private readonly decoy = this.hash(randomBytes(18).toString('base64url'));
+  private readonly decoy: Promise<string>;
+
+  constructor(@inject(CONFIG) config?: Pick<QhatuConfig, 'passwordCost'>) {
+    this.current = { ...CURRENT, ln: config?.passwordCost ?? CURRENT.ln };
+    this.decoy = this.hash(randomBytes(18).toString('base64url'));
+  }
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(SALT_BYTES);
-    return encode(CURRENT, salt, await this.derive(password, salt, CURRENT));
+    return encode(this.current, salt, await this.derive(password, salt, this.current));
   }
 
   /**
