@@ -8102,7 +8102,7 @@ export interface components {
             voided_by: string | null;
         };
         Order: {
-            /** @description What is left to pay while the order awaits payment (pending, confirmed): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise */
+            /** @description What is left to pay while the order awaits payment (pending or confirmed, or shipped before it was paid: cash on delivery, an order on account): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise */
             amount_due: number;
             /** @description Sum of the confirmed payments (refunds not deducted) */
             amount_paid: number;

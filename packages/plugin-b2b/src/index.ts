@@ -10,6 +10,7 @@ import { b2bCustomerMachine } from './machines/b2b-customer.js';
 import { quoteMachine } from './machines/quote.js';
 import { b2bMigration } from './migrations/0001_b2b.js';
 import { accountCreditsMigration } from './migrations/0002_account_credits.js';
+import { accountWaiversMigration } from './migrations/0003_account_waivers.js';
 import { customerRoutes } from './routes/customers.js';
 import { priceListRoutes } from './routes/price-lists.js';
 import { quoteRoutes } from './routes/quotes.js';
@@ -50,7 +51,7 @@ export default definePlugin({
   name: 'b2b',
   dependsOn: ['catalog', 'customers', 'orders'],
   entities: [B2BCustomer, Buyer, PriceList, PriceRule, Quote, AccountOrder, AccountCredit, OrderPrice],
-  migrations: [b2bMigration, accountCreditsMigration],
+  migrations: [b2bMigration, accountCreditsMigration, accountWaiversMigration],
   machines: [quoteMachine, b2bCustomerMachine],
   events: [...B2B_EVENTS],
   permissions: [

@@ -216,7 +216,7 @@ describe('cash on delivery', () => {
     const { checkout: c, payment } = await pendingPayment(cod.id);
     expect(payment).toMatchObject({ method: 'cash_on_delivery' });
     const fulfilment = await ok(await admin('POST', `/api/v1/orders/${c.order_id}/fulfillments`, { carrier: 'Olva', tracking_number: 'OLV-555' }), 201);
-    expect(await orderOf(c.order_id)).toMatchObject({ status: 'fulfilled', amount_paid: 0 });
+    expect(await orderOf(c.order_id)).toMatchObject({ status: 'fulfilled', amount_paid: 0, amount_due: 9500 });
     await ok(await admin('POST', `/api/v1/fulfillments/${fulfilment.id}/delivered`), 200);
 
     const cash = await ok(await receive(payment.id, 9500, { reference: 'OLV-555', note: 'Cobrado por el courier' }), 201);

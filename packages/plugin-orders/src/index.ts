@@ -51,7 +51,7 @@ export {
   TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
-export { amountDue, isCovered, waivedBy, type PaymentEntry } from './services/ledger.js';
+export { amountDue, awaitsPayment, isCovered, waivedBy, AMOUNT_DUE_SQL, SHIPPED_STATUSES, type PaymentEntry } from './services/ledger.js';
 export { OrderAddress } from './schemas/order.js';
 export { SHIPPING_PRICES, STORE_SHIPPING_PRICES, storeShippingPrices, type ShippingDestination, type StoreShippingPrices } from './services/store-shipping-prices.js';
 export { REVISABLE, type OrderRevision, type RevisedLine } from './services/revision.js';

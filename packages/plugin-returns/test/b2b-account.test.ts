@@ -95,6 +95,31 @@ describe('a return of an order on account', () => {
     expect(await creditOf(company)).toMatchObject({ open_balance: 0, available: 100_000, open_orders: [] });
   });
 
+  it('waives the returned goods on the order itself: its amount due and what a payment may take agree with the company’s balance', async () => {
+    const { company, order } = await orderOnAccount(2);
+    await fulfil(order.id);
+    const before = await ok(await s.admin('GET', `/api/v1/orders/${order.id}`), 200);
+    expect(before).toMatchObject({ total: 23_600, amount_waived: 0, amount_due: 23_600 });
+
+    const r = await requestReturn(s.admin, { order_id: order.id, lines: [{ line_item_id: order.line_items[0].id, quantity: 1 }] });
+    await ok(await s.admin('POST', `/api/v1/returns/${r.id}/approve`), 200);
+    await ok(await s.admin('POST', `/api/v1/returns/${r.id}/receive`, { lines: [{ line_id: r.lines[0].id, quantity: 1 }] }), 200);
+    expect(await ok(await s.admin('POST', `/api/v1/returns/${r.id}/refund`, {}), 200)).toMatchObject({ account_amount: 11_800 });
+    const credited = await ok(await s.admin('GET', `/api/v1/orders/${order.id}`), 200);
+    expect(credited).toMatchObject({ total: 23_600, amount_waived: 11_800, amount_due: 11_800, amount_paid: 0 });
+    expect(credited.history).toContainEqual(expect.objectContaining({ action: 'note', note: `Waived for goods given back to the company's account (return ${r.id})` }));
+    expect(await creditOf(company)).toMatchObject({ open_balance: 11_800 });
+
+    // The company pays what it still owes, no more: the whole total is refused, the rest settles the order.
+    expectError(await s.admin('POST', '/api/v1/payments', { order_id: order.id, gateway: 'offline', amount: 23_600, currency: 'PEN', method_id: s.method }), 422, 'PAYMENT_EXCEEDS_BALANCE');
+    await pay(s, order.id, 11_800);
+    await t.settle();
+    // Shipped before it was paid, it is paid where it stands.
+    const paid = await ok(await s.admin('GET', `/api/v1/orders/${order.id}`), 200);
+    expect(paid).toMatchObject({ status: 'fulfilled', amount_paid: 11_800, amount_due: 0, paid_at: expect.any(String) });
+    expect(await creditOf(company)).toMatchObject({ open_balance: 0, available: 100_000, open_orders: [] });
+  });
+
   it('is 422 ORDER_NOT_ON_ACCOUNT for an order not placed on account, and another store’s return is 404', async () => {
     const a = await product(s, 2000, 5);
     const o = await fulfilledOrder(t, s, { line_items: [{ variant_id: a.variantId, quantity: 1 }] });

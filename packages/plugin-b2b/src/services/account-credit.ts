@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type Tx } from '@qhatu/core';
-import { Order } from '@qhatu/plugin-orders';
-import { injectable } from 'tsyringe';
+import { Order, Orders } from '@qhatu/plugin-orders';
+import { inject, injectable } from 'tsyringe';
 import { AccountCredit, AccountOrder } from '../entities/account-order.js';
 import { B2BCustomer } from '../entities/b2b-customer.js';
 import { lockCustomer } from './b2b-customers.js';
-import { creditOf, owed } from './credit.js';
+import { creditOf, LEDGER_FIELDS, owed } from './credit.js';
 import { publishAccountCredited } from './events.js';
 
 /** The service other plugins give goods of an order on account back through (`container.resolve(ACCOUNT_CREDIT)`): plugin-returns. */
@@ -58,23 +58,24 @@ export interface AccountCreditService {
   credit(tx: Tx, input: AccountCreditInput): Promise<AccountCreditResult>;
 }
 
-const FIELDS = ['id', 'paidAt', 'status', 'total', 'amountPaid', 'amountRefunded'] as const;
-
 /**
  * Goods of orders on account given back: their worth is set against what the company owes for the
- * order, so its open balance drops and its available credit rises by what they took off; what the
- * company had paid already is for the caller to give back through the order's payments.
+ * order (the order waives it), so its open balance and the order's `amount_due` drop and its
+ * available credit rises by what they took off; what the company had paid already is for the
+ * caller to give back through the order's payments.
  */
 @injectable()
 export class AccountCredits implements AccountCreditService {
+  constructor(@inject(Orders) private readonly orders: Orders) {}
+
   async ofOrder(tx: Tx, orderId: string): Promise<AccountOfOrder | null> {
     const account = await tx.em.findOne(AccountOrder, { orderId }, { refresh: true });
     if (!account) return null;
     const customer = await tx.em.findOneOrFail(B2BCustomer, { id: account.b2bCustomerId });
-    const order = await tx.em.findOne(Order, { id: orderId }, { fields: [...FIELDS] });
+    const order = await tx.em.findOne(Order, { id: orderId }, { fields: [...LEDGER_FIELDS] });
     return {
       b2bCustomerId: account.b2bCustomerId, companyName: customer.companyName, currency: account.currency.trim(), total: account.total,
-      credited: account.credited, due: order ? owed(order, account.credited) : 0,
+      credited: account.credited, due: order ? owed(order) : 0,
     };
   }
 
@@ -87,13 +88,15 @@ export class AccountCredits implements AccountCreditService {
     const account = await tx.em.findOneOrFail(AccountOrder, { orderId: input.orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     // Read after the locks: a second credit of the same source waited for the first and sees it.
     const earlier = await tx.em.findOne(AccountCredit, { sourceType: input.source.type, sourceId: input.source.id }, { refresh: true });
-    const order = await tx.em.findOne(Order, { id: input.orderId }, { fields: [...FIELDS], refresh: true });
+    const order = await tx.em.findOne(Order, { id: input.orderId }, { fields: [...LEDGER_FIELDS], refresh: true });
     if (earlier) {
       const state = await creditOf(tx, customer);
-      return { creditId: earlier.id, amount: earlier.amount, applied: earlier.applied, due: order ? owed(order, account.credited) : 0, available: state.available, repeated: true };
+      return { creditId: earlier.id, amount: earlier.amount, applied: earlier.applied, due: order ? owed(order) : 0, available: state.available, repeated: true };
     }
-    const before = order ? owed(order, account.credited) : 0;
+    const before = order ? owed(order) : 0;
     const applied = Math.min(input.amount, before);
+    // The whole worth is waived: what the company had paid of it goes back through the payments.
+    if (order) await this.orders.waive(tx, order.id, input.amount, `Waived for goods given back to the company's account (${input.source.type} ${input.source.id})`);
     const at = tx.now();
     const credit = tx.em.create(AccountCredit, {
       id: randomUUID(), tenantId: tx.tenantId, orderId: account.orderId, b2bCustomerId: account.b2bCustomerId, amount: input.amount, applied,

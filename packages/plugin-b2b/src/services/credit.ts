@@ -19,14 +19,18 @@ export interface CreditState {
   open: OpenOrder[];
 }
 
-type Ledger = Pick<Order, 'paidAt' | 'status' | 'total' | 'amountPaid' | 'amountRefunded'>;
+type Ledger = Pick<Order, 'paidAt' | 'status' | 'total' | 'amountPaid' | 'amountRefunded' | 'amountWaived'>;
+
+/** The order's fields {@link owed} reads. */
+export const LEDGER_FIELDS = ['id', 'paidAt', 'status', 'total', 'amountPaid', 'amountRefunded', 'amountWaived'] as const;
 
 /**
  * What is still owed of an order on account: 0 once paid, cancelled or refunded; part payments
- * count, and so does the worth of goods the company sent back (`credited`).
+ * count, and so does the worth of goods the company sent back (the order waives it: `amount_waived`),
+ * so the order's own `amount_due` and the company's open balance agree.
  */
-export const owed = (o: Ledger, credited = 0) =>
-  o.paidAt !== null || o.status === 'cancelled' || o.status === 'refunded' ? 0 : Math.max(0, o.total - credited - (o.amountPaid - o.amountRefunded));
+export const owed = (o: Ledger) =>
+  o.paidAt !== null || o.status === 'cancelled' || o.status === 'refunded' ? 0 : Math.max(0, o.total - o.amountWaived - (o.amountPaid - o.amountRefunded));
 
 /**
  * The open balance: what the company still owes of its orders on account (quote conversions):
@@ -41,11 +45,11 @@ export async function creditOf(tx: Tx, customer: B2BCustomer): Promise<CreditSta
   const open: OpenOrder[] = [];
   if (accounts.length > 0) {
     const orders = new Map(
-      (await tx.em.find(Order, { id: { $in: accounts.map((a) => a.orderId) } }, { fields: ['id', 'paidAt', 'status', 'total', 'amountPaid', 'amountRefunded'] })).map((o) => [o.id, o]),
+      (await tx.em.find(Order, { id: { $in: accounts.map((a) => a.orderId) } }, { fields: [...LEDGER_FIELDS] })).map((o) => [o.id, o]),
     );
     for (const account of accounts) {
       const order = orders.get(account.orderId);
-      const due = order ? owed(order, account.credited) : 0;
+      const due = order ? owed(order) : 0;
       if (due > 0) open.push({ account, due });
       else account.settledAt = tx.now();
     }

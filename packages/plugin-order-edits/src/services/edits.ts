@@ -80,7 +80,8 @@ export class OrderEdits {
       });
       Object.assign(edit, { version, confirmedBy: TenantContext.principalId(), confirmedAt: tx.now(), updatedAt: tx.now() });
       await recordCoupon(tx, edit);
-      if (amountDue(order) > 0) await this.askForPayment(tx, edit, order, input.notify);
+      // One shipped before it was paid owes it too, but the courier collects it: no link.
+      if ((order.status === 'pending' || order.status === 'confirmed') && amountDue(order) > 0) await this.askForPayment(tx, edit, order, input.notify);
       return orderEditMachine.apply(tx, edit, 'confirm');
     });
   }

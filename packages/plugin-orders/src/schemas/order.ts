@@ -113,7 +113,7 @@ export const OrderOut = z
     amount_waived: z.number().int().meta({
       description: 'What the store gave up of the total: money refunded outside an edit (goodwill, a return), kept as given once an edit changed the order, so that the edit asks for or sends back its difference only',
     }),
-    amount_due: z.number().int().meta({ description: 'What is left to pay while the order awaits payment (pending, confirmed): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise' }),
+    amount_due: z.number().int().meta({ description: 'What is left to pay while the order awaits payment (pending or confirmed, or shipped before it was paid: cash on delivery, an order on account): total − amount_waived − (amount_paid − amount_refunded); 0 otherwise' }),
     line_items: z.array(OrderLineItemOut),
     shipping_address: OrderAddress.nullable(),
     fulfillments: z.array(OrderFulfillmentOut),

@@ -43,14 +43,25 @@ export async function recordPayments(tx: Tx, order: Order, entries: PaymentEntry
 /** The order's figures the money it is owed is worked out from. */
 type Money = Pick<Order, 'status' | 'total' | 'amountPaid' | 'amountRefunded' | 'amountWaived'>;
 
+/** States an order reaches by shipping, which it may do before it is paid (cash on delivery, an order on a company's account). */
+export const SHIPPED_STATUSES: ReadonlySet<string> = new Set(['ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
+
+/** True while the order waits for its money: pending or confirmed, or shipped and not paid yet. */
+export const awaitsPayment = (order: Pick<Order, 'status' | 'paidAt'>) =>
+  order.status === 'pending' || order.status === 'confirmed' || (order.paidAt == null && SHIPPED_STATUSES.has(order.status));
+
 /**
  * What the order's confirmed payments, net of refunds, still leave to pay of what it costs the
- * customer (`total − amountWaived`): 0 once it no longer awaits payment.
+ * customer (`total − amountWaived`) while it awaits payment ({@link awaitsPayment}); 0 otherwise.
  */
-export function amountDue(order: Money): number {
-  if (order.status !== 'pending' && order.status !== 'confirmed') return 0;
+export function amountDue(order: Money & Pick<Order, 'paidAt'>): number {
+  if (!awaitsPayment(order)) return 0;
   return Math.max(0, order.total - order.amountWaived - (order.amountPaid - order.amountRefunded));
 }
+
+/** {@link amountDue} in SQL, over the `orders_order` row `o`. */
+export const AMOUNT_DUE_SQL = `case when o.status in ('pending', 'confirmed') or (o.paid_at is null and o.status in (${[...SHIPPED_STATUSES].map((s) => `'${s}'`).join(', ')}))
+  then greatest(0, o.total - o.amount_waived - (o.amount_paid - o.amount_refunded)) else 0 end`;
 
 /** True when the confirmed payments, net of refunds, cover what the order costs the customer (always, for a total of 0). */
 export const isCovered = (order: Money) => order.amountPaid - order.amountRefunded >= order.total - order.amountWaived;

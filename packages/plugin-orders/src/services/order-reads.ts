@@ -8,6 +8,7 @@ import { LineItem } from '../entities/line-item.js';
 import { Order, type OrderStatus } from '../entities/order.js';
 import type { OrderOut } from '../schemas/order.js';
 import { orderNotFound } from './lifecycle.js';
+import { AMOUNT_DUE_SQL } from './ledger.js';
 
 export interface OrderFilter {
   status?: OrderStatus;
@@ -48,7 +49,7 @@ const ORDER_JSON = `json_build_object('id', o.id, 'number', o.number, 'status', 
   'customer_email', o.customer_email, 'currency', o.currency, 'subtotal', o.subtotal, 'shipping_total', o.shipping_total,
   'discount_total', o.discount_total, 'tax_total', o.tax_total, 'shipping_tax', o.shipping_tax, 'prices_include_tax', o.prices_include_tax,
   'total', o.total, 'amount_paid', o.amount_paid, 'amount_refunded', o.amount_refunded, 'amount_waived', o.amount_waived,
-  'amount_due', case when o.status in ('pending', 'confirmed') then greatest(0, o.total - o.amount_waived - (o.amount_paid - o.amount_refunded)) else 0 end,
+  'amount_due', ${AMOUNT_DUE_SQL},
   'line_items', coalesce((select json_agg(${LINE_JSON} order by l.position) from orders_line_item l where l.tenant_id = o.tenant_id and l.order_id = o.id), '[]'),
   'shipping_address', o.shipping_address,
   'fulfillments', coalesce((select json_agg(${FULFILLMENT_JSON} order by f.created_at, f.id) from orders_fulfillment f where f.tenant_id = o.tenant_id and f.order_id = o.id), '[]'),

@@ -436,6 +436,19 @@ export class Orders {
     return addHistoryNote(tx, await lockOrder(tx, orderId), note);
   }
 
+  /**
+   * Gives up `amount` of what the order is owed, for good, inside the caller's transaction: goods of
+   * an order on account sent back, whose worth the company no longer owes. At most the total is
+   * waived; `amount_due`, and what a payment of the order may still take, drop by it. The status
+   * stays; a note in the history says why.
+   */
+  async waive(tx: Tx, orderId: string, amount: number, note: string): Promise<Order> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error(`an order is waived a whole number of minor units above 0, not ${amount}`);
+    const order = await lockOrder(tx, orderId);
+    order.amountWaived = Math.min(order.total, order.amountWaived + amount);
+    return addHistoryNote(tx, order, note);
+  }
+
   /** paid → ready_to_ship (packed, waiting for the courier). */
   async readyToShip(id: string, note?: string): Promise<Order> {
     return this.db.tenant(async (tx) => move(tx, await lockOrder(tx, id), 'ready_to_ship', note ?? null));

@@ -3,7 +3,7 @@ import type { HeldLine } from '@qhatu/plugin-inventory';
 import { inject, injectable } from 'tsyringe';
 import type { LineItem } from '../entities/line-item.js';
 import type { Order } from '../entities/order.js';
-import { isCovered } from './ledger.js';
+import { isCovered, SHIPPED_STATUSES } from './ledger.js';
 import { publishMove } from './events.js';
 import { addHistoryNote, linesOf, move } from './lifecycle.js';
 import { LineOffers, type LineOffersStrategy } from './offers.js';
@@ -14,9 +14,6 @@ import { Shipping } from './shipping.js';
 export const NOTHING_TO_PAY = 'none';
 
 const paidBy = (paymentId: string) => (paymentId === NOTHING_TO_PAY ? 'total 0: nothing to pay' : `payment ${paymentId}`);
-
-/** States an order reaches by shipping, which it may do before it is paid (cash on delivery). */
-const SHIPPED = new Set(['ready_to_ship', 'in_transit', 'partially_fulfilled', 'fulfilled']);
 
 /** What the stock events carry of a shortage. */
 interface Shortage {
@@ -44,7 +41,7 @@ export class Settlement {
    * (orders.order.stock_unavailable: the payments plugin refunds it). An order of total 0 waits.
    */
   async payIfCovered(tx: Tx, order: Order, paymentId: string, lines?: LineItem[]): Promise<Order> {
-    if (SHIPPED.has(order.status) && !order.paidAt && isCovered(order)) return this.paidAsShipped(tx, order, paidBy(paymentId));
+    if (SHIPPED_STATUSES.has(order.status) && !order.paidAt && isCovered(order)) return this.paidAsShipped(tx, order, paidBy(paymentId));
     if ((order.status !== 'pending' && order.status !== 'confirmed') || !isCovered(order) || order.stockUnavailableAt) return order;
     if (order.status === 'pending') await move(tx, order, 'confirm', paidBy(paymentId));
     let short: HeldLine[];

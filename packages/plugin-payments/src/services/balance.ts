@@ -1,9 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { AppError, type Tx } from '@qhatu/core';
-import { Order } from '@qhatu/plugin-orders';
-
-/** Orders a shopper can still pay: not yet paid, and not given up. */
-export const PAYABLE = new Set(['pending', 'confirmed']);
+import { awaitsPayment, Order } from '@qhatu/plugin-orders';
 
 /**
  * The order a new payment or session is for, locked until the transaction ends: two payments of
@@ -13,7 +10,8 @@ export const PAYABLE = new Set(['pending', 'confirmed']);
 export async function lockOrderToPay(tx: Tx, orderId: string): Promise<Order> {
   const order = await tx.em.findOne(Order, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!order) throw new AppError(404, 'ORDER_NOT_FOUND', 'Order not found', [{ path: 'body.order_id', message: 'no such order in this store' }]);
-  if (!PAYABLE.has(order.status)) {
+  // Pending or confirmed, or shipped before it was paid (cash on delivery, an order on a company's account).
+  if (!awaitsPayment(order)) {
     throw AppError.conflict(`The order is ${order.status}: there is nothing to pay`, 'ORDER_NOT_PAYABLE', [{ path: 'body.order_id', message: `status is ${order.status}` }]);
   }
   return order;

@@ -18,7 +18,6 @@ export interface SessionInput {
   return_url?: string;
 }
 
-export { PAYABLE } from './balance.js';
 
 /**
  * Payment sessions: the server-side step some providers need before their browser form can pay
