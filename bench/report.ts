@@ -53,6 +53,15 @@ const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toF
  * A Markdown table, readable in a terminal and pasteable into docs/benchmarks.md as is. Each row is
  * compared with the baseline it names (`compareWith`: writes with the write baseline), else `baseline`.
  */
+/** A Markdown table: the first column left-aligned, the others right-aligned. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
 export function formatResults(results: ScenarioResult[], fallback: ScenarioResult): string {
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'req/s vs baseline', 'p99 vs baseline'];
   const baselineOf = (r: ScenarioResult) => results.find((b) => b.name === r.compareWith) ?? fallback;
@@ -70,11 +79,7 @@ export function formatResults(results: ScenarioResult[], fallback: ScenarioResul
       ratio(r.p99Ms, baseline.p99Ms),
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
+  return table(header, rows);
 }
 
 const median = (values: number[]) => {
@@ -104,14 +109,9 @@ export function formatMedians(rounds: ScenarioResult[][]): string {
       `${median(ratios).toFixed(2)}×`,
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
+  return table(header, rows);
 }
 
-/** Why a scenario failed: status codes, socket errors and the first answers that were not 2xx. */
 /** Chained flows: what one iteration made per second, from the same run (req/s divided by its steps). */
 export function formatFlows(results: ScenarioResult[], load: LoadSettings): string {
   return results
@@ -123,6 +123,35 @@ export function formatFlows(results: ScenarioResult[], load: LoadSettings): stri
     .join('\n');
 }
 
+/**
+ * What each piece spends on a request: the cores the server process and PostgreSQL kept busy, and
+ * how many requests one core-second of each served (the app's scenarios; the baselines run no app).
+ * Where a piece's cores stay under one while the other's near it, that other piece saturates first.
+ */
+export function formatSizing(rounds: ScenarioResult[][]): string {
+  const measured = rounds[0].filter((r) => r.cpu).map((r) => r.name);
+  if (measured.length === 0) return '';
+  const header = ['scenario', 'req/s', 'server cores', 'PostgreSQL cores', 'req per server core-s', 'req per PostgreSQL core-s'];
+  const rows = measured.map((name) => {
+    const each = rounds.map((round) => round.find((r) => r.name === name)).filter((r): r is ScenarioResult => Boolean(r?.cpu));
+    const seconds = (r: ScenarioResult) => r.completed / Math.max(r.requestsPerSecond, 1e-9);
+    const cores = (r: ScenarioResult, piece: 'server' | 'database') => r.cpu![piece] / seconds(r);
+    // A piece that kept less than a fiftieth of a core busy is not what serves the scenario: no rate.
+    const perCore = (r: ScenarioResult, piece: 'server' | 'database') => (cores(r, piece) >= 0.02 ? r.completed / r.cpu![piece] : Infinity);
+    const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '—');
+    return [
+      name,
+      median(each.map((r) => r.requestsPerSecond)).toFixed(0),
+      median(each.map((r) => cores(r, 'server'))).toFixed(2),
+      median(each.map((r) => cores(r, 'database'))).toFixed(2),
+      fmt(median(each.map((r) => perCore(r, 'server')))),
+      fmt(median(each.map((r) => perCore(r, 'database')))),
+    ];
+  });
+  return table(header, rows);
+}
+
+/** Why a scenario failed: status codes, socket errors and the first answers that were not 2xx. */
 export function formatFailures(results: ScenarioResult[]): string {
   return results
     .filter(failed)

@@ -17,7 +17,8 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '../packages/core/src/testing/index.js';
 import { CEILING_LOAD } from './baseline.js';
-import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatMedians, formatProfile, formatResults, formatTargets } from './report.js';
+import { cpuBetween, readCpu, type CpuReading } from './cpu.js';
+import { describeMachine, failed, formatFailures, formatFlows, formatMachine, formatMedians, formatProfile, formatResults, formatSizing, formatTargets } from './report.js';
 import { ceilingPaths, runScenario, scenarios, TARGETS, type LoadSettings, type Scenario, type ScenarioResult } from './scenarios.js';
 import type { SeededStore } from './seed.js';
 import { seedStore } from './seed.js';
@@ -100,11 +101,18 @@ async function loadCeiling(app: RunningServer, baseline: RunningServer, store: S
 const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
 async function measure(server: RunningServer, scenario: Scenario, load: LoadSettings, profileFile?: string): Promise<ScenarioResult> {
-  if (!profileFile) return runScenario(server.url, scenario, load);
-  await server.startProfile();
-  const result = await runScenario(server.url, scenario, load);
-  await server.saveProfile(profileFile);
-  log(`profile written to ${profileFile}; self time by owner:\n${await formatProfile(profileFile)}`);
+  if (profileFile) await server.startProfile();
+  // CPU is counted from the load's start: a scenario's preparation (carts to check out) is not its work.
+  let before: CpuReading | undefined;
+  const result = await runScenario(server.url, scenario, load, async () => void (before = await readCpu(server.pid)));
+  const spent = cpuBetween(before!, await readCpu(server.pid));
+  // The warm-up ran at the same pace: the measured seconds' share of the CPU is their share of the time.
+  const share = load.durationSeconds / (load.durationSeconds + load.warmupSeconds);
+  if (spent.server > 0) result.cpu = { server: spent.server * share, database: spent.database * share };
+  if (profileFile) {
+    await server.saveProfile(profileFile);
+    log(`profile written to ${profileFile}; self time by owner:\n${await formatProfile(profileFile)}`);
+  }
   return result;
 }
 
@@ -164,6 +172,8 @@ async function benchmark(load: ReturnType<typeof loadSettings>, cleanup: Cleanup
     if (flows) console.log(`\n${flows}`);
   }
   if (rounds.length > 1) console.log(`\nMedians of ${rounds.length} rounds\n\n${formatMedians(rounds)}`);
+  const sizing = formatSizing(rounds);
+  if (sizing) console.log(`\nSizing: requests per CPU second of each piece${rounds.length > 1 ? ` (medians of ${rounds.length} rounds)` : ''}\n\n${sizing}`);
   const targets = formatTargets(rounds, TARGETS);
   if (targets) console.log(`\nTargets${rounds.length > 1 ? ` (medians of ${rounds.length} rounds)` : ''}\n\n${targets}`);
   const all = rounds.flat();

@@ -41,6 +41,11 @@ export interface ScenarioResult {
   warmupFailures: number;
   /** The first few failing answers and socket errors, to tell what went wrong. */
   failureSamples: string[];
+  /**
+   * CPU seconds the server and PostgreSQL spent on the measured seconds (read over warm-up and
+   * measurement, counted in proportion to the measured part); absent where /proc cannot be read.
+   */
+  cpu?: { server: number; database: number };
 }
 
 const MAX_FAILURE_SAMPLES = 5;
@@ -297,7 +302,8 @@ export function scenarios(store: SeededStore): Scenario[] {
 }
 
 /** Drives one scenario with autocannon: a warm-up, then the measured run. */
-export async function runScenario(baseUrl: string, scenario: Scenario, load: LoadSettings): Promise<ScenarioResult> {
+/** Runs `scenario` against `baseUrl`; `loading` is called once its preparation is done, as the load starts. */
+export async function runScenario(baseUrl: string, scenario: Scenario, load: LoadSettings, loading?: () => Promise<void>): Promise<ScenarioResult> {
   const failureSamples: string[] = [];
   const sample = (line: string) => {
     if (failureSamples.length < MAX_FAILURE_SAMPLES) failureSamples.push(line);
@@ -311,6 +317,7 @@ export async function runScenario(baseUrl: string, scenario: Scenario, load: Loa
   }));
 
   await scenario.prepare?.(baseUrl, load);
+  await loading?.();
   const instance = autocannon({
     url: baseUrl,
     title: scenario.name,
