@@ -69,8 +69,9 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     DATABASE_POOL_MAX: '4',
     QHATU_PLATFORM_TOKEN: platformToken,
     QHATU_ENV: 'development',
-    // Cheap password hashes (scrypt N=2^10): the hashing is the same, the tests do not wait on it.
-    QHATU_PASSWORD_COST: '10',
+    // Cheap password hashes (scrypt N=2^10): the hashing is the same, the tests do not wait on it;
+    // a test that runs the app as production gets production's cost.
+    ...(options.env?.QHATU_ENV === 'production' ? {} : { QHATU_PASSWORD_COST: '10' }),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...poolerEnvironment(database.url),
     ...options.env,
