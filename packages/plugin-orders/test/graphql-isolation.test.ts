@@ -69,6 +69,22 @@ describe('GraphQL orders', () => {
     expect(page2.data.orders.pageInfo.hasNextPage).toBe(false);
   });
 
+  it('shows what each order was paid and still owes, as its REST read does', async () => {
+    const rosa = await registerCustomer(t, a, 'rosa@example.com');
+    const [v] = await createVariants(t, a, [2500], { title: 'Manta' });
+    await stockUp(t, a, [v.id], 5);
+    const order = await createOrder(t, a, [{ variant_id: v.id, quantity: 2 }], { customer_email: 'rosa@example.com' });
+    const amounts = '{ orders(limit: 1) { edges { node { id status total amountPaid amountRefunded amountWaived amountDue paidAt } } } }';
+    const read = async () => (await gql(a, amounts, rosa.token)).json().data.orders.edges[0].node;
+    expect(await read()).toEqual({ id: order.id, status: 'pending', total: 5000, amountPaid: 0, amountRefunded: 0, amountWaived: 0, amountDue: 5000, paidAt: null });
+    // Shipped before it was paid (cash on delivery): it still owes its total.
+    await caller(t, a)('POST', `${ORDERS}/${order.id}/fulfillments`, {});
+    const shipped = await read();
+    expect(shipped).toMatchObject({ status: 'fulfilled', amountPaid: 0, amountDue: 5000, paidAt: null });
+    const rest = (await caller(t, a)('GET', `${ORDERS}/${order.id}`)).json().data;
+    expect({ amountDue: shipped.amountDue, amountPaid: shipped.amountPaid, amountWaived: shipped.amountWaived }).toEqual({ amountDue: rest.amount_due, amountPaid: rest.amount_paid, amountWaived: rest.amount_waived });
+  });
+
   it('answers FORBIDDEN to admin and storefront keys and UNAUTHENTICATED without a token', async () => {
     for (const token of [a.adminToken, a.storefrontToken]) {
       const res = (await gql(a, QUERY, token)).json();

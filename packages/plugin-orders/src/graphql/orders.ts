@@ -1,5 +1,6 @@
 import { ADMIN, AppError, toConnection, type GraphQLContribution, type QhatuGraphQLContext } from '@qhatu/core';
 import { z } from 'zod';
+import { amountDue } from '../services/ledger.js';
 import { OrderReads, type OrderView } from '../services/order-reads.js';
 import { analyticsResolver, analyticsTypeDefs } from './analytics.js';
 
@@ -7,8 +8,8 @@ const typeDefs = `
   enum OrderStatus { pending confirmed paid ready_to_ship in_transit partially_fulfilled fulfilled cancelled refunded }
   "A line as it was bought; price is the unit price in minor units, taxRate basis points, taxAmount the line's tax."
   type OrderLineItem { title: String!, quantity: Int!, price: Int!, taxRate: Int!, taxAmount: Int! }
-  "Amounts in minor units; total adds taxTotal only when pricesIncludeTax is false."
-  type Order { id: ID!, number: Int!, status: OrderStatus!, subtotal: Int!, discountTotal: Int!, shippingTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int!, currency: String!, createdAt: String!, lineItems: [OrderLineItem!]! }
+  "Amounts in minor units; total adds taxTotal only when pricesIncludeTax is false. amountDue is what is left to pay while the order awaits payment (pending or confirmed, or shipped before it was paid): total − amountWaived − (amountPaid − amountRefunded); 0 otherwise."
+  type Order { id: ID!, number: Int!, status: OrderStatus!, subtotal: Int!, discountTotal: Int!, shippingTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int!, amountPaid: Int!, amountRefunded: Int!, amountWaived: Int!, amountDue: Int!, currency: String!, createdAt: String!, paidAt: String, lineItems: [OrderLineItem!]! }
   type OrderEdge { node: Order!, cursor: String! }
   type OrderConnection { edges: [OrderEdge!]!, pageInfo: PageInfo! }
   extend type Query {
@@ -33,8 +34,13 @@ function node({ order, lines }: OrderView) {
     taxTotal: order.taxTotal,
     pricesIncludeTax: order.pricesIncludeTax,
     total: order.total,
+    amountPaid: order.amountPaid,
+    amountRefunded: order.amountRefunded,
+    amountWaived: order.amountWaived,
+    amountDue: amountDue(order),
     currency: order.currency,
     createdAt: order.createdAt.toISOString(),
+    paidAt: order.paidAt?.toISOString() ?? null,
     // Resolved by core's `Order.customFields` (when fields are declared): the caller sees what it may.
     customFields: order.customFields,
     lineItems: lines.map((l) => ({ title: l.title, quantity: l.quantity, price: l.unitPriceAmount, taxRate: l.taxRate, taxAmount: l.taxAmount })),
