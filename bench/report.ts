@@ -53,12 +53,12 @@ const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toF
  * A Markdown table, readable in a terminal and pasteable into docs/benchmarks.md as is. Each row is
  * compared with the baseline it names (`compareWith`: writes with the write baseline), else `baseline`.
  */
-/** A Markdown table: the first column left-aligned, the others right-aligned. */
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table: the first `left` columns left-aligned, the others (numbers) right-aligned. */
+function table(header: string[], rows: string[][], left = 1): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+    `| ${cells.map((cell, i) => (i < left ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i < left ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
@@ -223,8 +223,5 @@ export function formatTargets(rounds: ScenarioResult[][], targets: Target[]): st
   }
   if (rows.length === 0) return '';
   const header = ['scenario', 'against', 'ratio', 'target', ''];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
+  return table(header, rows, 2);
 }

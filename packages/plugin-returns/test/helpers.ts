@@ -99,6 +99,9 @@ export async function levelOf(s: Shop, variantId: string, warehouse = s.warehous
   return level ? { on_hand: level.on_hand, reserved: level.reserved, available: level.available } : { on_hand: 0, reserved: 0, available: 0 };
 }
 
+/** The status codes of answers to requests made at once, sorted. */
+export const statuses = (answers: Array<{ statusCode: number }>) => answers.map((a) => a.statusCode).sort();
+
 /** The error of a non-2xx answer, checked to be `status` with `code`. */
 export function expectError(res: { statusCode: number; body: string; json(): any }, status: number, code: string) {
   expect(res.statusCode, res.body).toBe(status);

@@ -1,6 +1,6 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fulfilledOrder, levelOf, ok, product, requestReturn, returnsApp, shop, type Shop } from './helpers.js';
+import { fulfilledOrder, levelOf, ok, product, requestReturn, returnsApp, shop, statuses, type Shop } from './helpers.js';
 
 // Requests, receipts and refunds that arrive at once: each return and each order is worked out
 // under its row's lock, so the units and the money count once.
@@ -11,8 +11,6 @@ beforeAll(async () => {
   s = await shop(t, false);
 });
 afterAll(async () => t?.close());
-
-const statuses = (answers: Array<{ statusCode: number }>) => answers.map((a) => a.statusCode).sort();
 
 describe('at once', () => {
   it('eight receipts of the same unit put it back in stock once', async () => {

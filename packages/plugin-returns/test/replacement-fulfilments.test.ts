@@ -1,6 +1,6 @@
 import type { TestApp } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, expectError, fulfilledOrder, levelOf, ok, outbox, pay, product, requestReturn, returnsApp, shop, type Shop } from './helpers.js';
+import { ADDRESS, expectError, fulfilledOrder, levelOf, ok, outbox, pay, product, requestReturn, returnsApp, shop, statuses, type Shop } from './helpers.js';
 
 // An exchange's new items and a claim's replacement ship as a new fulfilment of the same order
 // (decision 0087): shown on the order, taking the stock the return held, once.
@@ -11,8 +11,6 @@ beforeAll(async () => {
   s = await shop(t, false);
 });
 afterAll(async () => t?.close());
-
-const statuses = (answers: Array<{ statusCode: number }>) => answers.map((a) => a.statusCode).sort();
 
 /** An approved exchange of the order's one unit for one unit of a new product; the order, the new variant and the return. */
 async function approvedExchange() {

@@ -117,6 +117,26 @@ export class Shipping {
       line.fulfilledQuantity += item.quantity;
       line.backorderedQuantity = Math.min(line.backorderedQuantity, line.quantity - line.fulfilledQuantity);
     }
+    return this.record(tx, order, items, details);
+  }
+
+  /**
+   * A shipment of a return's replacement items (decision 0087): they take the stock the return holds
+   * (`returnId` is its holder in inventory; an untracked variant ships without stock), never the
+   * order's, and leave the order's lines as they are.
+   */
+  async shipReplacement(tx: Tx, order: Order, returnId: string, items: ReplacementItem[], details: ShipmentDetails): Promise<Fulfillment> {
+    const held = await this.held(tx, returnId);
+    const need = new Map<string, number>();
+    for (const i of items) if (i.variantId) need.set(i.variantId, (need.get(i.variantId) ?? 0) + i.quantity);
+    const taken = [...need].map(([variantId, quantity]) => ({ variantId, quantity: Math.min(quantity, held.get(variantId) ?? 0) })).filter((l) => l.quantity > 0);
+    if (taken.length > 0) await this.reservations.consume(tx, returnId, taken);
+    const shipped = items.map((i) => ({ line_item_id: null, variant_id: i.variantId ?? null, title: i.title, quantity: i.quantity, return_id: returnId }));
+    return this.record(tx, order, shipped, { ...details, status: 'shipped' });
+  }
+
+  /** The fulfilment row of `items`, with orders.fulfillment.created (and .delivered when it is delivered at once). */
+  private record(tx: Tx, order: Order, items: FulfillmentItem[], details: ShipmentDetails): Fulfillment {
     const at = tx.now();
     const status = details.status ?? 'shipped';
     const fulfillment = tx.em.create(Fulfillment, {
@@ -136,37 +156,6 @@ export class Shipping {
     });
     publishFulfillment(tx, 'orders.fulfillment.created', fulfillment);
     if (status === 'delivered') publishFulfillment(tx, 'orders.fulfillment.delivered', fulfillment);
-    return fulfillment;
-  }
-
-  /**
-   * A shipment of a return's replacement items (decision 0087): they take the stock the return holds
-   * (`returnId` is its holder in inventory; an untracked variant ships without stock), never the
-   * order's, and leave the order's lines as they are.
-   */
-  async shipReplacement(tx: Tx, order: Order, returnId: string, items: ReplacementItem[], details: ShipmentDetails): Promise<Fulfillment> {
-    const held = new Map((await this.reservations.ofOrder(tx, returnId)).filter((r) => r.quantity > 0).map((r) => [r.variantId, r.quantity]));
-    const need = new Map<string, number>();
-    for (const i of items) if (i.variantId) need.set(i.variantId, (need.get(i.variantId) ?? 0) + i.quantity);
-    const taken = [...need].filter(([variantId]) => held.has(variantId)).map(([variantId, quantity]) => ({ variantId, quantity: Math.min(quantity, held.get(variantId)!) }));
-    if (taken.length > 0) await this.reservations.consume(tx, returnId, taken);
-    const at = tx.now();
-    const fulfillment = tx.em.create(Fulfillment, {
-      id: randomUUID(),
-      tenantId: tx.tenantId,
-      orderId: order.id,
-      status: 'shipped',
-      carrier: details.carrier ?? null,
-      trackingNumber: details.trackingNumber ?? null,
-      trackingUrl: details.trackingUrl ?? null,
-      estimatedDelivery: details.estimatedDelivery ?? null,
-      items: items.map((i) => ({ line_item_id: null, variant_id: i.variantId ?? null, title: i.title, quantity: i.quantity, return_id: returnId })),
-      shippedAt: at,
-      deliveredAt: null,
-      createdAt: at,
-      updatedAt: at,
-    });
-    publishFulfillment(tx, 'orders.fulfillment.created', fulfillment);
     return fulfillment;
   }
 
