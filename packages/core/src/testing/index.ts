@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Logger } from 'pino';
 import { createApp, type QhatuApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { Database } from '../db/database.js';
@@ -14,6 +15,7 @@ import { settler } from './settle.js';
 
 export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './databases.js';
 export { poolerEnvironment } from './pooler.js';
+export { captureLogs, type CapturedLogs, type LogLine } from './logs.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
 export { indexesOf, searchPlan, seqScans, type PlanNode, type SearchPlan } from './search-plans.js';
 
@@ -46,6 +48,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Settings on top of the test's own (database, platform token, data folder, `QHATU_ENV=development`), as the environment gives them. */
   env?: Record<string, string>;
+  /** The app's logger (a pino logger writing where the test reads), instead of one at `LOG_LEVEL` (silent by default). */
+  logger?: Logger;
 }
 
 export interface TestTenant {
@@ -78,7 +82,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
   });
   let app: QhatuApp;
   try {
-    app = await createApp({ plugins: options.plugins, config, workers: options.workers ?? false, clock: options.clock });
+    app = await createApp({ plugins: options.plugins, config, workers: options.workers ?? false, clock: options.clock, logger: options.logger });
   } catch (error) {
     await database.drop();
     await rm(dataDir, { recursive: true, force: true });

@@ -58,4 +58,7 @@ export async function answerRead(
   if (choice.locale) reply.header('content-language', choice.locale);
   if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
   else reply.type('application/json; charset=utf-8').send(answer.body);
+  // Until it is written: a handler that resolves with nothing while its reply is still in the onSend
+  // hooks is sent a second time by fastify (an error logged after every read).
+  await reply;
 }
