@@ -157,6 +157,24 @@ export class AccessTokens {
     return entry.principal;
   }
 
+  /** The cache's key of a token of `tenantId` (what `authenticate` files it under). */
+  cacheKey(token: string, tenantId: string): string {
+    return `${tenantId}:${hashToken(token)}`;
+  }
+
+  /**
+   * Whether the lookup cached under `key` still stands for `principal` as `authenticate` would take
+   * it now, without a statement: the same lookup (not revoked or changed since), fresh, the token
+   * not expired, its store active. False means: ask `authenticate`.
+   */
+  stillHolds(key: string, principal: Principal): boolean {
+    if (!this.trusted) return false;
+    const entry = this.cache.get(key);
+    if (!entry || entry.principal !== principal || Date.now() - entry.cachedAt > CACHE_TTL_MS) return false;
+    if (entry.expiresAt && entry.expiresAt.getTime() <= this.clock.now().getTime()) return false;
+    return entry.tenantStatus !== 'suspended' && entry.tenantStatus !== 'expired';
+  }
+
   private async load(tenantId: string, hash: string): Promise<CachedToken> {
     // One statement for every kind: a staff member's status and role ride on the token's row. A read: asked again after a lost connection.
     const rows = await retryingRead(() => this.db.query<TokenRow>(

@@ -246,6 +246,17 @@ export class ReadCache {
     this.generations.set(scope, (this.generations.get(scope) ?? 0) + 1);
   }
 
+  /** The answer kept under `key` of the store's topic now, if any (a hit, as `slot` counts one). */
+  peek(tenantId: string, topic: string, key: string): CachedAnswer | undefined {
+    if (!this.serving) return undefined;
+    const scope = `${topic}:${tenantId}`;
+    const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
+    const held = this.entries!.get(full);
+    if (!held) return undefined;
+    this.touched(full);
+    return answerOf(held, full, this.hot);
+  }
+
   /** The slot of `key` (a request's URL, say) of the store's topic. */
   slot(tenantId: string, topic: string, key: string): CacheSlot {
     if (!this.serving) return { fill: (body) => ({ body, etag: entityTag(body) }) };

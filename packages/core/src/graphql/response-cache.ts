@@ -74,25 +74,31 @@ export function cacheResponses(app: FastifyInstance, container: DependencyContai
     const variables = typeof body.variables === 'string' ? body.variables : JSON.stringify(body.variables ?? null);
     // The locale Accept-Language picks among the store's (none for a single-language store); an argument is in the query or variables.
     const language = localeKey(chooseLocale(principal.locales, { acceptLanguage: request.headers['accept-language'] }));
-    const slot = cache.slot(principal.tenantId!, plan.topic, `${language}graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`);
-    if (slot.hit) return reply.type('application/json; charset=utf-8').send(slot.hit.body);
-    slots.set(request, slot);
+    const key = `${language}graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`;
+    const slot = cache.slot(principal.tenantId!, plan.topic, key);
+    if (slot.hit) {
+      reply.type('application/json; charset=utf-8');
+      app.frontDoor.remember(request, reply, principal, plan.topic, key);
+      return reply.send(slot.hit.body);
+    }
+    slots.set(request, { slot, principal, topic: plan.topic, key });
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const slot = slots.get(request);
-    if (!slot) return payload;
+    const taken = slots.get(request);
+    if (!taken) return payload;
     slots.delete(request);
     // Only a whole answer without errors is kept (an error may be the database's, for a moment).
     if (reply.statusCode === 200 && typeof payload === 'string' && payload.startsWith('{"data":') && !payload.includes('"errors":')) {
-      slot.fill(payload);
+      taken.slot.fill(payload);
+      app.frontDoor.remember(request, reply, taken.principal, taken.topic, taken.key);
     }
     return payload;
   });
 }
 
 const principals = new WeakMap<FastifyRequest, Principal>();
-const slots = new WeakMap<FastifyRequest, CacheSlot>();
+const slots = new WeakMap<FastifyRequest, { slot: CacheSlot; principal: Principal; topic: string; key: string }>();
 
 /** The caller `cacheResponses` authenticated for this request, if it did. */
 export function principalOf(request: FastifyRequest): Principal | undefined {

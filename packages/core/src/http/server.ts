@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -25,13 +25,15 @@ import { healthRoutes } from './health.js';
 import { AppError } from '../errors.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
+import { FrontDoor } from './front-door.js';
 import { openApiOptions, OperationIds } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { Metrics } from '../observability/metrics.js';
 import { installRequestMetrics, metricsRoute } from '../observability/metrics-http.js';
 import { readObservability } from '../observability/settings.js';
 import { logRoutePatterns, logTenant } from '../observability/request-logs.js';
-import { traceServer } from '../observability/tracing.js';
+import { traceServer, tracing } from '../observability/tracing.js';
+import { ReadCache } from '../cache/read-cache.js';
 import { refuseNulCharacters } from './text.js';
 import type { AuthRule } from './route-config.js';
 import './route-config.js';
@@ -115,8 +117,21 @@ export async function buildHttp(
   container: DependencyContainer,
   routes: RouteInfo[] = [],
 ): Promise<FastifyInstance> {
+  // Storefront reads the framework answered from memory are answered again before it (decision 0094).
+  const readCache = container.resolve(ReadCache);
+  const door = new FrontDoor(readCache, container.resolve(AccessTokens), container.resolve(Metrics), logger, config, readCache.settings.enabled && !tracing());
+  container.register(FrontDoor, { useValue: door });
   const http: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // Fastify's own server, with the door in front of its handler.
+    serverFactory: (handler, options) => {
+      const server = createServer((req, res) => door.serve(req, res, handler));
+      // As fastify sets its own server (the options come with fastify's defaults filled in).
+      server.keepAliveTimeout = Number(options.keepAliveTimeout);
+      server.requestTimeout = Number(options.requestTimeout);
+      server.setTimeout(Number(options.connectionTimeout));
+      return server;
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
@@ -133,6 +148,9 @@ export async function buildHttp(
       return sendError(reply, AppError.validation(tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid', [{ path: 'params', message: tooLong ? 'too long' : 'cannot be decoded' }]));
     },
   });
+  http.decorate('frontDoor', door);
+  // A body the door read (a GraphQL query it did not answer) is parsed from what it read.
+  http.addHook('preParsing', (request, _reply, payload, done) => done(null, door.bodyOf(request.raw) ?? payload));
   acceptEmptyJsonBodies(http);
   logRoutePatterns(http);
   // First, so that every route and hook below is traced (when tracing is on).

@@ -43,9 +43,11 @@ export async function answerRead(
   // The route's own serializer (its zod schema): the same body an uncached answer would have.
   const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly, translated)) as string;
   let answer: CachedAnswer;
+  let kept: string | undefined;
   if (storefrontCaller()) {
     // Keyed by the locale chosen (Accept-Language is not in the URL); the default's key is the URL alone.
-    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, `${localeKey(choice)}${req.url}`);
+    kept = `${localeKey(choice)}${req.url}`;
+    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, kept);
     answer = slot.hit ?? slot.fill(await serialize(true));
     reply.header('cache-control', PUBLIC);
   } else {
@@ -56,8 +58,11 @@ export async function answerRead(
   const several = (TenantContext.principal()?.locales?.locales.length ?? 1) > 1;
   reply.header('etag', answer.etag).header('vary', several ? VARY_LANGUAGE : VARY);
   if (choice.locale) reply.header('content-language', choice.locale);
+  reply.type('application/json; charset=utf-8');
+  // The same request again is answered before the framework while this answer stands.
+  if (kept !== undefined) req.server.frontDoor.remember(req, reply, TenantContext.principal()!, CATALOG_TOPIC, kept);
   if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
-  else reply.type('application/json; charset=utf-8').send(answer.body);
+  else reply.send(answer.body);
   // Until it is written: a handler that resolves with nothing while its reply is still in the onSend
   // hooks is sent a second time by fastify (an error logged after every read).
   await reply;
