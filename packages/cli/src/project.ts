@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QhatuPlugin, QhatuProject } from '@qhatu/core';
@@ -31,7 +32,10 @@ export async function loadProject(configPath?: string, cwd = process.cwd()): Pro
   try {
     // A TypeScript project file (and the project's own plugins it imports) runs through tsx; the
     // Qhatu packages themselves are JavaScript, and a qhatu.config.js needs no TypeScript at all.
-    if (TYPESCRIPT.test(file)) await (await import('../bin/typescript.js')).registerTypeScript(path.dirname(file));
+    if (TYPESCRIPT.test(file)) {
+      await preloadPackages(file);
+      await (await import('../bin/typescript.js')).registerTypeScript(path.dirname(file));
+    }
     loaded = await import(pathToFileURL(file).href);
   } catch (error) {
     const message = (error as Error).message?.split('\n').slice(0, 6).join('\n  ') ?? String(error);
@@ -41,6 +45,27 @@ export async function loadProject(configPath?: string, cwd = process.cwd()): Pro
   const { corePlugin, orderPlugins } = await import('@qhatu/core');
   orderPlugins([corePlugin, ...plugins.filter((p) => p.name !== 'core')]);
   return { plugins, file };
+}
+
+/**
+ * The Qhatu packages a TypeScript project file imports, loaded as the compiled JavaScript they are
+ * before the TypeScript loader is hooked in: once it is, every module loaded goes through the
+ * loader's thread (about a second more at start for the full store). The project file's own
+ * imports of them then find them loaded. Not when the packages run from their sources.
+ */
+async function preloadPackages(file: string): Promise<void> {
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('qhatu.sources')] !== undefined) return;
+  const require = createRequire(file);
+  const specifiers = new Set([...readFileSync(file, 'utf8').matchAll(/\bfrom\s+['"](@qhatu\/[^'"]+)['"]/g)].map((m) => m[1]));
+  await Promise.all(
+    [...specifiers].map(async (specifier) => {
+      try {
+        await import(pathToFileURL(require.resolve(specifier)).href);
+      } catch {
+        // The project file imports it as usual (and says what is wrong, if anything).
+      }
+    }),
+  );
 }
 
 function checkProject(project: unknown, file: string): QhatuPlugin[] {
