@@ -52,6 +52,9 @@ async function ensureTemplate(plugins: QhatuPlugin[]): Promise<string> {
   return name;
 }
 
+/** How long a drop waits for the database's last connections to close before it ends them. */
+const DRAIN_MS = 3000;
+
 /** A fresh database for one test file, copied from the migrated template. */
 export async function createTestDatabase(plugins: QhatuPlugin[]): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const template = await ensureTemplate(plugins);
@@ -75,7 +78,17 @@ export async function createTestDatabase(plugins: QhatuPlugin[]): Promise<{ name
   return {
     name,
     url: urlFor(name),
-    drop: () => withAdmin(async (client) => void (await client.query(`drop database if exists ${name} with (force)`))),
+    drop: () =>
+      withAdmin(async (client) => {
+        // Connections an app closed may still be on their way out (a pool ends its clients one by one):
+        // dropped by force, one would hear PostgreSQL's termination with nobody listening.
+        for (let waited = 0; waited < DRAIN_MS; waited += 50) {
+          const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+          if (rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        await client.query(`drop database if exists ${name} with (force)`);
+      }),
   };
 }
 
