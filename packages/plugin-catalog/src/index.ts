@@ -16,6 +16,7 @@ import { cacheVersionMigration } from './migrations/0005_cache_version.js';
 import { catalogSearchMigration } from './migrations/0006_search.js';
 import { catalogCustomFieldsMigration } from './migrations/0007_custom_fields.js';
 import { catalogTranslationsMigration } from './migrations/0008_translations.js';
+import { catalogTranslatedKeysMigration } from './migrations/0009_translated_keys.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
@@ -63,7 +64,7 @@ export default definePlugin({
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration, catalogTranslationsMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration, catalogTranslationsMigration, catalogTranslatedKeysMigration],
   // Other plugins and the project add fields to products and variants (`customFields: { product: {...}, variant: {...} }`).
   customFieldHosts: [
     { entity: 'product', table: 'catalog_product', graphqlType: 'Product' },

@@ -156,7 +156,7 @@ describe('translations through the admin API', () => {
     const es = await admin()('PUT', `/api/v1/catalog/products/${product.id}/translations/es-PE`, { title: 'Zapatos' });
     expect(es.statusCode).toBe(422);
     expect(es.json().error.code).toBe('LOCALE_IS_DEFAULT');
-    const unknown = await admin()('PUT', `/api/v1/catalog/products/${product.id}/translations/en-US`, { title: 'Shoes', handle: 'shoes' });
+    const unknown = await admin()('PUT', `/api/v1/catalog/products/${product.id}/translations/en-US`, { title: 'Shoes', status: 'active' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.code).toBe('VALIDATION_ERROR');
     expect((await admin()('PUT', `/api/v1/catalog/products/${product.id}/translations/en-US`, {})).statusCode).toBe(400);

@@ -160,10 +160,11 @@ export class TranslationTable {
   matching(alias: string, resource: string, locale: string, words: string): { condition: { sql: string; params: unknown[] }; ids: { sql: string; params: unknown[] } } {
     const config = textSearchConfig(locale);
     return {
+      // A scalar subquery, probed per row on the primary key: as EXISTS the planner may hash every translation of the store that matches.
       condition: {
-        sql: `exists (select 1 from ${this.table} tl where tl.tenant_id = ${alias}.tenant_id and tl.resource = ? and tl.resource_id = ${alias}.id and tl.locale = ?
-                 and tl.search @@ plainto_tsquery(?::regconfig, qhatu_fold(?)))`,
-        params: [resource, locale, config, words],
+        sql: `coalesce((select tl.search @@ plainto_tsquery(?::regconfig, qhatu_fold(?)) from ${this.table} tl
+                 where tl.tenant_id = ${alias}.tenant_id and tl.resource = ? and tl.resource_id = ${alias}.id and tl.locale = ?), false)`,
+        params: [config, words, resource, locale],
       },
       ids: { sql: `select ${this.table}_matches(?, ?, ?)`, params: [resource, locale, words] },
     };

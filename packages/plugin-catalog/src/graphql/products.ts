@@ -38,8 +38,10 @@ const ProductsArgs = z.object({
   locale: z.string().max(16).nullish(),
 });
 
-function node({ product, variants }: ProductView) {
+/** `locale`: the one the product was read in (not a field), for the collections loaded for it. */
+function node({ product, variants }: ProductView, locale: string | undefined) {
   return {
+    locale: locale ?? null,
     id: product.id,
     title: product.title,
     handle: product.handle,
@@ -90,7 +92,7 @@ export const productGraphQL: GraphQLContribution = {
             { status: args.filter?.status ?? undefined, activeOnly: storefront, locale },
           );
           const views = new Map(items.map((v) => [v.product.id, v]));
-          return toConnection(page, (p) => node(views.get(p.id)!), args.cursor ?? undefined);
+          return toConnection(page, (p) => node(views.get(p.id)!, locale), args.cursor ?? undefined);
         };
         if (!activeOnly(ctx)) return read(false);
         return rememberedForStorefront(ctx, `${localeKey(choice)}products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
@@ -99,7 +101,7 @@ export const productGraphQL: GraphQLContribution = {
         if (!z.uuid().safeParse(args.id).success) throw AppError.validation('id must be a UUID');
         const choice = ctx.locale(args.locale);
         const locale = choice.translated ? choice.locale : undefined;
-        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale }));
+        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale }), locale);
         if (!activeOnly(ctx)) return read(false);
         return rememberedForStorefront(ctx, `${localeKey(choice)}product:${args.id.toLowerCase()}`, () => read(true));
       },
@@ -107,11 +109,14 @@ export const productGraphQL: GraphQLContribution = {
   },
   loaders: {
     Product: {
-      // Batched across every product of the response; storefronts see active collections only.
-      collections: async (queries: Array<{ obj: { id: string } }>, ctx: QhatuGraphQLContext) => {
+      // Batched across every product of the response (one statement per locale read in); storefronts see active collections only.
+      collections: async (queries: Array<{ obj: { id: string; locale: string | null } }>, ctx: QhatuGraphQLContext) => {
         const source = ctx.container.resolve<CollectionsOfProducts>(ProductCollections);
-        const byProduct = await source.collectionsOf(queries.map((q) => q.obj.id), { activeOnly: activeOnly(ctx) });
-        return queries.map((q) => byProduct.get(q.obj.id) ?? []);
+        const locales = [...new Set(queries.map((q) => q.obj.locale))];
+        const found = await Promise.all(locales.map((locale) =>
+          source.collectionsOf(queries.filter((q) => q.obj.locale === locale).map((q) => q.obj.id), { activeOnly: activeOnly(ctx), locale: locale ?? undefined })));
+        const byLocale = new Map(locales.map((locale, i) => [locale, found[i]]));
+        return queries.map((q) => byLocale.get(q.obj.locale)!.get(q.obj.id) ?? []);
       },
     },
   },

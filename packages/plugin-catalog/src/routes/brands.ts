@@ -11,16 +11,16 @@ export async function brandRoutes(app: FastifyInstance, container: DependencyCon
   const r = app.withTypeProvider<ZodTypeProvider>();
   const brands = container.resolve(Brands);
   const translations = container.resolve(CatalogTranslations);
-  // Storefronts read a brand's name and description in their locale (`q` searches the names of the default locale).
+  // Storefronts read a brand's name and description in their locale; there `q` finds its name in either.
   const inLocale = (locale: { translated: boolean; locale: string }) => (locale.translated ? locale.locale : undefined);
   const tags = ['Brands'];
 
   r.get('/catalog/brands', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'List brands (q searches names)', querystring: BrandListQuery, response: { 200: listOf(BrandOut), ...errorResponses(400, 401, 403, 422) } },
+    schema: { tags, summary: 'List brands (q searches names, in the locale asked too)', querystring: BrandListQuery, response: { 200: listOf(BrandOut), ...errorResponses(400, 401, 403, 422) } },
   }, async (req) => {
     const locale = inLocale(requestLocale(req));
-    const { items, page } = await brands.list(req.query, { q: req.query.q });
+    const { items, page } = await brands.list(req.query, { q: req.query.q, locale });
     return { data: await translations.translate('brand', items.map(brandOut), locale), meta: { pagination: page.pagination } };
   });
 

@@ -11,6 +11,7 @@ import {
   CollectionProductOut,
   CollectionProductParams,
   CollectionReplace,
+  SlugParams,
 } from '../schemas/collection.js';
 import { LocalePageQuery } from '../schemas/common.js';
 import { CollectionProducts } from '../services/collection-products.js';
@@ -31,7 +32,7 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
     config: { auth: STOREFRONT },
     schema: { tags, summary: 'List collections', description: STOREFRONT_CACHED, querystring: CollectionListQuery, response: { 200: listOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
-    const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly });
+    const page = await collections.list(req.query, { ...(filtersOf(req.query) as CollectionFilter), activeOnly, locale });
     return { data: await translations.translate('collection', page.items.map(collectionOut), locale), meta: { pagination: page.pagination } };
   }));
 
@@ -45,6 +46,21 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
     schema: { tags, summary: 'Read a collection with its product_count', description: STOREFRONT_CACHED, params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const [collection] = await translations.translate('collection', [collectionOut(await collections.get(req.params.id, { activeOnly }))], locale);
+    return { data: collection };
+  }));
+
+  r.get('/catalog/collections/slug/:slug', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary: 'Read a collection by its slug',
+      description: `${STOREFRONT_CACHED} In a locale the slug is the collection's slug there (its translation's) or its own.`,
+      params: SlugParams,
+      querystring: LocaleQuery,
+      response: { 200: dataOf(CollectionOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) },
+    },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
+    const [collection] = await translations.translate('collection', [collectionOut(await collections.getBySlug(req.params.slug, { activeOnly, locale }))], locale);
     return { data: collection };
   }));
 
@@ -66,7 +82,9 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
     schema: { tags, summary: "List the collection's products in its sort_order", description: STOREFRONT_CACHED, params: IdParams, querystring: LocalePageQuery, response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
     const page = await members.page(req.params.id, req.query, { activeOnly });
-    return { data: await translations.translate('product', page.entries, locale), meta: { pagination: page.pagination } };
+    // An entry's slug is its product's handle, in the locale too.
+    const entries = await translations.translate('product', page.entries.map((e) => ({ ...e, handle: e.slug })), locale);
+    return { data: entries.map(({ handle, ...e }) => ({ ...e, slug: handle })), meta: { pagination: page.pagination } };
   }));
 
   r.post('/catalog/collections/:id/products', {

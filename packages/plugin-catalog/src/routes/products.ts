@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import {
+  HandleParams,
   ProductInput,
   ProductListQuery,
   ProductOut,
@@ -65,6 +66,18 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     config: { auth: STOREFRONT },
     schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
   }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => ({ data: productOut(await products.get(req.params.id, { activeOnly, locale }), shown(activeOnly)) })));
+
+  r.get('/catalog/products/handle/:handle', {
+    config: { auth: STOREFRONT },
+    schema: {
+      tags,
+      summary: 'Read a product by its handle',
+      description: `${STOREFRONT_CACHED} In a locale the handle is the product's handle there (its translation's) or its own.`,
+      params: HandleParams,
+      querystring: LocaleQuery,
+      response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) },
+    },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => ({ data: productOut(await products.getByHandle(req.params.handle, { activeOnly, locale }), shown(activeOnly)) })));
 
   r.patch('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },

@@ -2,6 +2,7 @@ import { IdParams, listQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { COLLECTION_SORT_ORDERS, COLLECTION_STATUSES } from '../entities/collection.js';
 import { Position, Slug } from './common.js';
+import { Handle } from './product.js';
 
 export const CollectionCreate = z
   .strictObject({
@@ -83,3 +84,5 @@ export const CollectionProductEntry = z
   .meta({ id: 'CollectionProductEntry' });
 
 export const CollectionProductParams = IdParams.extend({ product_id: Uuid });
+
+export const SlugParams = z.object({ slug: Handle });

@@ -4,7 +4,8 @@ import { PRODUCT_STATUSES } from '../entities/product.js';
 
 const MAX_PRICE = 2_147_483_647;
 const Price = z.number().int('must be a whole number of minor units').min(0).max(MAX_PRICE);
-const Handle = z
+/** A product's handle: lower-case words joined by single dashes (a translated handle too). */
+export const Handle = z
   .string()
   .min(1)
   .max(255)
@@ -120,3 +121,5 @@ export const ProductListQuery = listQuery({
 export type ProductListQuery = z.output<typeof ProductListQuery>;
 
 export const VariantParams = z.object({ id: Uuid, variant_id: Uuid });
+
+export const HandleParams = z.object({ handle: Handle });

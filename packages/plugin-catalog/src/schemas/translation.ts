@@ -1,17 +1,19 @@
 import { LocaleTag, Timestamp, Uuid } from '@qhatu/core';
 import { z, type ZodType } from 'zod';
+import { Handle } from './product.js';
 
 const Title = z.string().trim().min(1, 'must not be empty').max(255);
 const Html = z.string().max(100_000);
 
 /**
  * The fields each catalog resource translates, as its create body writes them. A translation sends
- * the fields it has; the others are read in the store's default locale.
+ * the fields it has; the others are read in the store's default locale. A translated handle (a
+ * collection's slug) is unique in the store and locale, and finds the resource in that locale.
  */
 export const TRANSLATED_FIELDS = {
-  product: { title: Title, description_html: Html },
+  product: { title: Title, description_html: Html, handle: Handle },
   variant: { title: Title },
-  collection: { title: Title, description: Html, seo_title: z.string().max(255), seo_description: z.string().max(1000) },
+  collection: { title: Title, slug: Handle, description: Html, seo_title: z.string().max(255), seo_description: z.string().max(1000) },
   brand: { name: Title, description: Html },
 } as const satisfies Record<string, Record<string, ZodType>>;
 

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, raw, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, keyset, paginate, searchWhere, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Brand } from '../entities/brand.js';
 import type { BrandCreate } from '../schemas/brand.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { resolveSlug, retryTaken } from './references.js';
+import { translatedSortPage } from './translated-sort.js';
 
 export const BRAND_EVENTS = ['products.brand.created', 'products.brand.updated', 'products.brand.deleted'] as const;
 
@@ -58,10 +59,16 @@ export class Brands implements MediaUser {
     });
   }
 
-  async list(page: PageRequest, filter: { q?: string }): Promise<{ items: BrandView[]; page: Page<Brand> }> {
+  /**
+   * `locale`: another than the store's default, where `q` also finds a brand by its name there
+   * (whole words, stemmed in its language) and a `name` sort is by the names read there.
+   */
+  async list(page: PageRequest, filter: { q?: string; locale?: string }): Promise<{ items: BrandView[]; page: Page<Brand> }> {
     return this.db.tenant(async ({ em, tenantId }) => {
-      const where = filter.q ? searchWhere('catalog_brand', filter.q) : {};
-      const result = await paginate(em, Brand, where, page);
+      const { q, locale } = filter;
+      const translatedName = (words: string, at: string) => ({ [raw((alias: string) => `${alias}.id in (select catalog_translation_matches('brand', ?, ?))`, [at, words])]: [] });
+      const where: FilterQuery<Brand> = q ? (locale ? { $or: [searchWhere('catalog_brand', q), translatedName(q, locale)] } : searchWhere('catalog_brand', q)) : {};
+      const result = locale && page.sort.replace(/^-/, '') === 'name' ? await byTranslatedName(em, tenantId, page, locale, q) : await paginate(em, Brand, where, page);
       const counts = await productCounts(em, tenantId, result.items.map((b) => b.id));
       return { items: result.items.map((brand) => ({ brand, productCount: counts.get(brand.id) ?? 0 })), page: result };
     });
@@ -113,6 +120,21 @@ export class Brands implements MediaUser {
     }
     if (brands.length > 0) await tx.em.flush();
   }
+}
+
+const COLUMNS = 'id, tenant_id, name, slug, description, color, logo_media_id, logo_url, website_url, created_at, updated_at';
+
+/** A page of brands in the order of their names read in `locale` (decision 0096), paged by them. */
+async function byTranslatedName(em: EntityManager, tenantId: string, page: PageRequest, locale: string, q: string | undefined): Promise<Page<Brand>> {
+  const resume = keyset(page, { name: { sql: 'name', type: 'text' } });
+  const conditions = () => [
+    { sql: 'tenant_id = ?', params: [tenantId] },
+    ...(q ? [{ sql: `id in (select catalog_brand_matches(?)) or id in (select catalog_translation_matches('brand', ?, ?))`, params: [q, locale, q] }] : []),
+  ];
+  const statement = translatedSortPage({ table: 'catalog_brand', resource: 'brand', own: 'name', locale, columns: COLUMNS, conditions, tenantId, page, cursor: resume.params });
+  const rows = await em.execute<Array<Record<string, unknown> & { id: string; sort_key: string }>>(statement.sql, statement.params);
+  const keys = new Map(rows.map((r) => [r.id, r.sort_key]));
+  return resume.finish(rows.map(({ sort_key: _, ...row }) => em.map(Brand, row)), (b) => keys.get(b.id));
 }
 
 /** Products per brand for a page of brands, in one statement. */

@@ -7,10 +7,12 @@ import { Product } from '../entities/product.js';
 import type { CollectionProductCreate } from '../schemas/collection.js';
 import type { PageQuery } from '../schemas/common.js';
 import { findCollection, lockCollection } from './collections.js';
+import { CATALOG_TRANSLATIONS } from './translations.js';
 
 /** The collections each product belongs to (GraphQL `Product.collections`); an extension point. */
 export interface CollectionsOfProducts {
-  collectionsOf(productIds: string[], options?: { activeOnly?: boolean }): Promise<Map<string, Array<{ id: string; title: string }>>>;
+  /** `locale`: a locale other than the store's default, whose titles replace the collections' own where they have one. */
+  collectionsOf(productIds: string[], options?: { activeOnly?: boolean; locale?: string }): Promise<Map<string, Array<{ id: string; title: string }>>>;
 }
 
 export const ProductCollections = Symbol.for('qhatu.catalog.product-collections');
@@ -161,13 +163,14 @@ export class CollectionProducts implements CollectionsOfProducts {
     );
   }
 
-  /** The collections of a whole page of products, in one statement. */
-  async collectionsOf(productIds: string[], options: { activeOnly?: boolean } = {}) {
+  /** The collections of a whole page of products, in one statement, titled in the locale asked. */
+  async collectionsOf(productIds: string[], options: { activeOnly?: boolean; locale?: string } = {}) {
     const byProduct = new Map<string, Array<{ id: string; title: string }>>();
     if (productIds.length === 0) return byProduct;
+    const title = options.locale ? CATALOG_TRANSLATIONS.field('c', 'collection', options.locale, 'title') : 'c.title';
     const rows = await this.db.read((sql) =>
       sql.query<{ product_id: string; id: string; title: string }>(
-        `select cp.product_id, c.id, c.title
+        `select cp.product_id, c.id, ${title} as title
            from catalog_collection_product cp
            join catalog_collection c on c.tenant_id = cp.tenant_id and c.id = cp.collection_id
           where cp.tenant_id = ? and cp.product_id = any(?::uuid[]) ${options.activeOnly ? `and c.status = 'active'` : ''}

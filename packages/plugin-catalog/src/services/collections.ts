@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, keyset, paginate, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Collection, type CollectionStatus } from '../entities/collection.js';
 import type { CollectionCreate, CollectionReplace } from '../schemas/collection.js';
 import { CatalogMedia, type MediaUser } from './media.js';
 import { resolveSlug, retryTaken } from './references.js';
+import { translatedSortPage } from './translated-sort.js';
 
 export const COLLECTION_EVENTS = [
   'products.collection.created',
@@ -20,7 +21,11 @@ export interface CollectionFilter {
   status?: CollectionStatus;
   /** Storefront callers see active collections only. */
   activeOnly?: boolean;
+  /** A locale other than the store's default: a `title` sort is by the titles read in it. */
+  locale?: string;
 }
+
+const COLUMNS = 'id, tenant_id, title, slug, description, status, sort_order, seo_title, seo_description, image_media_id, image_url, position, product_count, created_at, updated_at';
 
 /** Collections themselves; their products are `CollectionProducts`. The only writer of both. */
 @injectable()
@@ -67,13 +72,39 @@ export class Collections implements MediaUser {
     return this.db.tenant(({ em }) => findCollection(em, id, filter));
   }
 
+  /** The collection a storefront link names: in a locale, by its slug there or its own (decision 0096). */
+  async getBySlug(slug: string, filter: { activeOnly?: boolean; locale?: string } = {}): Promise<Collection> {
+    return this.db.tenant(async ({ em, tenantId }) => {
+      const own = 'select id from catalog_collection where tenant_id = ? and slug = ?';
+      const [row] = filter.locale
+        ? await em.execute<Array<{ id: string | null }>>(
+            `select coalesce((select resource_id from catalog_translation where tenant_id = ? and resource = 'collection' and locale = ? and handle = ?), (${own})) as id`,
+            [tenantId, filter.locale, slug, tenantId, slug],
+          )
+        : await em.execute<Array<{ id: string | null }>>(own, [tenantId, slug]);
+      if (!row?.id) throw AppError.notFound('Collection', 'COLLECTION_NOT_FOUND');
+      return findCollection(em, row.id, filter);
+    });
+  }
+
   async list(page: PageRequest, filter: CollectionFilter): Promise<Page<Collection>> {
-    return this.db.tenant(async ({ em }) => {
+    return this.db.tenant(async ({ em, tenantId }) => {
       const where: Record<string, unknown> = {};
       if (filter.status) where.status = filter.status;
       if (filter.activeOnly) where.status = filter.status && filter.status !== 'active' ? '__none__' : 'active';
+      if (filter.locale && page.sort.replace(/^-/, '') === 'title') return this.byTranslatedTitle(em, tenantId, page, filter.locale, where.status as string | undefined);
       return paginate(em, Collection, where, page);
     });
+  }
+
+  /** A page sorted by the titles read in `locale` (decision 0096), paged by them. */
+  private async byTranslatedTitle(em: EntityManager, tenantId: string, page: PageRequest, locale: string, status: string | undefined): Promise<Page<Collection>> {
+    const resume = keyset(page, { title: { sql: 'title', type: 'text' } });
+    const conditions = () => [{ sql: 'tenant_id = ?', params: [tenantId] }, ...(status ? [{ sql: 'status = ?', params: [status] }] : [])];
+    const statement = translatedSortPage({ table: 'catalog_collection', resource: 'collection', own: 'title', locale, columns: COLUMNS, conditions, tenantId, page, cursor: resume.params });
+    const rows = await em.execute<Array<Record<string, unknown> & { id: string; sort_key: string }>>(statement.sql, statement.params);
+    const keys = new Map(rows.map((r) => [r.id, r.sort_key]));
+    return resume.finish(rows.map(({ sort_key: _, ...row }) => em.map(Collection, row)), (c) => keys.get(c.id));
   }
 
   /** PUT: every field as sent, defaults for the absent ones; an absent slug or position is kept. */

@@ -1,6 +1,7 @@
-import { AppError, encodeCursor, keyset, pgDate, searchPage, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader } from '@qhatu/core';
+import { AppError, encodeCursor, keyset, localeLiteral, pgDate, searchPage, textSearchConfig, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
+import { translatedSortPage } from './translated-sort.js';
 import { CATALOG_TRANSLATIONS } from './translations.js';
 
 /**
@@ -87,12 +88,29 @@ const READ_PRODUCT_SQL = `select ${PRODUCT_COLUMNS}, coalesce((
 /** The same read in a locale: each translated field from the translation when it has one, else the row's own. */
 function readTranslatedSql(locale: string): string {
   const product = PRODUCT_COLUMNS.replace('title,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title')} as title,`)
+    .replace('handle,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'handle')} as handle,`)
     .replace('description_html,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html')} as description_html,`);
   const variant = VARIANT_COLUMNS.replace('title,', `${CATALOG_TRANSLATIONS.field('cv', 'variant', locale, 'title')} as title,`);
   return `select ${product}, coalesce((
     select json_agg(v order by v.position) from (
       select ${variant} from catalog_variant cv where cv.tenant_id = p.tenant_id and cv.product_id = p.id) v), '[]') as variants
   from catalog_product p where p.tenant_id = ? and p.id = ?`;
+}
+
+/**
+ * The product a handle names: in a locale, the one whose translation into it has the handle, else
+ * the one whose own handle it is; each on its unique index.
+ */
+const BY_HANDLE = `(select id from catalog_product where tenant_id = ? and handle = ?)`;
+const byTranslatedHandle = (locale: string) => `coalesce((select resource_id from catalog_translation
+    where tenant_id = ? and resource = 'product' and locale = ${localeLiteral(locale)} and handle = ?), ${BY_HANDLE})`;
+
+export async function readProductByHandle(sql: SqlReader, handle: string, activeOnly: boolean, locale?: string): Promise<{ product: Product; variants: Variant[] }> {
+  const text = (locale ? readTranslatedSql(locale) : READ_PRODUCT_SQL).replace(/and (p\.)?id = \?$/, (_, alias = '') => `and ${alias}id = ${locale ? byTranslatedHandle(locale) : BY_HANDLE}`);
+  const params = locale ? [sql.tenantId, sql.tenantId, handle, sql.tenantId, handle] : [sql.tenantId, sql.tenantId, handle];
+  const [row] = await sql.query<Row>(`${text}${activeOnly ? ` and status = 'active'` : ''}`, params, { prepare: true });
+  if (!row) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
+  return { product: toProduct(row), variants: (row.variants as Row[]).map(toVariant) };
 }
 
 export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean, locale?: string): Promise<{ product: Product; variants: Variant[] }> {
@@ -109,7 +127,11 @@ function conditionsOf(tenantId: string, filter: ProductListFilter): SqlPart[] {
   const where = (sql: string, ...params: unknown[]) => out.push({ sql, params });
   if (filter.activeOnly) where(`status = 'active'`);
   if (filter.status) where('status = ?', filter.status);
-  if (filter.handle) where('handle = ?', filter.handle);
+  // In a locale, a handle is the translation's or the product's own (a storefront's link in either).
+  if (filter.handle && filter.locale) {
+    where(`id in (select id from catalog_product where tenant_id = ? and handle = ?
+      union all select resource_id from catalog_translation where tenant_id = ? and resource = 'product' and locale = ? and handle = ?)`, tenantId, filter.handle, tenantId, filter.locale, filter.handle);
+  } else if (filter.handle) where('handle = ?', filter.handle);
   if (filter.brand_id) where('brand_id = ?', filter.brand_id);
   if (filter.supplier_id) where('supplier_id = ?', filter.supplier_id);
   if (filter.tag) where('tags @> ?::jsonb', JSON.stringify([filter.tag]));
@@ -123,6 +145,7 @@ function conditionsOf(tenantId: string, filter: ProductListFilter): SqlPart[] {
  */
 function pageStatement(tenantId: string, page: PageRequest, filter: ProductListFilter, columns: string): SqlPart {
   const resume = keyset(page, SORTS);
+  if (byTranslatedTitle(page, filter)) return translatedTitlePage(tenantId, page, filter, columns, resume.params);
   const conditions = conditionsOf(tenantId, filter);
   if (resume.where) conditions.push({ sql: resume.where, params: resume.params });
   const field = page.sort.replace(/^-/, '');
@@ -135,8 +158,8 @@ function pageStatement(tenantId: string, page: PageRequest, filter: ProductListF
           ids: { sql: 'select product_id from catalog_variant where tenant_id = ? and sku = ?', params: [tenantId, sku] },
         }]
       : [];
-    // In another locale, the words are found in the translations too, stemmed in its language.
-    if (filter.locale) ways.push(CATALOG_TRANSLATIONS.matching('catalog_product', 'product', filter.locale, filter.q));
+    // In another locale, the words are found in the translations too, stemmed in its language, and in the name of the product's brand there.
+    if (filter.locale) ways.push(CATALOG_TRANSLATIONS.matching('catalog_product', 'product', filter.locale, filter.q), brandMatching(tenantId, filter.locale, filter.q));
     const also = ways.length === 0 ? undefined : {
       condition: { sql: ways.map((w) => `(${w.condition.sql})`).join(' or '), params: ways.flatMap((w) => w.condition.params) },
       ids: { sql: ways.map((w) => `(${w.ids.sql})`).join(' union all '), params: ways.flatMap((w) => w.ids.params) },
@@ -144,6 +167,27 @@ function pageStatement(tenantId: string, page: PageRequest, filter: ProductListF
     return searchPage({ table: 'catalog_product', words: filter.q, columns, conditions, order: { column: SORTS[field].sql, desc: page.sort.startsWith('-') }, limit: page.limit + 1, also });
   }
   return { sql: `select ${columns} from catalog_product where ${conditions.map((c) => `(${c.sql})`).join(' and ')} ${resume.tail}`, params: conditions.flatMap((c) => c.params) };
+}
+
+/** A title sort in another locale, without `q`, pages by the title read in that locale (a search pages by the own titles). */
+const byTranslatedTitle = (page: PageRequest, filter: ProductListFilter) => Boolean(filter.locale) && !filter.q && page.sort.replace(/^-/, '') === 'title';
+
+/** A page sorted by title in a locale: the translated titles' walk merged with the own titles' (decision 0096). */
+function translatedTitlePage(tenantId: string, page: PageRequest, filter: ProductListFilter, columns: string, cursor: unknown[]): SqlPart {
+  return translatedSortPage({ table: 'catalog_product', resource: 'product', own: 'title', locale: filter.locale!, columns, conditions: () => conditionsOf(tenantId, filter), tenantId, page, cursor });
+}
+
+/** Products whose brand's name in `locale` has the words (stemmed in its language): a condition on the row, and the ids by the brands found. */
+function brandMatching(tenantId: string, locale: string, words: string): { condition: SqlPart; ids: SqlPart } {
+  return {
+    // Probed on the primary key per row, as the product's own translation is (`TranslationTable.matching`).
+    condition: {
+      sql: `coalesce((select tb.search @@ plainto_tsquery(?::regconfig, qhatu_fold(?)) from catalog_translation tb
+              where tb.tenant_id = catalog_product.tenant_id and tb.resource = 'brand' and tb.resource_id = catalog_product.brand_id and tb.locale = ?), false)`,
+      params: [textSearchConfig(locale), words, locale],
+    },
+    ids: { sql: `select id from catalog_product where tenant_id = ? and brand_id in (select catalog_translation_matches('brand', ?, ?))`, params: [tenantId, locale, words] },
+  };
 }
 
 export async function readProductPage(
@@ -155,8 +199,10 @@ export async function readProductPage(
   const statement = pageStatement(sql.tenantId, page, filter, PRODUCT_COLUMNS.replace(/\s+/g, ' '));
   const rows = await sql.query<Row>(statement.sql, statement.params);
   const field = page.sort.replace(/^-/, '');
+  // The title a page in a locale is sorted by, when it is not the product's own.
+  const sortKeys = new Map(rows.map((r) => [r.id as string, r.sort_key as string | undefined]));
   const result = resume.finish(rows.map(toProduct), (p) => {
-    const value = field === 'title' ? p.title : field === 'updated_at' ? p.updatedAt : p.createdAt;
+    const value = field === 'title' ? (sortKeys.get(p.id) ?? p.title) : field === 'updated_at' ? p.updatedAt : p.createdAt;
     return value instanceof Date ? value.toISOString() : value;
   });
   const variants = new Map<string, Variant[]>();
@@ -183,6 +229,7 @@ async function translatePage(sql: SqlReader, locale: string, products: Product[]
   for (const p of products) {
     const t = fields.get(`product:${p.id}`);
     if (t?.title !== undefined) p.title = t.title;
+    if (t?.handle !== undefined) p.handle = t.handle;
     if (t?.description_html !== undefined) p.descriptionHtml = t.description_html;
   }
   for (const v of variants) {
@@ -199,22 +246,23 @@ const variantJson = (title: string) => `json_build_object('id', v.id, 'product_i
   'taxable', v.taxable, 'inventory_quantity', v.inventory_quantity, 'position', v.position, 'custom_fields', v.custom_fields,
   'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('v.updated_at')})`;
 
-const productJson = (title: string, description: string, variantTitle: string, more = '') => `json_build_object('id', p.id, 'title', ${title}, 'handle', p.handle, 'description_html', ${description},
+const productJson = (title: string, description: string, variantTitle: string, more = '', handle = 'p.handle') => `json_build_object('id', p.id, 'title', ${title}, 'handle', ${handle}, 'description_html', ${description},
   'status', p.status, 'brand_id', p.brand_id, 'supplier_id', p.supplier_id, 'tags', p.tags, 'images', p.images,
   'variants', coalesce((select json_agg(${variantJson(variantTitle)} order by v.position) from catalog_variant v where v.tenant_id = p.tenant_id and v.product_id = p.id), '[]'),
   'custom_fields', p.custom_fields, 'created_at', ${iso('p.created_at')}, 'updated_at', ${iso('p.updated_at')}${more})`;
 
 const PRODUCT_JSON = productJson('p.title', 'p.description_html', 'v.title');
 
-/** A page's JSON in a locale: the translated texts, and the own title the cursor of a `title` sort is made of. */
-const translatedJson = (locale: string) =>
+/** A page's JSON in a locale: the translated texts, and the title the cursor of a `title` sort is made of. */
+const translatedJson = (locale: string, sortKey: string) =>
   productJson(
     CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title'),
     CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html'),
     CATALOG_TRANSLATIONS.field('v', 'variant', locale, 'title'),
-    `, '${OWN_TITLE}', p.title`,
+    `, '${SORT_KEY}', ${sortKey}`,
+    CATALOG_TRANSLATIONS.field('p', 'product', locale, 'handle'),
   );
-const OWN_TITLE = '_own_title';
+const SORT_KEY = '_sort_key';
 
 /** A product as the API answers it (`ProductOut`), custom fields as stored until presented. */
 export interface ProductJson {
@@ -236,16 +284,17 @@ export async function readProductPageJson(sql: SqlReader, page: PageRequest, fil
   const desc = page.sort.startsWith('-');
   const field = page.sort.replace(/^-/, '');
   const statement = pageStatement(sql.tenantId, page, filter, 'tenant_id, id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at');
+  // A title sort in a locale pages by the title it sorted by: the locale's (`sort_key`), or the own one in a search.
+  const order = byTranslatedTitle(page, filter) ? 'p.sort_key' : `p.${SORTS[field].sql}`;
   const [row] = await sql.query<{ items: string }>(
-    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale) : PRODUCT_JSON} order by p.${SORTS[field].sql} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
+    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale, order === 'p.sort_key' ? order : 'p.title') : PRODUCT_JSON} order by ${order} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
     statement.params,
   );
   const rows = JSON.parse(row.items) as ProductJson[];
   const hasNext = rows.length > page.limit;
   const items = hasNext ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
-  // A title sort pages by the products' own titles, in any locale.
-  const cursor = hasNext ? encodeCursor({ s: page.sort, v: field === 'title' && filter.locale ? last[OWN_TITLE] : last[field], i: last.id }) : null;
-  if (filter.locale) for (const item of items) delete item[OWN_TITLE];
+  const cursor = hasNext ? encodeCursor({ s: page.sort, v: field === 'title' && filter.locale ? last[SORT_KEY] : last[field], i: last.id }) : null;
+  if (filter.locale) for (const item of items) delete item[SORT_KEY];
   return { items, pagination: { cursor, has_next: hasNext, limit: page.limit } };
 }

@@ -8,7 +8,7 @@ import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { readProduct, readProductPage, readProductPageJson, type ProductJson } from './product-reads.js';
+import { readProduct, readProductByHandle, readProductPage, readProductPageJson, type ProductJson } from './product-reads.js';
 import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
 import { assertStoreCurrency } from './store-currency.js';
 
@@ -108,6 +108,11 @@ export class Products implements MediaUser {
   async get(id: string, filter: Pick<ProductFilter, 'activeOnly' | 'locale'> = {}): Promise<ProductView> {
     // One query: BEGIN, the tenant, the product with its variants (translated in another locale) and COMMIT in one round trip.
     return this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly), filter.locale));
+  }
+
+  /** The product a storefront link names: in a locale, by its handle there or its own (decision 0096). */
+  async getByHandle(handle: string, filter: Pick<ProductFilter, 'activeOnly' | 'locale'> = {}): Promise<ProductView> {
+    return this.db.readOneMayLag((sql) => readProductByHandle(sql, handle, Boolean(filter.activeOnly), filter.locale));
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {
