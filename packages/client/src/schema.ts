@@ -1028,7 +1028,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List brands (q searches names) */
+        /** List brands (q searches names, in the locale asked too) */
         get: operations["getCatalogBrands"];
         put?: never;
         /**
@@ -1250,6 +1250,26 @@ export interface paths {
          * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         delete: operations["deleteCatalogCollectionsByIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/collections/slug/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a collection by its slug
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the slug is the collection's slug there (its translation's) or its own.
+         */
+        get: operations["getCatalogCollectionsSlugBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1534,6 +1554,26 @@ export interface paths {
          * @description Needs the permission `catalog.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         delete: operations["deleteCatalogProductsByIdVariantsByVariantIdTranslationsByLocale"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/products/handle/{handle}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a product by its handle
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the handle is the product's handle there (its translation's) or its own.
+         */
+        get: operations["getCatalogProductsHandleByHandle"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6650,6 +6690,8 @@ export interface components {
             /** @description null: read in the default locale */
             seo_title: string | null;
             /** @description null: read in the default locale */
+            slug: string | null;
+            /** @description null: read in the default locale */
             title: string | null;
             /** Format: date-time */
             updated_at: string;
@@ -6659,6 +6701,7 @@ export interface components {
             description?: string;
             seo_description?: string;
             seo_title?: string;
+            slug?: string;
             title?: string;
         };
         Coupon: {
@@ -8806,6 +8849,8 @@ export interface components {
             created_at: string;
             /** @description null: read in the default locale */
             description_html: string | null;
+            /** @description null: read in the default locale */
+            handle: string | null;
             locale: string;
             /** @description null: read in the default locale */
             title: string | null;
@@ -8815,6 +8860,7 @@ export interface components {
         /** @description The product's fields in the locale; a field not sent is read in the store's default locale. Replaces the locale's translation. */
         ProductTranslationReplace: {
             description_html?: string;
+            handle?: string;
             title?: string;
         };
         Return: {
@@ -15678,6 +15724,85 @@ export interface operations {
             };
         };
     };
+    getCatalogCollectionsSlugBySlug: {
+        parameters: {
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Collection"];
+                    };
+                };
+            };
+            /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCatalogProducts: {
         parameters: {
             query?: {
@@ -17183,6 +17308,85 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCatalogProductsHandleByHandle: {
+        parameters: {
+            query?: {
+                /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Product"];
+                    };
+                };
+            };
+            /** @description Not modified: the answer still has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
