@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { QhatuPlugin } from '@qhatu/core';
-import { BUILT_IN_DECLARATIONS } from './built-in.js';
 
 /** A text in the dashboard's languages: English is required, Spanish falls back to it. */
 const Text = z.object({ en: z.string().min(1).max(80), es: z.string().min(1).max(80).optional() }).strict();
@@ -117,7 +116,7 @@ export interface AdminManifest {
 export function adminManifest(plugins: readonly QhatuPlugin[]): AdminManifest {
   const extensions: AdminManifest['extensions'] = [];
   for (const plugin of plugins) {
-    const declared = (plugin as QhatuPlugin & { admin?: unknown }).admin ?? BUILT_IN_DECLARATIONS[plugin.name];
+    const declared = (plugin as QhatuPlugin & { admin?: unknown }).admin;
     if (declared === undefined) continue;
     const parsed = AdminDeclaration.safeParse(declared);
     if (!parsed.success) {

@@ -1,36 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { createQhatuClient, type QhatuClient } from '@qhatu/client';
-import { createTestApp, startMailbox, type Mailbox, type TestApp, type TestTenant } from '@qhatu/core/testing';
-import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { QhatuClient } from '@qhatu/client';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import project from '../../../starters/full-store/qhatu.config.js';
-import { adminUiPlugin } from '../src/index.js';
+import { ADDRESS, accessible, POLL, startDashboard, type Dashboard } from './helpers.js';
 
-const PACKAGE = path.resolve(import.meta.dirname, '..');
-const ARTIFACTS = path.join(tmpdir(), 'qhatu-test-artifacts', 'admin');
-const PASSWORD = 'a long enough secret';
-/** How long a poll waits for what the page or the store does in the background (CI shares two cores). */
-const POLL = { timeout: 15_000, interval: 200 };
-const ADDRESS = { first_name: 'Lucía', last_name: 'Huamán', address1: 'Av. Sol 123', city: 'Cusco', country_code: 'PE', zip: '08002' };
-
-/** A port nobody listens on: the store's public address (e-mailed links) must be known before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-let t: TestApp;
-let mailbox: Mailbox;
-let a: TestTenant;
+let d: Dashboard;
 let api: QhatuClient;
 let browser: Browser;
 let origin: string;
@@ -49,24 +22,12 @@ async function placeOrder(email: string, quantity: number) {
 beforeAll(async () => {
   // The dashboard built by Vite into a folder of this file's own (another test file may be building
   // the package's dist/ui meanwhile), and the full store on PostgreSQL serving it.
-  const built = mkdtempSync(path.join(tmpdir(), 'qhatu-admin-ui-'));
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  mailbox = await startMailbox();
-  const [, app] = await Promise.all([
-    promisify(execFile)('pnpm', ['exec', 'vite', 'build', '--config', 'ui/vite.config.ts', '--outDir', built], { cwd: PACKAGE }),
-    createTestApp({ plugins: [...project.plugins.filter((p) => p.name !== 'admin'), adminUiPlugin({ root: built })], workers: true, env: { QHATU_PUBLIC_URL: origin, SMTP_URL: mailbox.url } }),
-  ]);
-  t = app;
-  a = await t.createTenant({ name: 'Tienda Inti', currency: 'PEN' });
-  await t.app.http.listen({ port, host: '127.0.0.1' });
-  api = createQhatuClient({ baseUrl: origin, token: a.adminToken, tenantId: a.id });
+  d = await startDashboard({ build: 'own' });
+  ({ api, browser, origin } = d);
 
   // An owner, and a member of the sales desk who reads orders and drafts only.
-  const roles = (await api.GET('/api/v1/roles', { params: { query: { limit: 100 } } })).data;
-  await api.POST('/api/v1/staff', { body: { email: 'rosa@inti.pe', first_name: 'Rosa', last_name: 'Quispe', role_id: roles.find((r) => r.name === 'owner')!.id, password: PASSWORD } });
-  const desk = (await api.POST('/api/v1/roles', { body: { name: 'Sales desk', permissions: ['orders.read', 'draft-orders.read'] } })).data;
-  await api.POST('/api/v1/staff', { body: { email: 'pedro@inti.pe', first_name: 'Pedro', last_name: 'Ccori', role_id: desk.id, password: PASSWORD } });
+  await d.addMember('rosa@inti.pe', ['Rosa', 'Quispe'], 'owner');
+  await d.addMember('pedro@inti.pe', ['Pedro', 'Ccori'], { name: 'Sales desk', permissions: ['orders.read', 'draft-orders.read'] });
 
   // A product in stock, an offline payment method, a customer account.
   const product = (await api.POST('/api/v1/catalog/products', { body: { title: 'Chompa de alpaca', status: 'active', variants: [{ title: 'Gris', sku: 'CHOMPA-GRIS', price: 15900 }] } as never })).data;
@@ -90,43 +51,14 @@ beforeAll(async () => {
 
   // The order to edit: placed, awaiting payment.
   pending = await placeOrder('jorge@example.pe', 1);
-
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await mailbox?.close();
+  await d?.close();
 });
 
-/** axe-core in the page: no serious or critical violation; then a screenshot kept as an artifact. */
-async function accessible(page: Page, name: string): Promise<void> {
-  // Evaluated through the browser's protocol: the page's CSP (script-src 'self') would refuse an injected script tag.
-  await page.evaluate(axe.source);
-  const found = await page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
-  expect(found, name).toEqual([]);
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${origin}/admin/ui/`);
-  await page.getByLabel('Store ID').fill(a.id);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.keyboard.press('Enter');
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
-
-async function ownerPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(15_000);
-  await signIn(page, 'rosa@inti.pe');
-  return page;
-}
+const signIn = (page: Page, email: string) => d.signIn(page, email);
+const ownerPage = () => d.signedIn('rosa@inti.pe');
 
 describe('the dashboard after the sale: draft orders, order edits, returns, store credit', () => {
   it('builds a draft order with a catalog item, a custom item and an address, marks it paid by an offline method, which places its order', async () => {
@@ -287,6 +219,18 @@ describe('the dashboard after the sale: draft orders, order edits, returns, stor
     await page.getByLabel('Status').selectOption('refunded');
     await page.getByRole('row', { name: new RegExp(`${ret.name} lucia@example\\.pe Return refunded`) }).waitFor();
     await accessible(page, 'returns');
+    // Searched by the customer's e-mail, by the order's number (Enter in the box), and for nobody.
+    await page.getByLabel('Status').selectOption('');
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.fill('lucia');
+    await search.press('Enter');
+    await page.getByRole('row', { name: new RegExp(`${ret.name} lucia@example\\.pe`) }).waitFor();
+    await search.fill(`#${shipped.number}`);
+    await search.press('Enter');
+    await page.getByRole('row', { name: new RegExp(`${ret.name} lucia@example\\.pe`) }).waitFor();
+    await search.fill('nadie');
+    await search.press('Enter');
+    await page.getByText('No return yet.').waitFor();
     await page.close();
   }, 150_000);
 
@@ -332,12 +276,12 @@ describe('the dashboard after the sale: draft orders, order edits, returns, stor
     await page.getByRole('row', { name: /Hotel Sol SAC 20100070970 compras@hotelsol\.pe 500000 active/ }).waitFor();
     await accessible(page, 'wholesale-companies');
 
-    await nav.getByRole('link', { name: 'Price lists', exact: true }).click();
-    const list = page.getByRole('form', { name: 'Add price list' });
+    await nav.getByRole('link', { name: 'Wholesale', exact: true }).click();
+    const list = page.getByRole('form', { name: 'New price list' });
     await list.getByLabel('Name').fill('Hoteles');
     await list.getByLabel('Currency').fill('PEN');
-    await list.getByRole('button', { name: 'Add price list' }).click();
-    await page.getByRole('row', { name: /Hoteles PEN/ }).waitFor();
+    await list.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('row', { name: /Hoteles PEN 0/ }).waitFor();
 
     await nav.getByRole('link', { name: 'Vendors', exact: true }).click();
     const vendor = page.getByRole('form', { name: 'Add vendor' });

@@ -1,35 +1,18 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { createQhatuClient, type QhatuClient } from '@qhatu/client';
-import { createTestApp, startMailbox, type Mailbox, type TestApp, type TestTenant } from '@qhatu/core/testing';
-import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { QhatuClient } from '@qhatu/client';
+import { createTestApp, type Mailbox, type TestApp, type TestTenant } from '@qhatu/core/testing';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import project from '../../../starters/full-store/qhatu.config.js';
 import { adminManifest, adminUiPlugin, BUILT_UI } from '../src/index.js';
+import { ADDRESS, accessible, PASSWORD, POLL, startDashboard, type Dashboard } from './helpers.js';
 
-const PACKAGE = path.resolve(import.meta.dirname, '..');
-const ARTIFACTS = path.join(tmpdir(), 'qhatu-test-artifacts', 'admin');
-const PASSWORD = 'a long enough secret';
-/** How long a poll waits for what the page or the store does in the background (CI shares two cores). */
-const POLL = { timeout: 15_000, interval: 200 };
 // A 1×1 PNG: a real image, so the media plugin's image variants are made from it.
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-/** A port nobody listens on: the store's public address (signed upload URLs, e-mailed links) must be known before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
+let d: Dashboard;
 let t: TestApp;
 let mailbox: Mailbox;
 let a: TestTenant;
@@ -38,71 +21,36 @@ let browser: Browser;
 let origin: string;
 // The dashboard's areas, then the installed plugins' pages in the order of the store's plugins.
 const OWNER_NAV = [
-  'Home', 'Orders', 'Draft orders', 'Returns', 'Products', 'Inventory', 'Customers', 'Discounts', 'Pipeline', 'Blog', 'Staff and roles', 'Settings',
-  'Theme store', 'Themes', 'Reviews', 'Leads', 'Tasks', 'Wholesale companies', 'Price lists', 'Quotes', 'Vendors', 'Payouts',
+  'Home', 'Orders', 'Draft orders', 'Returns', 'Products', 'Inventory', 'Customers', 'Discounts', 'Wholesale', 'Pipeline', 'Blog', 'Theme editor', 'Translations', 'Staff and roles', 'Settings',
+  'Theme store', 'Themes', 'Reviews', 'Leads', 'Tasks', 'Wholesale companies', 'Vendors', 'Payouts',
 ];
 let order: { id: string; number: number; total: number; currency: string };
 
 beforeAll(async () => {
   // The dashboard as packing builds it (type-checked, then bundled by Vite), and the full store on PostgreSQL.
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  mailbox = await startMailbox();
-  const [, app] = await Promise.all([
-    promisify(execFile)('pnpm', ['build:ui'], { cwd: PACKAGE }),
-    createTestApp({ plugins: project.plugins, workers: true, env: { QHATU_PUBLIC_URL: origin, SMTP_URL: mailbox.url } }),
-  ]);
-  t = app;
-  a = await t.createTenant({ name: 'Tienda Inti', currency: 'PEN' });
-  await t.app.http.listen({ port, host: '127.0.0.1' });
-  api = createQhatuClient({ baseUrl: origin, token: a.adminToken, tenantId: a.id });
+  d = await startDashboard({ build: 'package' });
+  ({ t, mailbox, a, api, browser, origin } = d);
 
   // An owner, and a member whose role only reads and fulfils orders.
-  const roles = (await api.GET('/api/v1/roles', { params: { query: { limit: 100 } } })).data;
-  const owner = roles.find((r) => r.name === 'owner')!;
-  await api.POST('/api/v1/staff', { body: { email: 'rosa@inti.pe', first_name: 'Rosa', last_name: 'Quispe', role_id: owner.id, password: PASSWORD } });
-  const warehouseRole = (await api.POST('/api/v1/roles', { body: { name: 'Warehouse', permissions: ['orders.read', 'orders.fulfil'] } })).data;
-  await api.POST('/api/v1/staff', { body: { email: 'juan@inti.pe', first_name: 'Juan', last_name: 'Mamani', role_id: warehouseRole.id, password: PASSWORD } });
+  await d.addMember('rosa@inti.pe', ['Rosa', 'Quispe'], 'owner');
+  await d.addMember('juan@inti.pe', ['Juan', 'Mamani'], { name: 'Warehouse', permissions: ['orders.read', 'orders.fulfil'] });
 
   // A product in stock, and an order paid with an offline method (pending until a receipt is recorded).
   const product = (await api.POST('/api/v1/catalog/products', { body: { title: 'Chompa de alpaca', variants: [{ title: 'Gris', sku: 'CHOMPA-GRIS', price: 15900 }] } })).data;
   const warehouse = (await api.POST('/api/v1/inventory/warehouses', { body: { name: 'Cusco', code: 'CUSCO' } })).data;
   await api.POST('/api/v1/inventory/warehouses/{id}/stock/adjust', { params: { path: { id: warehouse.id } }, body: { variant_id: product.variants[0].id, delta: 3, reason: 'received' } });
-  const placed = (await api.POST('/api/v1/orders', { body: { customer_email: 'lucia@example.pe', line_items: [{ variant_id: product.variants[0].id, quantity: 2 }], shipping_address: { first_name: 'Lucía', last_name: 'Huamán', address1: 'Av. Sol 123', city: 'Cusco', country_code: 'PE', zip: '08002' } } })).data;
+  const placed = (await api.POST('/api/v1/orders', { body: { customer_email: 'lucia@example.pe', line_items: [{ variant_id: product.variants[0].id, quantity: 2 }], shipping_address: ADDRESS } })).data;
   order = { id: placed.id, number: placed.number, total: placed.total, currency: placed.currency };
   await api.PUT('/api/v1/payments/gateways/{id}', { params: { path: { id: 'offline' } }, body: { enabled: true } });
   const method = (await api.POST('/api/v1/payments/offline/methods', { body: { name: 'Yape', kind: 'wallet', instructions: 'Yape al 999 888 777', currencies: ['PEN'], enabled: true, position: 0 } })).data;
   await api.POST('/api/v1/payments', { body: { order_id: order.id, gateway: 'offline', amount: order.total, currency: order.currency, method_id: method.id } as never });
-
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await mailbox?.close();
+  await d?.close();
 });
 
-/** axe-core in the page: no serious or critical violation. */
-async function accessible(page: Page, name: string): Promise<void> {
-  // Evaluated through the browser's protocol: the page's CSP (script-src 'self') would refuse an injected script tag.
-  await page.evaluate(axe.source);
-  const found = await page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
-  expect(found, name).toEqual([]);
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, email: string, options: { open?: boolean } = {}): Promise<void> {
-  if (options.open !== false) await page.goto(`${origin}/admin/ui/`);
-  await page.getByLabel('Store ID').fill(a.id);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.keyboard.press('Enter');
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const signIn = (page: Page, email: string, options: { open?: boolean } = {}) => d.signIn(page, email, options);
 
 describe('the admin dashboard at /admin/ui', () => {
   it('is served with its cache headers and the plugins’ manifest; without a build, a 503 that says to build it', async () => {
@@ -128,9 +76,10 @@ describe('the admin dashboard at /admin/ui', () => {
     expect(zones).toMatchObject({ crm: ['home'], blog: ['home'], reviews: ['product.detail'], b2b: [], marketplace: [] });
     // Draft orders, order edits, returns and store credit are areas of the dashboard, not declared views.
     for (const plugin of ['draft-orders', 'order-edits', 'returns', 'store-credit']) expect(zones).not.toHaveProperty([plugin]);
-    // The dashboard's own declaration of a plugin gives way to the plugin's; a faulty one stops the start.
+    // Each plugin's pages are its own declaration: none, nothing; a faulty one stops the start.
     expect(adminManifest([{ name: 'b2b', admin: { pages: [] } } as never]).extensions).toEqual([{ plugin: 'b2b', pages: [], widgets: [] }]);
-    expect(adminManifest([{ name: 'marketplace' } as never]).extensions[0].pages.map((p) => p.path)).toEqual(['vendors', 'payouts']);
+    expect(adminManifest([{ name: 'marketplace' } as never]).extensions).toEqual([]);
+    expect(manifest.extensions.find((e: { plugin: string }) => e.plugin === 'marketplace').pages.map((p: { path: string }) => p.path)).toEqual(['vendors', 'payouts']);
     expect(() => adminManifest([{ name: 'crm', admin: { pages: [{ path: 'x', title: { en: 'X' }, permission: 'CRM', view: { type: 'list', source: '/api/v1/crm/deals', columns: [] } }] } } as never])).toThrow(
       /Plugin "crm" declares an admin extension that is not valid: admin\.pages\.0\.permission/,
     );
@@ -156,7 +105,7 @@ describe('the admin dashboard at /admin/ui', () => {
     const gzipped = shell.reduce((sum, file) => sum + gzipSync(readFileSync(path.join(BUILT_UI, file))).length, 0);
     expect(gzipped).toBeLessThanOrEqual(300 * 1024);
     const chunks = readdirSync(path.join(BUILT_UI, 'assets'));
-    for (const area of ['home', 'orders', 'products', 'inventory', 'customers', 'staff', 'discounts', 'settings', 'crm', 'blog', 'drafts', 'returns', 'order-edits', 'store-credit']) {
+    for (const area of ['home', 'orders', 'products', 'inventory', 'customers', 'staff', 'discounts', 'settings', 'crm', 'blog', 'drafts', 'returns', 'order-edits', 'store-credit', 'wholesale', 'theme', 'translations']) {
       const chunk = chunks.find((f) => f.startsWith(`${area}-`) && f.endsWith('.js'));
       expect(chunk, area).toBeDefined();
       expect(shell).not.toContain(`assets/${chunk}`);
@@ -405,8 +354,9 @@ describe('the admin dashboard at /admin/ui', () => {
     await accessible(page, 'themes');
 
     // Wholesale and the marketplace.
-    await nav.getByRole('link', { name: 'Quotes', exact: true }).click();
-    await page.getByText('Nothing here yet.').waitFor();
+    await nav.getByRole('link', { name: 'Wholesale', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Wholesale' }).getByRole('link', { name: 'Quotes' }).click();
+    await page.getByText('No quote yet.').waitFor();
     await accessible(page, 'wholesale-quotes');
     await nav.getByRole('link', { name: 'Vendors', exact: true }).click();
     await page.getByRole('row', { name: /Tejidos Q’ero qero@example\.pe PE 12\.5 pending/ }).waitFor();
@@ -451,7 +401,7 @@ describe('the admin dashboard at /admin/ui', () => {
     await page.getByRole('button', { name: 'Save and sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Home', 'Products', 'Inventory']);
+    expect(nav).toEqual(['Home', 'Products', 'Inventory', 'Translations']);
     await page.getByRole('heading', { name: 'Low stock' }).waitFor();
     await expect.poll(() => page.getByRole('heading', { name: 'Orders to fulfil' }).count()).toBe(0);
     // Products are read, not written: no "New product", no upload, a disabled form.

@@ -1,4 +1,5 @@
 import { definePlugin } from '@qhatu/core';
+import { b2bAdmin } from './admin.js';
 import { PriceResolver } from '@qhatu/plugin-catalog';
 import { OrderPrices } from '@qhatu/plugin-orders';
 import { AccountCredit, AccountOrder, OrderPrice } from './entities/account-order.js';
@@ -50,6 +51,8 @@ export { B2B_EVENTS } from './services/events.js';
 export default definePlugin({
   name: 'b2b',
   dependsOn: ['catalog', 'customers', 'orders'],
+  // Its companies page in the admin dashboard (price lists and quotes are the dashboard's Wholesale area).
+  admin: b2bAdmin,
   entities: [B2BCustomer, Buyer, PriceList, PriceRule, Quote, AccountOrder, AccountCredit, OrderPrice],
   migrations: [b2bMigration, accountCreditsMigration, accountWaiversMigration],
   machines: [quoteMachine, b2bCustomerMachine],

@@ -1,6 +1,7 @@
 import { Database, definePlugin } from '@qhatu/core';
 import { instanceCachingFactory } from 'tsyringe';
 import { LineOffers } from '@qhatu/plugin-orders';
+import { marketplaceAdmin } from './admin.js';
 import { LedgerEntry } from './entities/ledger-entry.js';
 import { Offer } from './entities/offer.js';
 import { OfferHold } from './entities/offer-hold.js';
@@ -51,6 +52,7 @@ export default definePlugin({
   migrations: [marketplaceMigration, returnedLinesMigration, revisedOrdersMigration],
   machines: [vendorMachine, payoutMachine],
   events: [...MARKETPLACE_EVENTS],
+  admin: marketplaceAdmin,
   permissions: [
     { name: 'marketplace.read', description: "See vendors, their offers, payouts and how paid orders' money is split" },
     { name: 'marketplace.write', description: "Create vendors, change their status, link and unlink their products" },

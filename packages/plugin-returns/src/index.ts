@@ -7,6 +7,7 @@ import { returnGraphQL } from './graphql/returns.js';
 import { RETURN_EVENTS, RETURN_REFUNDED, returnMachine } from './machines/return.js';
 import { returnsMigration } from './migrations/0001_returns.js';
 import { accountRefundsMigration } from './migrations/0002_account_refunds.js';
+import { returnSearchMigration } from './migrations/0003_search.js';
 import { returnRoutes } from './routes/returns.js';
 import { ACCOUNT_REFUNDS, accountRefundsOf } from './services/account-credit.js';
 import { NOTIFIED_EVENTS, ReturnNotices } from './services/notices.js';
@@ -46,7 +47,7 @@ export default definePlugin({
   name: 'returns',
   dependsOn: ['catalog', 'customers', 'inventory', 'orders'],
   entities: [Return, ReturnLine, ReturnReason, ReturnSettings],
-  migrations: [returnsMigration, accountRefundsMigration],
+  migrations: [returnsMigration, accountRefundsMigration, returnSearchMigration],
   machines: [returnMachine],
   events: [...RETURN_EVENTS],
   permissions: [

@@ -24,11 +24,11 @@ export function clientFor(session: Session | null, onUnauthorized?: () => void):
 }
 
 /** A path of a plugin, not in the client's generated paths: called through the same client. */
-export async function callPath(client: QhatuClient, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<any> {
+export async function callPath(client: QhatuClient, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<any> {
   const [pathname, search = ''] = path.split('?');
   const query = Object.fromEntries(new URLSearchParams(search));
   const call = client[method] as unknown as (p: string, init?: object) => Promise<unknown>;
-  return call(pathname, { params: { query }, ...(method === 'POST' || method === 'PATCH' ? { body: body ?? {} } : {}) });
+  return call(pathname, { params: { query }, ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { body: body ?? {} } : {}) });
 }
 
 export function messageOf(error: unknown): string {

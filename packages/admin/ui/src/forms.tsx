@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useAuth } from './auth';
 import { useI18n } from './i18n';
 import { Empty, ErrorBox, Field, Loaded, useAction, useLoad } from './ui';
@@ -173,5 +173,106 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       {children}
     </div>
+  );
+}
+
+/** A column of a `LinesTable` after the item: its header and each line's cell. */
+export interface LineColumn<L> {
+  label: string;
+  num?: boolean;
+  /** A cell of buttons (kept on one line). */
+  actions?: boolean;
+  cell(line: L): ReactNode;
+}
+
+/** How a line is named in its table: the item's title, its variant and its SKU, and what follows. */
+export function LineTitle({ title, variant, sku, children }: { title: string; variant?: string | null; sku?: string | null; children?: ReactNode }) {
+  return (
+    <>
+      {title} {variant && <small>{variant}</small>} {sku && <code>{sku}</code>}
+      {children}
+    </>
+  );
+}
+
+/**
+ * The line items of an order, a draft, a quote, an edit or a return: the item, then the columns
+ * the page needs, in a card of its own named by `label` (`bare`: the table alone, inside a card of
+ * the caller's). Its box scrolls with the keyboard on a phone.
+ */
+export function LinesTable<L>({ label, lines, rowKey, item, columns, empty, bare, before, children }: {
+  label: string;
+  lines: readonly L[];
+  rowKey(line: L, index: number): string;
+  item(line: L): ReactNode;
+  columns: Array<LineColumn<L>>;
+  empty?: ReactNode;
+  bare?: boolean;
+  /** Shown between the heading and the table (an error of the lines' actions). */
+  before?: ReactNode;
+  children?: ReactNode;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const table =
+    lines.length === 0 ? (
+      (empty ?? <Empty />)
+    ) : (
+      <TableWrap label={label}>
+        <table>
+          <caption className="sr-only">{label}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('products.name')}</th>
+              {columns.map((c) => (
+                <th key={c.label} scope="col" className={c.num ? 'num' : undefined}>
+                  {c.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((line, i) => (
+              <tr key={rowKey(line, i)}>
+                <td>{item(line)}</td>
+                {columns.map((c) => (
+                  <td key={c.label} className={c.num ? 'num' : c.actions ? 'row-actions' : undefined}>
+                    {c.cell(line)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    );
+  if (bare) return table;
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 id={id}>{label}</h2>
+      {before}
+      {table}
+      {children}
+    </section>
+  );
+}
+
+/** The amounts of an order, a draft or a quote, labelled, in a card named by `label`; `children` below them. */
+export function Totals({ label, currency, rows, children }: { label: string; currency: string; rows: Array<[string, number]>; children?: ReactNode }) {
+  const { money } = useI18n();
+  const id = useId();
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 id={id}>{label}</h2>
+      <dl className="fields">
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{money(value, currency)}</dd>
+          </div>
+        ))}
+      </dl>
+      {children}
+    </section>
   );
 }

@@ -88,8 +88,12 @@ export function ListToolbar<F extends string>({ list, search = true, placeholder
   );
 }
 
-/** A list's rows as a table with its caption and header, its loading, empty and error states, and its pager. */
-export function ListTable<T>({ list, caption, columns, row, empty }: { list: List<T, any>; caption: string; columns: Array<{ label: string; num?: boolean }>; row(item: T): ReactNode; empty?: ReactNode }) {
+/**
+ * A list's rows as a table with its caption and header, its loading, empty and error states, and its
+ * pager. `region`: its scrolling box is reachable with the keyboard, named by the caption (a table
+ * with no link or button in it, wider than a phone, is scrolled from its box).
+ */
+export function ListTable<T>({ list, caption, columns, row, empty, region }: { list: List<T, any>; caption: string; columns: Array<{ label: string; num?: boolean }>; row(item: T): ReactNode; empty?: ReactNode; region?: boolean }) {
   return (
     <Loaded state={list.state} empty={empty === undefined ? (d) => d.data.length === 0 : undefined}>
       {(d) =>
@@ -97,7 +101,7 @@ export function ListTable<T>({ list, caption, columns, row, empty }: { list: Lis
           empty
         ) : (
           <>
-            <div className="table-wrap">
+            <div className="table-wrap" {...(region ? { tabIndex: 0, role: 'region', 'aria-label': caption } : {})}>
               <table>
                 <caption className="sr-only">{caption}</caption>
                 <thead>

@@ -21,7 +21,10 @@ const Staff = lazy(() => import('./areas/staff'));
 const Discounts = lazy(() => import('./areas/discounts'));
 const Settings = lazy(() => import('./areas/settings'));
 const CrmBoard = lazy(() => import('./areas/crm'));
+const Wholesale = lazy(() => import('./areas/wholesale'));
 const Blog = lazy(() => import('./areas/blog'));
+const ThemeEditor = lazy(() => import('./areas/theme'));
+const Translations = lazy(() => import('./areas/translations'));
 const PluginPage = lazy(() => import('./areas/plugin-page'));
 
 /**
@@ -36,10 +39,13 @@ const AREAS: Array<{ path: string; label: Key; permission?: string | string[]; p
   { path: 'inventory', label: 'nav.inventory', permission: 'inventory.read', element: <Inventory /> },
   { path: 'customers', label: 'nav.customers', permission: 'customers.read', element: <Customers /> },
   { path: 'discounts', label: 'nav.discounts', permission: 'discounts.read', plugin: 'discounts', element: <Discounts /> },
+  { path: 'wholesale', label: 'nav.wholesale', permission: 'b2b.read', plugin: 'b2b', element: <Wholesale /> },
   { path: 'crm', label: 'nav.crm', permission: 'crm.deals.read', plugin: 'crm', element: <CrmBoard /> },
   { path: 'blog', label: 'nav.blog', permission: 'blog.read', plugin: 'blog', element: <Blog /> },
+  { path: 'theme', label: 'nav.theme', permission: 'themes.read', plugin: 'themes', element: <ThemeEditor /> },
+  { path: 'translations', label: 'nav.translations', permission: ['catalog.read', 'blog.read', 'shipping.read'], plugin: 'catalog', element: <Translations /> },
   { path: 'staff', label: 'nav.staff', permission: 'staff.read', element: <Staff /> },
-  { path: 'settings', label: 'nav.settings', permission: ['customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'], element: <Settings /> },
+  { path: 'settings', label: 'nav.settings', permission: ['store.read', 'locales.manage', 'customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'], element: <Settings /> },
 ];
 
 function LanguageSwitch() {

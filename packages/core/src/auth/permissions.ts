@@ -8,6 +8,8 @@ export const CORE_PERMISSIONS: PermissionDefinition[] = [
   { name: 'staff.read', description: 'See the staff members, the roles and the permissions' },
   { name: 'staff.manage', description: 'Invite, change, disable and remove staff members, and define roles' },
   { name: 'locales.manage', description: 'Choose the locales the store sells in and its default one' },
+  { name: 'store.read', description: "See the store's settings and its API keys (never their tokens)" },
+  { name: 'store.manage', description: 'Rename the store, issue and revoke its API keys' },
 ];
 
 const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;

@@ -18,6 +18,7 @@ import { Jobs } from '../jobs/jobs.js';
 import type { QhatuPlugin } from '../plugin.js';
 import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
+import { storeRoutes } from '../tenancy/store-routes.js';
 import { localeRoutes } from '../translations/routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
@@ -209,6 +210,7 @@ export async function buildHttp(
     await api.register(async (scope) => {
       track(scope, 'core');
       await tenantRoutes(scope, container.resolve(Tenants));
+      await storeRoutes(scope, container);
       await staffRoutes(scope, container);
       await localeRoutes(scope, container);
     }, { prefix: '/api/v1' });

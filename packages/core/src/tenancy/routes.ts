@@ -21,7 +21,7 @@ export function tenantOut(t: Tenant) {
   };
 }
 
-function apiKeyOut(record: AccessToken, token: string) {
+export function apiKeyOut(record: AccessToken, token: string) {
   return {
     id: record.id,
     name: record.name ?? '',
@@ -33,7 +33,7 @@ function apiKeyOut(record: AccessToken, token: string) {
   };
 }
 
-function apiKeySummary(record: AccessToken) {
+export function apiKeySummary(record: AccessToken) {
   return {
     id: record.id,
     name: record.name ?? '',

@@ -96,10 +96,15 @@ export async function returnRoutes(app: FastifyInstance, container: DependencyCo
 
   r.get('/returns', {
     config: { auth: ASKERS, permission: 'returns.read' },
-    schema: { tags, summary: 'List returns (a customer: their own)', querystring: ReturnListQuery, response: { 200: listOf(ReturnOut), ...errorResponses(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: 'List returns (a customer: their own)',
+      description: '`q` finds the customer’s e-mail by its words, and a number (`12`, `R12`, `#1002`) finds that return and the returns of that order; in the list’s own order.',
+      querystring: ReturnListQuery,       response: { 200: listOf(ReturnOut), ...errorResponses(400, 401, 403) },
+    },
   }, async (req) => {
     const q = req.query;
-    return page(await reads.list(q as PageRequest, { status: q['filter[status]'], kind: q['filter[kind]'], order_id: q['filter[order_id]'], customer_id: q['filter[customer_id]'], ownerId: customerCaller() }));
+    return page(await reads.list(q as PageRequest, { status: q['filter[status]'], kind: q['filter[kind]'], order_id: q['filter[order_id]'], customer_id: q['filter[customer_id]'], q: q.q, ownerId: customerCaller() }));
   });
 
   r.get('/orders/:id/returns', {

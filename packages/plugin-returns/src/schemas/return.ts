@@ -76,6 +76,7 @@ export const ReturnListQuery = listQuery({
   sorts: ['created_at', 'number'],
   defaultSort: '-created_at',
   filters: { status: z.enum(RETURN_STATUSES), kind: z.enum(RETURN_KINDS), order_id: Uuid, customer_id: Uuid },
+  search: true,
 });
 export type ReturnListQuery = z.output<typeof ReturnListQuery>;
 

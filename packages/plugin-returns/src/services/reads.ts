@@ -1,4 +1,5 @@
-import { Database, paginate, type Page, type PageRequest } from '@qhatu/core';
+import { raw } from '@mikro-orm/core';
+import { Database, paginate, searchWhere, type Page, type PageRequest } from '@qhatu/core';
 import { Order } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { Return, ReturnLine, type ReturnKind, type ReturnStatus } from '../entities/return.js';
@@ -10,8 +11,24 @@ export interface ReturnFilter {
   kind?: ReturnKind;
   order_id?: string;
   customer_id?: string;
+  /** Words of the customer's e-mail, or a return's or an order's number. */
+  q?: string;
   /** A customer token: only this customer's returns exist. */
   ownerId?: string;
+}
+
+/**
+ * Words of the e-mail (core's indexed search); `12`, `R12` or `#12` also finds return 12 and the
+ * returns of order 12, each on its number's index (a union, so each side keeps its index).
+ */
+function searchReturns(q: string): Record<string, never[]> {
+  const digits = /^#?[Rr]?(\d{1,9})$/.exec(q.trim());
+  if (!digits) return searchWhere('returns_return', q);
+  const number = Number(digits[1]);
+  const union = `select returns_return_matches(?)
+    union all select id from returns_return where number = ?
+    union all select id from returns_return where order_id in (select id from orders_order where number = ?)`;
+  return { [raw((alias: string) => `${alias}.id in (${union})`, [q, number, number])]: [] };
 }
 
 /** A return with its lines and its refunds as the payments plugin has them. */
@@ -44,6 +61,7 @@ export class ReturnReads {
       if (filter.kind) where.kind = filter.kind;
       if (filter.order_id) where.orderId = filter.order_id;
       if (filter.customer_id) where.customerId = filter.customer_id;
+      if (filter.q) Object.assign(where, searchReturns(filter.q));
       if (filter.ownerId) where.$and = [{ customerId: filter.ownerId }];
       const result = await paginate(tx.em, Return, where, page);
       return { views: await this.views(tx, result.items), page: result };

@@ -3,10 +3,11 @@ import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import type { components, ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useInstalled } from '../extensions';
-import { ActionForm, FormFields, optionalNumber, optionalText, TableWrap, valuesOf, VariantPicker } from '../forms';
+import { ActionForm, FormFields, LinesTable, LineTitle, optionalNumber, optionalText, Totals, valuesOf, VariantPicker } from '../forms';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
 import { Empty, ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
+import { DraftSettings, ShippingForm } from './draft-extras';
 
 type Draft = ItemOf<'/api/v1/draft-orders'>;
 type Line = Draft['line_items'][number];
@@ -23,11 +24,16 @@ function DraftList() {
     <>
       <div className="title-row">
         <h1>{t('drafts.title')}</h1>
-        {can('draft-orders.write') && (
-          <Link className="button primary" to="new">
-            {t('drafts.new')}
+        <div className="buttons">
+          <Link className="button" to="settings">
+            {t('drafts.settings')}
           </Link>
-        )}
+          {can('draft-orders.write') && (
+            <Link className="button primary" to="new">
+              {t('drafts.new')}
+            </Link>
+          )}
+        </div>
       </div>
       <ListToolbar list={list} placeholder={t('drafts.search')} filters={[{ name: 'status', label: t('status'), options: STATUSES.map((value) => ({ value })) }]} />
       <ListTable
@@ -154,124 +160,90 @@ function Lines({ draft, editable, apply }: { draft: Draft; editable: boolean; ap
   const run = (work: () => Promise<{ data: Draft }>) => void action.run(() => apply(work));
   const override = can('draft-orders.override-price');
   const path = (line: Line) => ({ params: { path: { id: draft.id, line_id: line.id } } });
-  return (
-    <section className="card" aria-labelledby="draft-lines">
-      <h2 id="draft-lines">{t('orders.lines')}</h2>
-      {action.error !== undefined && <ErrorBox error={action.error} />}
-      {draft.line_items.length === 0 ? (
-        <Empty>{t('drafts.nolines')}</Empty>
-      ) : (
-        <TableWrap label={t('orders.lines')}>
-          <table>
-            <caption className="sr-only">{t('orders.lines')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('products.name')}</th>
-                <th scope="col" className="num">
-                  {t('orders.quantity')}
-                </th>
-                <th scope="col" className="num">
-                  {t('orders.unit')}
-                </th>
-                <th scope="col" className="num">
-                  {t('orders.discount')}
-                </th>
-                <th scope="col" className="num">
-                  {t('orders.tax')}
-                </th>
-                <th scope="col" className="num">
-                  {t('total')}
-                </th>
-                {editable && <th scope="col">{t('actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {draft.line_items.map((l) => (
-                <tr key={l.id}>
-                  <td>
-                    {l.title} {l.variant_title && <small>{l.variant_title}</small>} {l.sku && <code>{l.sku}</code>} {!l.variant_id && <small>({t('drafts.custom')})</small>}
-                    {l.price_override && (
-                      <div>
-                        <small>
-                          {t('drafts.overridden', { price: money(l.catalog_price ?? 0, draft.currency) })}: {l.price_override.reason}
-                        </small>
-                      </div>
-                    )}
-                  </td>
-                  <td className="num">
-                    {editable ? (
-                      <form
-                        className="inline-form"
-                        aria-label={`${t('orders.quantity')} ${l.title}`}
-                        onSubmit={(e) => {
-                          e.preventDefault();
-                          const quantity = Number(new FormData(e.currentTarget).get('quantity'));
-                          run(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { quantity } }));
-                        }}
-                      >
-                        <input name="quantity" type="number" min={1} step={1} defaultValue={l.quantity} aria-label={`${t('orders.quantity')} ${l.title}`} style={{ width: '5rem' }} />
-                        <button type="submit">{t('drafts.update')}</button>
-                      </form>
-                    ) : (
-                      l.quantity
-                    )}
-                  </td>
-                  <td className="num">{money(l.unit_price, draft.currency)}</td>
-                  <td className="num">{money(l.discount_amount, draft.currency)}</td>
-                  <td className="num">{money(l.tax_amount, draft.currency)}</td>
-                  <td className="num">{money(l.total, draft.currency)}</td>
-                  {editable && (
-                    <td className="row-actions">
-                      {override && l.variant_id && !l.offer_id && (
-                        <ActionForm
-                          title={t('drafts.setprice')}
-                          fields={[
-                            { name: 'amount', label: t('drafts.unitprice'), type: 'number', min: 0, step: 1, required: true, value: String(l.unit_price) },
-                            { name: 'reason', label: t('drafts.reason'), required: true, maxLength: 500 },
-                          ]}
-                          send={(v) => apply(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { price_override: { amount: Number(v.amount), reason: v.reason.trim() } } }))}
-                        />
-                      )}
-                      {override && l.price_override && (
-                        <button type="button" onClick={() => run(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { price_override: null } }))}>
-                          {t('drafts.backtoprice')}
-                        </button>
-                      )}
-                      <button type="button" className="danger" disabled={action.busy} onClick={() => run(() => client.DELETE('/api/v1/draft-orders/{id}/line-items/{line_id}', path(l)))}>
-                        {t('remove')} <span className="sr-only">{l.title}</span>
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+  const quantity = (l: Line) =>
+    editable ? (
+      <form
+        className="inline-form"
+        aria-label={`${t('orders.quantity')} ${l.title}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const quantity = Number(new FormData(e.currentTarget).get('quantity'));
+          run(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { quantity } }));
+        }}
+      >
+        <input name="quantity" type="number" min={1} step={1} defaultValue={l.quantity} aria-label={`${t('orders.quantity')} ${l.title}`} style={{ width: '5rem' }} />
+        <button type="submit">{t('drafts.update')}</button>
+      </form>
+    ) : (
+      l.quantity
+    );
+  const actions = (l: Line) => (
+    <>
+      {override && l.variant_id && !l.offer_id && (
+        <ActionForm
+          title={t('drafts.setprice')}
+          fields={[
+            { name: 'amount', label: t('drafts.unitprice'), type: 'number', min: 0, step: 1, required: true, value: String(l.unit_price) },
+            { name: 'reason', label: t('drafts.reason'), required: true, maxLength: 500 },
+          ]}
+          send={(v) => apply(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { price_override: { amount: Number(v.amount), reason: v.reason.trim() } } }))}
+        />
       )}
-    </section>
+      {override && l.price_override && (
+        <button type="button" onClick={() => run(() => client.PATCH('/api/v1/draft-orders/{id}/line-items/{line_id}', { ...path(l), body: { price_override: null } }))}>
+          {t('drafts.backtoprice')}
+        </button>
+      )}
+      <button type="button" className="danger" disabled={action.busy} onClick={() => run(() => client.DELETE('/api/v1/draft-orders/{id}/line-items/{line_id}', path(l)))}>
+        {t('remove')} <span className="sr-only">{l.title}</span>
+      </button>
+    </>
+  );
+  return (
+    <LinesTable
+      label={t('orders.lines')}
+      lines={draft.line_items}
+      rowKey={(l) => l.id}
+      empty={<Empty>{t('drafts.nolines')}</Empty>}
+      before={action.error !== undefined && <ErrorBox error={action.error} />}
+      item={(l) => (
+        <LineTitle title={l.title} variant={l.variant_title} sku={l.sku}>
+          {!l.variant_id && <small> ({t('drafts.custom')})</small>}
+          {l.price_override && (
+            <div>
+              <small>
+                {t('drafts.overridden', { price: money(l.catalog_price ?? 0, draft.currency) })}: {l.price_override.reason}
+              </small>
+            </div>
+          )}
+        </LineTitle>
+      )}
+      columns={[
+        { label: t('orders.quantity'), num: true, cell: quantity },
+        { label: t('orders.unit'), num: true, cell: (l) => money(l.unit_price, draft.currency) },
+        { label: t('orders.discount'), num: true, cell: (l) => money(l.discount_amount, draft.currency) },
+        { label: t('orders.tax'), num: true, cell: (l) => money(l.tax_amount, draft.currency) },
+        { label: t('total'), num: true, cell: (l) => money(l.total, draft.currency) },
+        ...(editable ? [{ label: t('actions'), actions: true, cell: actions }] : []),
+      ]}
+    />
   );
 }
 
-function Totals({ draft }: { draft: Draft }) {
+function DraftTotals({ draft }: { draft: Draft }) {
   const { t, money } = useI18n();
-  const rows: Array<[string, number]> = [
-    [t('orders.subtotal'), draft.subtotal],
-    [t('orders.discount'), -draft.discount_total],
-    [t('orders.shipping'), draft.shipping_total],
-    [t('orders.tax'), draft.tax_total],
-    [t('total'), draft.total],
-  ];
   return (
-    <section className="card" aria-labelledby="draft-summary">
-      <h2 id="draft-summary">{t('orders.summary')}</h2>
-      <dl className="fields">
-        {rows.map(([label, value]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>{money(value, draft.currency)}</dd>
-          </div>
-        ))}
-      </dl>
+    <Totals
+      label={t('orders.summary')}
+      currency={draft.currency}
+      rows={[
+        [t('orders.subtotal'), draft.subtotal],
+        [t('orders.discount'), -draft.discount_total],
+        [t('orders.shipping'), draft.shipping_total],
+        [t('orders.tax'), draft.tax_total],
+        [t('total'), draft.total],
+      ]}
+    >
       {draft.prices_include_tax && <p className="note">{t('drafts.taxincluded')}</p>}
       {draft.discount && (
         <p>
@@ -285,7 +257,7 @@ function Totals({ draft }: { draft: Draft }) {
           {draft.shipping.custom && draft.shipping.reason ? ` (${draft.shipping.reason})` : ''}
         </p>
       )}
-    </section>
+    </Totals>
   );
 }
 
@@ -440,7 +412,7 @@ function DraftDetail() {
               </section>
             )}
             <div className="grid2">
-              <Totals draft={draft} />
+              <DraftTotals draft={draft} />
               {editable ? (
                 <DraftForm title={t('drafts.customer')} onSubmit={(v) => apply(() => patch({ customer_id: optionalText(v.customer_id) ?? null, email: optionalText(v.email) ?? null, note: optionalText(v.note) ?? null }))}>
                   <CustomerPicker current={draft.customer_id ? { id: draft.customer_id, email: draft.email } : null} />
@@ -485,32 +457,7 @@ function DraftDetail() {
                   </section>
                 )
               )}
-              {editable && (
-                <DraftForm
-                  title={t('orders.shipping')}
-                  onSubmit={(v) => {
-                    if (!optionalText(v.carrier) && !optionalText(v.service)) return apply(() => patch({ shipping: null }));
-                    const price = optionalNumber(v.price);
-                    return apply(() => patch({ shipping: { carrier: v.carrier.trim(), service: v.service.trim(), price, reason: price === undefined ? undefined : optionalText(v.reason) } }));
-                  }}
-                >
-                  <p className="note">{t('drafts.shipping.hint')}</p>
-                  <div className="grid3">
-                    <FormFields
-                      fields={[
-                        { name: 'carrier', label: t('settings.carrier'), value: draft.shipping?.carrier ?? '', maxLength: 100 },
-                        { name: 'service', label: t('settings.servicecode'), value: draft.shipping?.service ?? '', maxLength: 100 },
-                        ...(override
-                          ? [
-                              { name: 'price', label: t('drafts.customprice'), type: 'number', min: 0, step: 1, value: draft.shipping?.custom ? String(draft.shipping.price) : '' },
-                              { name: 'reason', label: t('drafts.reason'), value: draft.shipping?.reason ?? '', maxLength: 500 },
-                            ]
-                          : []),
-                      ]}
-                    />
-                  </div>
-                </DraftForm>
-              )}
+              {editable && <ShippingForm draft={draft} override={override} patch={(body) => apply(() => patch(body))} />}
               {editable && (
                 <DraftForm
                   title={t('orders.discount')}
@@ -550,6 +497,7 @@ export default function Drafts() {
     <Routes>
       <Route index element={<DraftList />} />
       <Route path="new" element={<NewDraft />} />
+      <Route path="settings" element={<DraftSettings />} />
       <Route path=":id" element={<DraftDetail />} />
     </Routes>
   );

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
-import { FormFields, optionalNumber, optionalText, TableWrap, valuesOf, VariantPicker, type FoundVariant } from '../forms';
+import { FormFields, LinesTable, LineTitle, optionalNumber, optionalText, TableWrap, valuesOf, VariantPicker, type FoundVariant } from '../forms';
 import { useI18n } from '../i18n';
 import { ListTable, useList } from '../list';
 import { ErrorBox, Field, Status, useAction } from '../ui';
@@ -65,41 +65,19 @@ function Preview({ edit, onDone, onClose }: { edit: Edit; onDone(): void; onClos
       <h3 id={`edit-${edit.id}`}>
         {edit.status === 'open' ? t('edits.preview') : `${t('edits.version')} ${edit.version ?? '—'}`} <Status value={edit.status} />
       </h3>
-      <TableWrap label={t('orders.lines')}>
-        <table>
-          <caption className="sr-only">{t('orders.lines')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('products.name')}</th>
-              <th scope="col" className="num">
-                {t('orders.quantity')}
-              </th>
-              <th scope="col" className="num">
-                {t('orders.tax')}
-              </th>
-              <th scope="col" className="num">
-                {t('total')}
-              </th>
-              <th scope="col">{t('edits.change')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {edit.after.lines.map((l, i) => (
-              <tr key={l.line_item_id ?? `new-${i}`}>
-                <td>
-                  {l.title} <small>{l.variant_title}</small>
-                </td>
-                <td className="num">{l.quantity}</td>
-                <td className="num">{money(l.tax_amount, edit.currency)}</td>
-                <td className="num">{money(l.total, edit.currency)}</td>
-                <td>
-                  <Status value={l.change} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <LinesTable
+        bare
+        label={t('orders.lines')}
+        lines={edit.after.lines}
+        rowKey={(l, i) => l.line_item_id ?? `new-${i}`}
+        item={(l) => <LineTitle title={l.title} variant={l.variant_title} />}
+        columns={[
+          { label: t('orders.quantity'), num: true, cell: (l) => l.quantity },
+          { label: t('orders.tax'), num: true, cell: (l) => money(l.tax_amount, edit.currency) },
+          { label: t('total'), num: true, cell: (l) => money(l.total, edit.currency) },
+          { label: t('edits.change'), cell: (l) => <Status value={l.change} /> },
+        ]}
+      />
       <Totals edit={edit} />
       <dl className="fields">
         <div>

@@ -2,7 +2,7 @@ import { Suspense, lazy, useEffect, useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
-import { ActionForm } from '../forms';
+import { ActionForm, LinesTable, LineTitle, Totals } from '../forms';
 import { useInstalled, Zone } from '../extensions';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
@@ -42,30 +42,6 @@ function OrderList() {
         )}
       />
     </>
-  );
-}
-
-function Summary({ order }: { order: Order }) {
-  const { t, money } = useI18n();
-  const rows: Array<[string, number]> = [
-    [t('orders.subtotal'), order.subtotal],
-    [t('orders.discount'), -order.discount_total],
-    [t('orders.shipping'), order.shipping_total],
-    [t('orders.tax'), order.tax_total],
-    [t('total'), order.total],
-    [t('orders.paid'), order.amount_paid],
-    [t('orders.refunded'), order.amount_refunded],
-    [t('orders.due'), order.amount_due],
-  ];
-  return (
-    <dl className="fields">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{money(value, order.currency)}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }
 
@@ -196,46 +172,40 @@ function OrderDetail() {
             )}
           </div>
           <div className="grid2">
-            <section className="card" aria-labelledby="lines">
-              <h2 id="lines">{t('orders.lines')}</h2>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('products.name')}</th>
-                      <th scope="col" className="num">
-                        {t('orders.quantity')}
-                      </th>
-                      <th scope="col" className="num">
-                        {t('orders.unit')}
-                      </th>
-                      <th scope="col" className="num">
-                        {t('total')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {order.line_items.map((l) => (
-                      <tr key={l.id}>
-                        <td>
-                          {l.title} <small>{l.variant_title}</small> {l.sku && <code>{l.sku}</code>}
-                        </td>
-                        <td className="num">
-                          {l.quantity}
-                          {l.fulfilled_quantity > 0 && <small> ({l.fulfilled_quantity} ✓)</small>}
-                        </td>
-                        <td className="num">{money(l.unit_price_amount, order.currency)}</td>
-                        <td className="num">{money(l.total_amount, order.currency)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
-            <section className="card" aria-labelledby="summary">
-              <h2 id="summary">{t('orders.summary')}</h2>
-              <Summary order={order} />
-            </section>
+            <LinesTable
+              label={t('orders.lines')}
+              lines={order.line_items}
+              rowKey={(l) => l.id}
+              item={(l) => <LineTitle title={l.title} variant={l.variant_title} sku={l.sku} />}
+              columns={[
+                {
+                  label: t('orders.quantity'),
+                  num: true,
+                  cell: (l) => (
+                    <>
+                      {l.quantity}
+                      {l.fulfilled_quantity > 0 && <small> ({l.fulfilled_quantity} ✓)</small>}
+                    </>
+                  ),
+                },
+                { label: t('orders.unit'), num: true, cell: (l) => money(l.unit_price_amount, order.currency) },
+                { label: t('total'), num: true, cell: (l) => money(l.total_amount, order.currency) },
+              ]}
+            />
+            <Totals
+              label={t('orders.summary')}
+              currency={order.currency}
+              rows={[
+                [t('orders.subtotal'), order.subtotal],
+                [t('orders.discount'), -order.discount_total],
+                [t('orders.shipping'), order.shipping_total],
+                [t('orders.tax'), order.tax_total],
+                [t('total'), order.total],
+                [t('orders.paid'), order.amount_paid],
+                [t('orders.refunded'), order.amount_refunded],
+                [t('orders.due'), order.amount_due],
+              ]}
+            />
             {can('payments.read') && <Payments order={order} watch={() => setWatching(order.status)} />}
             <section className="card" aria-labelledby="fulfillments">
               <h2 id="fulfillments">{t('orders.fulfillments')}</h2>

@@ -3,7 +3,7 @@ import { Link, NavLink, Route, Routes, useParams } from 'react-router';
 import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useInstalled } from '../extensions';
-import { ActionForm, optionalNumber, optionalText, TableWrap, valuesOf } from '../forms';
+import { ActionForm, LinesTable, LineTitle, optionalNumber, optionalText, valuesOf } from '../forms';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
 import { Empty, ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
@@ -39,14 +39,14 @@ function Tabs() {
 function ReturnList() {
   const { client } = useAuth();
   const { t, money, date } = useI18n();
-  const list = useList<Return, 'status' | 'kind'>((query) => client.GET('/api/v1/returns', { params: { query: listParams({ ...query, q: undefined }) as never } }));
+  const list = useList<Return, 'status' | 'kind'>((query) => client.GET('/api/v1/returns', { params: { query: listParams(query) as never } }));
   return (
     <>
       <h1>{t('returns.title')}</h1>
       <Tabs />
       <ListToolbar
         list={list}
-        search={false}
+        placeholder={t('returns.search')}
         filters={[
           { name: 'status', label: t('status'), options: STATUSES.map((value) => ({ value })) },
           { name: 'kind', label: t('returns.kind'), options: KINDS.map((value) => ({ value, label: t(`returns.kind.${value}`) })) },
@@ -247,50 +247,41 @@ function ReturnDetail() {
             )}
             {write && ['approved', 'partially_received'].includes(r.status) && r.kind !== 'claim' && <Receive ret={r} onDone={state.reload} />}
             <div className="grid2">
-              <section className="card" aria-labelledby="return-lines">
-                <h2 id="return-lines">{t('orders.lines')}</h2>
-                <TableWrap label={t('orders.lines')}>
-                  <table>
-                    <caption className="sr-only">{t('orders.lines')}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">{t('products.name')}</th>
-                        <th scope="col" className="num">
-                          {t('orders.quantity')}
-                        </th>
-                        <th scope="col" className="num">
-                          {t('returns.received')}
-                        </th>
-                        <th scope="col">{t('returns.reason')}</th>
-                        <th scope="col" className="num">
-                          {t('returns.worth')}
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {r.lines.map((l) => (
-                        <tr key={l.id}>
-                          <td>
-                            {l.title} {l.sku && <code>{l.sku}</code>} {l.kind === 'new' && <Status value="new" />}
-                          </td>
-                          <td className="num">{l.quantity}</td>
-                          <td className="num">
-                            {l.received_quantity}
-                            {l.received_quantity > 0 && (
-                              <small>
-                                {' '}
-                                ({t('returns.restocked', { n: l.restocked_quantity })}, {t('returns.writtenoff', { n: l.damaged_quantity })})
-                              </small>
-                            )}
-                          </td>
-                          <td>{l.reason_code ?? '—'}</td>
-                          <td className="num">{money(l.refund_amount, r.currency)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </TableWrap>
-              </section>
+              <LinesTable
+                label={t('orders.lines')}
+                lines={r.lines}
+                rowKey={(l) => l.id}
+                item={(l) => (
+                  <LineTitle title={l.title} sku={l.sku}>
+                    {l.kind === 'new' && (
+                      <>
+                        {' '}
+                        <Status value="new" />
+                      </>
+                    )}
+                  </LineTitle>
+                )}
+                columns={[
+                  { label: t('orders.quantity'), num: true, cell: (l) => l.quantity },
+                  {
+                    label: t('returns.received'),
+                    num: true,
+                    cell: (l) => (
+                      <>
+                        {l.received_quantity}
+                        {l.received_quantity > 0 && (
+                          <small>
+                            {' '}
+                            ({t('returns.restocked', { n: l.restocked_quantity })}, {t('returns.writtenoff', { n: l.damaged_quantity })})
+                          </small>
+                        )}
+                      </>
+                    ),
+                  },
+                  { label: t('returns.reason'), cell: (l) => l.reason_code ?? '—' },
+                  { label: t('returns.worth'), num: true, cell: (l) => money(l.refund_amount, r.currency) },
+                ]}
+              />
               <section className="card" aria-labelledby="return-summary">
                 <h2 id="return-summary">{t('orders.summary')}</h2>
                 <dl className="fields">

@@ -1,10 +1,11 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { NavLink, Navigate, Route, Routes } from 'react-router';
 import type { ItemOf, ResponseOf } from '@qhatu/client';
 import { useAuth } from '../auth';
 import { useI18n, type Key } from '../i18n';
 import { ListTable, listParams, useList } from '../list';
-import { Empty, ErrorBox, Field, Loaded, SaveFooter, Status, useAction, useLoad } from '../ui';
+import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { ApiKeys, Locales, SaveForm, Store } from './store-settings';
 
 type Region = ItemOf<'/api/v1/taxes/regions'>;
 type Rate = ItemOf<'/shipping/rates'>;
@@ -13,64 +14,6 @@ type Subscription = ItemOf<'/api/v1/webhooks'>;
 
 const text = (v: FormData, name: string) => String(v.get(name) ?? '').trim();
 const orNull = (value: string) => (value === '' ? null : value);
-
-/** A small form whose submit runs one write and shows its pending, error and saved states. */
-function SaveForm({ label, children, save, button }: { label: string; children: ReactNode; save(values: FormData, form: HTMLFormElement): Promise<unknown>; button?: string }) {
-  const action = useAction();
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    await action.run(() => save(new FormData(form), form));
-  };
-  return (
-    <form className="card" onSubmit={(e) => void submit(e)} aria-label={label}>
-      <h2>{label}</h2>
-      {children}
-      <SaveFooter action={action} label={button} disableWhileBusy />
-    </form>
-  );
-}
-
-function Store() {
-  const { client, session, can } = useAuth();
-  const { t } = useI18n();
-  const settings = useLoad(() => client.GET('/api/v1/customers/settings'), []);
-  return (
-    <>
-      <section className="card" aria-labelledby="store-id">
-        <h2 id="store-id">{t('settings.store')}</h2>
-        <dl className="fields">
-          <div>
-            <dt>{t('signin.store')}</dt>
-            <dd>
-              <code>{session?.tenantId}</code>
-            </dd>
-          </div>
-        </dl>
-        <p className="note">{t('settings.store.note')}</p>
-      </section>
-      {can('customers.settings') && (
-        <Loaded state={settings}>
-          {({ data }) => (
-            <SaveForm label={t('settings.accounts')} save={(v) => client.PUT('/api/v1/customers/settings', { body: { registration: orNull(text(v, 'registration')) as never, account_url: orNull(text(v, 'account_url')) } }).then(settings.reload)}>
-              <Field label={t('settings.registration')}>
-                <select name="registration" defaultValue={data.registration_is_default ? '' : data.registration}>
-                  <option value="">{t('settings.default')}</option>
-                  <option value="verify">{t('settings.registration.verify')}</option>
-                  <option value="instant">{t('settings.registration.instant')}</option>
-                  <option value="claim">{t('settings.registration.claim')}</option>
-                </select>
-              </Field>
-              <Field label={t('settings.accounturl')}>
-                <input name="account_url" type="url" defaultValue={data.account_url_is_default ? '' : data.account_url} placeholder={data.account_url} />
-              </Field>
-            </SaveForm>
-          )}
-        </Loaded>
-      )}
-    </>
-  );
-}
 
 function Taxes() {
   const { client, can } = useAuth();
@@ -393,6 +336,8 @@ function Webhooks() {
 /** The settings' sections and the permission that shows each. */
 const SECTIONS: Array<{ path: string; label: Key; permission?: string; element: ReactNode }> = [
   { path: 'store', label: 'settings.store', element: <Store /> },
+  { path: 'api-keys', label: 'settings.keys', permission: 'store.read', element: <ApiKeys /> },
+  { path: 'locales', label: 'settings.locales', element: <Locales /> },
   { path: 'taxes', label: 'settings.taxes', permission: 'taxes.read', element: <Taxes /> },
   { path: 'shipping', label: 'settings.shipping', permission: 'shipping.read', element: <Shipping /> },
   { path: 'payments', label: 'settings.payments', permission: 'payments.read', element: <Payments /> },
@@ -400,7 +345,7 @@ const SECTIONS: Array<{ path: string; label: Key; permission?: string; element: 
 ];
 
 /** The permissions any of which opens the settings. */
-export const SETTINGS_PERMISSIONS = ['customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'];
+export const SETTINGS_PERMISSIONS = ['store.read', 'locales.manage', 'customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'];
 
 export default function Settings() {
   const { can } = useAuth();
