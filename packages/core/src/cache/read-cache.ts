@@ -15,11 +15,15 @@ export interface CachedAnswer {
   readonly etag: string;
   /** The body gzipped, when the cache keeps it so (a large answer): a caller that accepts gzip may send it as it is. */
   readonly gzip?: Buffer;
+  /** The body as UTF-8 bytes, when the cache keeps it so: written as it is, with no encoding. */
+  readonly bytes?: Buffer;
 }
 
 /** An answer as the cache holds it: a large body gzipped (JSON shrinks to a fifth or less), a small one as it is. */
 interface Kept {
   body?: string;
+  /** The body's UTF-8 bytes, which replace `body` once asked for (fewer bytes than a UTF-16 string). */
+  bytes?: Buffer;
   gzip?: Buffer;
   etag: string;
   size: number;
@@ -38,20 +42,44 @@ function kept(answer: CachedAnswer, key: string): Kept {
   return { body: answer.body, etag: answer.etag, size: 2 * answer.body.length + fixed };
 }
 
-/** The answer of what the cache holds; a gzipped body is unzipped only when it is read, and then kept unzipped in `hot` a while. */
-function answerOf(k: Kept, key: string, hot: LRUCache<string, string>): CachedAnswer {
-  if (k.body !== undefined) return { body: k.body, etag: k.etag };
-  const gzip = k.gzip!;
-  let body = hot.get(key);
+/**
+ * The answer of what the cache holds. A small body is kept as a string until its bytes are asked
+ * for (the front door writes bytes), then as bytes; a gzipped body is unzipped only when it is
+ * read, and then kept unzipped, as bytes, in `hot` a while.
+ */
+function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAnswer {
+  if (k.gzip === undefined) {
+    return {
+      etag: k.etag,
+      get body() {
+        return k.body ?? k.bytes!.toString('utf8');
+      },
+      get bytes() {
+        if (k.bytes === undefined) {
+          k.bytes = Buffer.from(k.body!, 'utf8');
+          k.body = undefined;
+        }
+        return k.bytes;
+      },
+    };
+  }
+  const gzip = k.gzip;
+  let bytes = hot.get(key);
+  const unzipped = () => {
+    if (bytes === undefined) {
+      bytes = gunzipSync(gzip);
+      hot.set(key, bytes);
+    }
+    return bytes;
+  };
   return {
     etag: k.etag,
     gzip,
     get body() {
-      if (body === undefined) {
-        body = gunzipSync(gzip).toString('utf8');
-        hot.set(key, body);
-      }
-      return body;
+      return unzipped().toString('utf8');
+    },
+    get bytes() {
+      return unzipped();
     },
   };
 }
@@ -107,7 +135,7 @@ export interface CacheStats {
 
 export class ReadCache {
   private readonly entries: LRUCache<string, Kept> | undefined;
-  private readonly hot: LRUCache<string, string>;
+  private readonly hot: LRUCache<string, Buffer>;
   /** The budget of `entries`: the whole but the hot part. */
   private readonly budget: number;
   private readonly shares = new Map<string, StoreShare>();
@@ -126,7 +154,7 @@ export class ReadCache {
     this.trusted = sync ? sync.listening : true;
     const hotBytes = Math.floor(settings.maxBytes / HOT_SHARE);
     this.budget = settings.maxBytes - hotBytes;
-    this.hot = new LRUCache<string, string>({ maxSize: Math.max(1, hotBytes), sizeCalculation: (body, key) => 2 * (body.length + key.length) + 64 });
+    this.hot = new LRUCache<string, Buffer>({ maxSize: Math.max(1, hotBytes), sizeCalculation: (bytes, key) => bytes.length + 2 * key.length + 64 });
     this.entries = settings.enabled
       ? new LRUCache<string, Kept>({
           // A backstop: `keep` makes room first, from the largest store, so this never has to.

@@ -165,7 +165,7 @@ export class FrontDoor {
     req.once('error', () => res.destroy());
     req.once('end', () => {
       req.off('data', onData);
-      const body = Buffer.concat(chunks, received);
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       (req as ReadRequest)[READ_BODY] = body;
       if (received !== length || !this.answer(req, res, body)) next(req, res);
     });
@@ -201,10 +201,10 @@ export class FrontDoor {
       res.writeHead(304, headers);
       res.end();
     } else {
-      const text = answer.body;
-      headers['content-length'] = Buffer.byteLength(text);
+      const payload = answer.bytes ?? answer.body;
+      headers['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
       res.writeHead(200, headers);
-      res.end(text);
+      res.end(payload);
     }
     this.answered += 1;
     const status = notModified ? 304 : 200;
