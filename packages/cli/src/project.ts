@@ -10,6 +10,7 @@ export const PROJECT_FILE = 'qhatu.config.ts';
 /** Looked for in this order when no path is given: a compiled project ships the JavaScript one. */
 const PROJECT_FILES = [PROJECT_FILE, 'qhatu.config.js', 'qhatu.config.mjs'];
 const TYPESCRIPT = /\.[cm]?ts$/;
+const JAVASCRIPT = /\.[cm]?js$/;
 
 /** Every command that runs the store takes the project file the same way. */
 export function withProjectOption(command: Command): Command {
@@ -59,11 +60,15 @@ async function preloadPackages(file: string): Promise<void> {
   const specifiers = new Set([...readFileSync(file, 'utf8').matchAll(/\bfrom\s+['"](@qhatu\/[^'"]+)['"]/g)].map((m) => m[1]));
   await Promise.all(
     [...specifiers].map(async (specifier) => {
+      let entry: string;
       try {
-        await import(pathToFileURL(require.resolve(specifier)).href);
+        entry = require.resolve(specifier);
       } catch {
-        // The project file imports it as usual (and says what is wrong, if anything).
+        return; // The project file imports it as usual (and says what is wrong, if anything).
       }
+      // Only compiled JavaScript: a project's own plugin (its sources in TypeScript) waits for the
+      // loader, and a module that failed to load once would fail again from Node's cache.
+      if (JAVASCRIPT.test(entry)) await import(pathToFileURL(entry).href).catch(() => undefined);
     }),
   );
 }
