@@ -6,7 +6,10 @@ import project from '../qhatu.config.js';
 /**
  * The full store's /openapi.json through Redocly's recommended rules, as `redocly lint` runs them:
  * no error, and only the warnings that the specification's own paths make
- * (`/payments/gateways/{id}` beside `/payments/{id}/confirm`, and the like) and no licence.
+ * (`/payments/gateways/{id}` beside `/payments/{id}/confirm`, and the like), the lookups by a
+ * record's own key beside its id's sub-resources (`/catalog/products/handle/{handle}` beside
+ * `/catalog/products/{id}/variants`, blog posts by slug, coupons by code; fastify's router takes the
+ * literal segment first) and no licence.
  */
 const ACCEPTED_WARNINGS = new Set(['no-ambiguous-paths', 'info-license']);
 
@@ -29,7 +32,7 @@ describe('the OpenAPI document under redocly lint (recommended)', () => {
     expect(summary(problems.filter((p) => p.severity === 'error'))).toEqual([]);
     const warnings = problems.filter((p) => p.severity === 'warn');
     expect(summary(warnings.filter((p) => !ACCEPTED_WARNINGS.has(p.ruleId)))).toEqual([]);
-    expect(warnings.length, summary(warnings).join('\n')).toBeLessThanOrEqual(10);
+    expect(warnings.length, summary(warnings).join('\n')).toBeLessThanOrEqual(16);
   });
 
   it('declares its security schemes and applies one rule to every operation', () => {
