@@ -9,6 +9,7 @@ import type { ReadCache } from '../cache/read-cache.js';
 import type { QhatuConfig } from '../config.js';
 import type { Principal } from '../context.js';
 import type { Metrics } from '../observability/metrics.js';
+import { bearerToken } from './auth.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,6 +46,12 @@ const BODY_MAX = 64 * 1024;
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
+/** A request's id: the caller's `X-Request-ID` when it is a sensible one, else a new UUID (fastify's `genReqId` and the door alike). */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** The body the door read of a request it then handed on, for the framework to parse (see `bodyOf`). */
 const READ_BODY = Symbol('qhatu.front-door.body');
 type ReadRequest = IncomingMessage & { [READ_BODY]?: Buffer };
@@ -56,7 +63,8 @@ function requestKey(req: IncomingMessage, body: Buffer | undefined): string {
   return body ? `${base}\u0000${body.toString('latin1')}` : base;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/** Whether `If-None-Match` holds `etag` (weak or strong, or `*`): the answer is then a 304. */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim();
@@ -117,7 +125,8 @@ export class FrontDoor {
     const raw = request.raw as ReadRequest;
     // A POST is remembered only when the door read its body (its text is part of the request).
     if (request.method !== 'GET' && !(request.method === 'POST' && raw[READ_BODY])) return;
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    // The route authenticated it: the header reads "Bearer <token>".
+    const token = bearerToken(request);
     if (!token) return;
     const headers = { ...reply.getHeaders() } as OutgoingHttpHeaders;
     const tagged = headers.etag !== undefined;
@@ -190,10 +199,9 @@ export class FrontDoor {
       return false;
     }
     const start = process.hrtime.bigint();
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(req);
     if (this.logsRequests) this.logger.info({ reqId: requestId, route: known.route, req: this.described(req) }, 'incoming request');
-    const notModified = known.tagged && matches(req.headers['if-none-match'], answer.etag);
+    const notModified = known.tagged && matchesEtag(req.headers['if-none-match'], answer.etag);
     const headers: OutgoingHttpHeaders = { 'x-request-id': requestId, ...known.headers };
     if (known.tagged) headers.etag = answer.etag;
     if (notModified) {

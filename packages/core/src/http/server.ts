@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
@@ -26,7 +25,7 @@ import { healthRoutes } from './health.js';
 import { AppError } from '../errors.js';
 import { installErrorHandling, sendError } from './errors.js';
 import { installIdempotency } from './idempotency.js';
-import { FrontDoor } from './front-door.js';
+import { FrontDoor, requestIdOf } from './front-door.js';
 import { openApiOptions, OperationIds } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { Metrics } from '../observability/metrics.js';
@@ -133,10 +132,7 @@ export async function buildHttp(
       server.setTimeout(Number(options.connectionTimeout));
       return server;
     },
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     // X-Forwarded-For is believed only from the proxies the operator names (QHATU_TRUST_PROXY).
     trustProxy: typeof config.trustProxy === 'number' ? hops(config.trustProxy) : config.trustProxy,

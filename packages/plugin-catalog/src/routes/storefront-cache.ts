@@ -1,4 +1,4 @@
-import { entityTag, hasPermission, localeKey, NoContent, ReadCache, requestLocale, TenantContext, type CachedAnswer } from '@qhatu/core';
+import { entityTag, hasPermission, matchesEtag, localeKey, NoContent, ReadCache, requestLocale, TenantContext, type CachedAnswer } from '@qhatu/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOG_TOPIC } from '../services/catalog-cache.js';
 
@@ -18,13 +18,6 @@ export const NotModified = NoContent.meta({ description: 'Not modified: the answ
 /** Storefront keys and customers see active products and collections only; they share one cache. */
 export const storefrontCaller = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
 
 /**
  * Answers a catalog read with an ETag (a 304 when If-None-Match holds it). A storefront caller's
@@ -61,7 +54,7 @@ export async function answerRead(
   reply.type('application/json; charset=utf-8');
   // The same request again is answered before the framework while this answer stands.
   if (kept !== undefined) req.server.frontDoor.remember(req, reply, TenantContext.principal()!, CATALOG_TOPIC, kept);
-  if (matches(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
+  if (matchesEtag(req.headers['if-none-match'], answer.etag)) reply.code(304).send();
   else reply.send(answer.body);
   // Until it is written: a handler that resolves with nothing while its reply is still in the onSend
   // hooks is sent a second time by fastify (an error logged after every read).
