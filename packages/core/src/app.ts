@@ -44,6 +44,9 @@ import { Roles } from './staff/roles.js';
 import { readStaffSettings, STAFF_SETTINGS } from './staff/settings.js';
 import { Tenants } from './tenancy/tenants.js';
 import { Locales } from './translations/store-locales.js';
+import { Currencies } from './markets/store-currencies.js';
+import { Markets } from './markets/store-markets.js';
+import { MailTexts } from './mail/texts.js';
 import { CLOCK, CONFIG, LOGGER, ORM, PLUGINS, systemClock, type Clock } from './tokens.js';
 
 export interface CreateAppOptions {
@@ -167,6 +170,9 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     container.registerSingleton(Mailer);
     container.registerSingleton(Tenants);
     container.registerSingleton(Locales);
+    container.registerSingleton(Currencies);
+    container.registerSingleton(Markets);
+    container.registerSingleton(MailTexts);
     container.register(PermissionRegistry, { useValue: permissions });
     container.register(CustomFields, { useValue: customFields });
     documentCustomFields(customFields);

@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.js';
+import type { Market } from './markets/market.js';
+import type { StoreMoney } from './markets/money.js';
 import type { StoreLocales } from './translations/locales.js';
 
 export type TokenKind = 'platform' | 'admin' | 'storefront' | 'customer' | 'vendor' | 'staff';
@@ -23,6 +25,10 @@ export interface Principal {
   permissions: ReadonlySet<string> | null;
   /** The store's languages, read with the token (no statement of their own); absent for the platform. */
   locales?: StoreLocales;
+  /** The store's currencies and rates, read with the token; absent for the platform. */
+  money?: StoreMoney;
+  /** The store's markets, read with the token; absent for the platform. */
+  markets?: readonly Market[];
 }
 
 /** What a request (or a job) runs as. Mutable: auth fills it in after it is opened. */

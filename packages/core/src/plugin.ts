@@ -17,6 +17,15 @@ export interface PermissionDefinition {
   description: string;
 }
 
+/** An e-mail a plugin sends for a store: its key, what it is for, and the variables its texts may use. */
+export interface MailDefinition {
+  /** `<plugin>.<mail>`, lower-case words and dashes: `abandoned-carts.reminder`. */
+  key: string;
+  description: string;
+  /** The `{{name}}` placeholders a store's text may use, each with what it holds. */
+  variables: Record<string, string>;
+}
+
 export interface QhatuPlugin {
   /** Unique, lower-case; other plugins name it in `dependsOn`. */
   name: string;
@@ -39,6 +48,11 @@ export interface QhatuPlugin {
   /** The event types this plugin publishes. */
   events?: string[];
   /**
+   * The e-mails this plugin sends to a store's customers, whose texts the store may write per
+   * locale (`/api/v1/mail-texts`, decision 0098); the plugin composes each with `MailTexts.compose`.
+   */
+  mails?: MailDefinition[];
+  /**
    * Fields this plugin adds to entities of other plugins (`order`, `product`, `variant`,
    * `customer`, `cart`), by entity then name: stored, checked, answered, documented and indexed
    * by core (docs/plugins.md, Custom fields).
@@ -59,6 +73,14 @@ export interface QhatuPlugin {
 export function definePlugin<P extends QhatuPlugin>(plugin: P): P {
   if (!/^[a-z][a-z0-9-]*$/.test(plugin.name)) {
     throw new Error(`Plugin name "${plugin.name}" must be lower-case letters, digits and dashes`);
+  }
+  for (const mail of plugin.mails ?? []) {
+    if (!mail.key.startsWith(`${plugin.name}.`) || !/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(mail.key)) {
+      throw new Error(`Mail "${mail.key}" of the plugin "${plugin.name}" must be named "${plugin.name}.<mail>" in lower-case words and dashes`);
+    }
+    for (const name of Object.keys(mail.variables)) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Variable "${name}" of the mail "${mail.key}" must be lower-case letters, digits and underscores`);
+    }
   }
   return plugin;
 }

@@ -101,7 +101,9 @@ describe('roles and permissions', () => {
     const permissions = await call('GET', '/api/v1/permissions', a.headers());
     expect(permissions.statusCode).toBe(200);
     expect(permissions.json().data).toEqual([
+      { name: 'currencies.manage', description: expect.any(String) },
       { name: 'locales.manage', description: expect.any(String) },
+      { name: 'markets.manage', description: expect.any(String) },
       { name: 'notes.read', description: 'Read notes, the unfiltered list included' },
       { name: 'notes.write', description: 'Write, close and echo notes' },
       { name: 'staff.manage', description: expect.any(String) },
@@ -109,7 +111,7 @@ describe('roles and permissions', () => {
       { name: 'store.manage', description: expect.any(String) },
       { name: 'store.read', description: expect.any(String) },
     ]);
-    expect(list.json().data.find((r: { name: string }) => r.name === 'owner').permissions).toEqual(['locales.manage', 'notes.read', 'notes.write', 'staff.manage', 'staff.read', 'store.manage', 'store.read']);
+    expect(list.json().data.find((r: { name: string }) => r.name === 'owner').permissions).toEqual(['currencies.manage', 'locales.manage', 'markets.manage', 'notes.read', 'notes.write', 'staff.manage', 'staff.read', 'store.manage', 'store.read']);
   });
 
   it('checks a role body against the installed permissions and names', async () => {
@@ -240,7 +242,7 @@ describe('staff members and sign-in', () => {
     expect(session.statusCode).toBe(200);
     expect(session.json().data).toMatchObject({ token: expect.stringMatching(/^qhm_/), expires_at: new Date(now + 12 * HOUR).toISOString(), staff: { id: staff.id, last_login_at: new Date(now).toISOString() } });
     const me = await call('GET', '/api/v1/staff/me', a.headers(session.json().data.token));
-    expect(me.json().data).toMatchObject({ role: { name: 'owner', built_in: true }, permissions: ['locales.manage', 'notes.read', 'notes.write', 'staff.manage', 'staff.read', 'store.manage', 'store.read'] });
+    expect(me.json().data).toMatchObject({ role: { name: 'owner', built_in: true }, permissions: ['currencies.manage', 'locales.manage', 'markets.manage', 'notes.read', 'notes.write', 'staff.manage', 'staff.read', 'store.manage', 'store.read'] });
     // The principal id: the staff member for a staff token, the key for an API key.
     expect((await call('GET', '/api/v1/notes/whoami', a.headers(session.json().data.token))).json()).toEqual({ principal_id: staff.id });
     const keys = await call('GET', `/api/v1/tenants/${a.id}/api-keys`, { authorization: `Bearer ${t.platformToken}` });

@@ -29,7 +29,7 @@ describe('the route table of the full store', () => {
     expect(new Set(admin.filter((r) => r.plugin === 'offline').map((r) => r.permission))).toEqual(new Set(['payments.read', 'payments.configure', 'payments.capture']));
     expect(admin.map((r) => r.plugin)).toEqual(expect.arrayContaining(['media', 'catalog', 'customers', 'inventory', 'discounts', 'orders', 'abandoned-carts', 'payments', 'webhooks', 'shipping', 'blog', 'themes', 'reviews']));
     const permissions = (await t.request({ method: 'GET', url: '/api/v1/permissions', headers: shop.headers() })).json().data.map((p: { name: string }) => p.name);
-    expect(permissions).toEqual([...declared.keys(), 'locales.manage', 'staff.manage', 'staff.read', 'store.manage', 'store.read'].sort());
+    expect(permissions).toEqual([...declared.keys(), 'currencies.manage', 'locales.manage', 'markets.manage', 'staff.manage', 'staff.read', 'store.manage', 'store.read'].sort());
   });
 
   it('documents each admin operation’s permission in OpenAPI', async () => {

@@ -3,11 +3,13 @@ import { AppError } from '../errors.js';
 import type { AuthRule } from '../http/route-config.js';
 import { PluginLoadError, type PermissionDefinition, type QhatuPlugin } from '../plugin.js';
 
-/** What core's own admin routes (staff, roles, the store's locales) need. */
+/** What core's own admin routes (staff, roles, the store's locales, currencies and markets) need. */
 export const CORE_PERMISSIONS: PermissionDefinition[] = [
   { name: 'staff.read', description: 'See the staff members, the roles and the permissions' },
   { name: 'staff.manage', description: 'Invite, change, disable and remove staff members, and define roles' },
   { name: 'locales.manage', description: 'Choose the locales the store sells in and its default one' },
+  { name: 'currencies.manage', description: 'Choose the currencies the store sells in, their exchange rates and rounding' },
+  { name: 'markets.manage', description: 'Create, change and remove markets: countries, currency, locale and tax mode' },
   { name: 'store.read', description: "See the store's settings and its API keys (never their tokens)" },
   { name: 'store.manage', description: 'Rename the store, issue and revoke its API keys' },
 ];

@@ -9,6 +9,8 @@ import { CLOCK, CONFIG, type Clock } from '../tokens.js';
 import type { QhatuConfig } from '../config.js';
 import type { CacheSync } from './cache-sync.js';
 import { storeLocales } from '../translations/locales.js';
+import { marketsOf, type MarketRow } from '../markets/market.js';
+import { storeMoneyOf, type Rounding } from '../markets/money.js';
 
 export type TenantTokenKind = Exclude<TokenKind, 'platform'>;
 
@@ -40,6 +42,9 @@ interface TokenRow {
   tenant_status: string;
   default_locale: string;
   locales: string[];
+  currency: string;
+  currencies: Array<{ code: string; rate: string | null; rounding_increment: number; rounding: Rounding }>;
+  markets: MarketRow[];
   staff_status: string | null;
   role_id: string | null;
   built_in: string | null;
@@ -178,7 +183,10 @@ export class AccessTokens {
   private async load(tenantId: string, hash: string): Promise<CachedToken> {
     // One statement for every kind: a staff member's status and role ride on the token's row. A read: asked again after a lost connection.
     const rows = await retryingRead(() => this.db.query<TokenRow>(
-      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status, tn.default_locale, tn.locales,
+      `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status, tn.default_locale, tn.locales, tn.currency,
+              (select coalesce(json_agg(json_build_object('code', c.code, 'rate', c.rate::text, 'rounding_increment', c.rounding_increment, 'rounding', c.rounding) order by c.code), '[]')
+                 from core_store_currency c where c.tenant_id = t.tenant_id) as currencies,
+              (select coalesce(json_agg(m order by m.handle), '[]') from core_market m where m.tenant_id = t.tenant_id) as markets,
               s.status as staff_status, r.id as role_id, r.built_in, r.permissions
          from core_access_token t
          join core_tenant tn on tn.id = t.tenant_id
@@ -203,6 +211,8 @@ export class AccessTokens {
         id: row.subject_id ?? row.id,
         permissions: row.kind === 'admin' || row.kind === 'staff' ? permissions : new Set(),
         locales: storeLocales(row.default_locale, row.locales),
+        money: storeMoneyOf(row.currency, row.currencies),
+        markets: marketsOf(row.markets),
       },
       tenantStatus: row.tenant_status,
       expiresAt: row.expires_at ? new Date(row.expires_at) : null,

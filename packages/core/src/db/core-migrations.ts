@@ -3,6 +3,7 @@ import { factVersionTables } from '../cache/fact-cache.js';
 import { expectFunction } from './expect.js';
 import { searchFunctions, searchIndex, searchPageFunctions } from './search.js';
 import { localeStatements } from '../translations/migration.js';
+import { marketStatements } from '../markets/migration.js';
 
 export const coreMigrations: Migration[] = [
   {
@@ -200,5 +201,26 @@ export const coreMigrations: Migration[] = [
     // The languages a store sells in and the text search of each (decision 0089).
     id: '0009_locales',
     up: localeStatements,
+  },
+  {
+    // The currencies a store sells in, their rates and rounding, and its markets (decision 0097).
+    id: '0010_markets',
+    up: marketStatements,
+  },
+  {
+    // A store's own texts of the e-mails sent to its customers, per mail and locale (decision 0098).
+    id: '0011_mail_texts',
+    up: [
+      `CREATE TABLE core_mail_text (
+         tenant_id uuid NOT NULL REFERENCES core_tenant (id) ON DELETE CASCADE,
+         key text NOT NULL,
+         locale text NOT NULL,
+         subject text NOT NULL,
+         text text NOT NULL,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         updated_at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (tenant_id, key, locale))`,
+      tenantTable('core_mail_text'),
+    ],
   },
 ];

@@ -11,6 +11,7 @@ import { PluginLoadError, type QhatuPlugin } from '../plugin.js';
 import { playgroundHtml, playgroundRoutes } from './playground.js';
 import { cacheResponses, GRAPHQL_CALLERS, principalOf } from './response-cache.js';
 import { chooseLocale } from '../translations/locales.js';
+import { chooseMarket, headerMarket, MARKET_HEADER } from '../markets/market.js';
 import type { GraphQLAccess, GraphQLFieldInfo, QhatuGraphQLContext, QhatuResolver } from './types.js';
 
 declare module 'fastify' {
@@ -185,7 +186,11 @@ export async function hostGraphQL(
             return assertPermission(principal, permission);
           },
           locale(asked) {
-            return chooseLocale(principal.locales, { locale: asked, acceptLanguage: request.headers['accept-language'] }, 'locale');
+            return chooseLocale(principal.locales, { locale: asked, acceptLanguage: request.headers['accept-language'], marketLocale: headerMarket(principal, request)?.defaultLocale }, 'locale');
+          },
+          market(asked) {
+            const header = request.headers[MARKET_HEADER];
+            return chooseMarket(principal, { market: asked?.market ?? (Array.isArray(header) ? header[0] : header) ?? null, currency: asked?.currency ?? null }, { market: asked?.market ? 'market' : 'headers.x-market', currency: 'currency' });
           },
         };
       } catch (error) {

@@ -8,6 +8,7 @@ import { ReadCache, type CacheSlot } from '../cache/read-cache.js';
 import type { Principal } from '../context.js';
 import { authorize } from '../http/auth.js';
 import { chooseLocale, localeKey } from '../translations/locales.js';
+import { headerMarket, MARKET_HEADER } from '../markets/market.js';
 import type { GraphQLFieldInfo } from './types.js';
 
 /** Every caller kind GraphQL serves; each field's own access is checked by its resolver. */
@@ -73,8 +74,15 @@ export function cacheResponses(app: FastifyInstance, container: DependencyContai
     if (plan.unless.some((permission) => hasPermission(principal, permission))) return;
     const variables = typeof body.variables === 'string' ? body.variables : JSON.stringify(body.variables ?? null);
     // The locale Accept-Language picks among the store's (none for a single-language store); an argument is in the query or variables.
-    const language = localeKey(chooseLocale(principal.locales, { acceptLanguage: request.headers['accept-language'] }));
-    const key = `${language}graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`;
+    const market = request.headers[MARKET_HEADER];
+    let marketLocale: string | undefined;
+    try {
+      marketLocale = headerMarket(principal, request)?.defaultLocale;
+    } catch {
+      return; // An unknown market: the resolvers answer the error.
+    }
+    const language = localeKey(chooseLocale(principal.locales, { acceptLanguage: request.headers['accept-language'], marketLocale }));
+    const key = `${language}${market ? `${market}\u0001` : ''}graphql\u0000${operationName ?? ''}\u0000${variables}\u0000${body.query}`;
     const slot = cache.slot(principal.tenantId!, plan.topic, key);
     if (slot.hit) {
       reply.type('application/json; charset=utf-8');

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType } from 'graphql';
 import type { DependencyContainer } from 'tsyringe';
 import type { Principal, TokenKind } from '../context.js';
 import type { LocaleChoice } from '../translations/locales.js';
+import type { MarketChoice } from '../markets/market.js';
 
 export interface QhatuGraphQLContext {
   container: DependencyContainer;
@@ -20,6 +21,11 @@ export interface QhatuGraphQLContext {
    * is a LOCALE_NOT_LISTED error), else the request's Accept-Language, else the store's default.
    */
   locale(asked?: string | null): LocaleChoice;
+  /**
+   * What the request is priced in (decision 0097): the market `asked.market` names, else the
+   * `X-Market` header's; the currency asked, else the market's, else the store's default.
+   */
+  market(asked?: { market?: string | null; currency?: string | null }): MarketChoice;
 }
 
 /** A field resolver, given the caller's context as core builds it. */

@@ -59,7 +59,7 @@ type ReadRequest = IncomingMessage & { [READ_BODY]?: Buffer };
 /** What an answer depends on: method and URL (the query in it), store, caller, languages, and a POST's body. */
 function requestKey(req: IncomingMessage, body: Buffer | undefined): string {
   const h = req.headers;
-  const base = `${req.method} ${req.url}\u0000${h['x-tenant-id']}\u0000${h.authorization}\u0000${h['accept-language'] ?? ''}`;
+  const base = `${req.method} ${req.url}\u0000${h['x-tenant-id']}\u0000${h.authorization}\u0000${h['accept-language'] ?? ''}\u0000${h['x-market'] ?? ''}`;
   return body ? `${base}\u0000${body.toString('latin1')}` : base;
 }
 

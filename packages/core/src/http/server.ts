@@ -19,6 +19,8 @@ import { staffRoutes } from '../staff/routes.js';
 import { tenantRoutes } from '../tenancy/routes.js';
 import { storeRoutes } from '../tenancy/store-routes.js';
 import { localeRoutes } from '../translations/routes.js';
+import { marketRoutes } from '../markets/routes.js';
+import { mailTextRoutes } from '../mail/text-routes.js';
 import { Tenants } from '../tenancy/tenants.js';
 import { authorize } from './auth.js';
 import { healthRoutes } from './health.js';
@@ -209,6 +211,8 @@ export async function buildHttp(
       await storeRoutes(scope, container);
       await staffRoutes(scope, container);
       await localeRoutes(scope, container);
+      await marketRoutes(scope, container);
+      await mailTextRoutes(scope, container);
     }, { prefix: '/api/v1' });
     for (const plugin of plugins) {
       if (!plugin.routes) continue;

@@ -70,11 +70,16 @@ export function acceptedLanguages(header: string | undefined): string[] {
 
 /**
  * The locale a storefront read answers in: the one asked with `locale` (a locale the store does
- * not list is a 422 LOCALE_NOT_LISTED), else the first of `Accept-Language` the store has (the
+ * not list is a 422 LOCALE_NOT_LISTED), else the default locale of the market the request names,
+ * else the first of `Accept-Language` the store has (the
  * same tag, or one of the same language: `es-MX` takes `es`, then `es-PE`), else the default.
  * Without the store's locales (a caller that is not a store's), the default of nothing: untranslated.
  */
-export function chooseLocale(store: StoreLocales | undefined, asked: { locale?: string | null; acceptLanguage?: string | string[] }, path = 'querystring.locale'): LocaleChoice {
+export function chooseLocale(
+  store: StoreLocales | undefined,
+  asked: { locale?: string | null; acceptLanguage?: string | string[]; marketLocale?: string | null },
+  path = 'querystring.locale',
+): LocaleChoice {
   if (!store) return { locale: asked.locale ?? '', translated: false };
   const choice = (locale: string): LocaleChoice => ({ locale, translated: locale !== store.defaultLocale });
   if (asked.locale) {
@@ -82,6 +87,8 @@ export function chooseLocale(store: StoreLocales | undefined, asked: { locale?: 
     if (!store.locales.includes(wanted)) throw localeNotListed(wanted, store, path);
     return choice(wanted);
   }
+  // A market named on purpose reads in its locale before the browser's languages (decision 0097).
+  if (asked.marketLocale && store.locales.includes(asked.marketLocale)) return choice(asked.marketLocale);
   // One locale: nothing to negotiate (a single-language store reads as it always did).
   if (store.locales.length === 1) return choice(store.defaultLocale);
   const header = Array.isArray(asked.acceptLanguage) ? asked.acceptLanguage.join(',') : asked.acceptLanguage;
