@@ -137,6 +137,11 @@ describe('/api/v1/markets', () => {
     expect(changed.json().data).toMatchObject({ handle: 'us', countries: ['US', 'CA'], prices_include_tax: false, currency: 'USD' });
     const clash = await call(shop, 'PATCH', `/api/v1/markets/${us.id}`, { countries: ['PE'] });
     expect(clash.statusCode).toBe(409);
+    // The market's locale stays listed too.
+    const locale = await call(shop, 'PUT', '/api/v1/locales', { default_locale: 'es-PE', locales: [] });
+    expect(locale.statusCode).toBe(409);
+    expect(locale.json().error).toMatchObject({ code: 'LOCALE_IN_USE', details: [expect.objectContaining({ locale: 'en', market: 'us' })] });
+    expect((await call(shop, 'GET', '/api/v1/locales')).json().data.locales).toEqual(['es-PE', 'en']);
   });
 
   it('is chosen by a request: its currency and tax mode, its locale before Accept-Language; unknown ones are 422', () => {

@@ -10,8 +10,8 @@ export const CORE_PERMISSIONS: PermissionDefinition[] = [
   { name: 'locales.manage', description: 'Choose the locales the store sells in and its default one' },
   { name: 'currencies.manage', description: 'Choose the currencies the store sells in, their exchange rates and rounding' },
   { name: 'markets.manage', description: 'Create, change and remove markets: countries, currency, locale and tax mode' },
-  { name: 'store.read', description: "See the store's settings and its API keys (never their tokens)" },
-  { name: 'store.manage', description: 'Rename the store, issue and revoke its API keys' },
+  { name: 'store.read', description: "See the store's settings, its API keys (never their tokens) and its e-mail texts" },
+  { name: 'store.manage', description: 'Rename the store, issue and revoke its API keys, write its e-mail texts' },
 ];
 
 const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;

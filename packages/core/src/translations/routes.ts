@@ -40,9 +40,9 @@ export async function localeRoutes(app: FastifyInstance, container: DependencyCo
     schema: {
       tags,
       summary: "Set the store's default locale and the others it sells in",
-      description: "The resources' own texts are the default locale's; translations into the others are kept per resource. Changing the default moves no text.",
+      description: "The resources' own texts are the default locale's; translations into the others are kept per resource. Changing the default moves no text. A market's default locale stays listed (409 LOCALE_IN_USE).",
       body: LocalesReplace,
-      response: { 200: dataOf(LocalesOut), ...errorResponses(400, 401, 403, 422) },
+      response: { 200: dataOf(LocalesOut), ...errorResponses(400, 401, 403, 409, 422) },
     },
   }, async (req) => ({ data: localesOut(await locales.replace(TenantContext.tenantId(), req.body)) }));
 }
