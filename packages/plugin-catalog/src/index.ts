@@ -17,6 +17,7 @@ import { catalogSearchMigration } from './migrations/0006_search.js';
 import { catalogCustomFieldsMigration } from './migrations/0007_custom_fields.js';
 import { catalogTranslationsMigration } from './migrations/0008_translations.js';
 import { catalogTranslatedKeysMigration } from './migrations/0009_translated_keys.js';
+import { variantPricesMigration } from './migrations/0010_variant_prices.js';
 import { brandRoutes } from './routes/brands.js';
 import { collectionRoutes } from './routes/collections.js';
 import { downloadRoutes } from './routes/downloads.js';
@@ -44,7 +45,8 @@ export { Brand } from './entities/brand.js';
 export { Supplier } from './entities/supplier.js';
 export { ProductDownload } from './entities/product-download.js';
 export { ProductMetafield, METAFIELD_TYPES, type MetafieldType } from './entities/product-metafield.js';
-export { Products, productEvent, STOCK_KEEPER, type ProductView, type StockKeeper } from './services/products.js';
+export { Products, productEvent, STOCK_KEEPER, type ProductView, type StockKeeper, type VariantView } from './services/products.js';
+export { type VariantPrice, type VariantPriceInput } from './services/variant-prices.js';
 export { Collections } from './services/collections.js';
 export { CollectionProducts, ProductCollections, type CollectionsOfProducts } from './services/collection-products.js';
 export { Brands, type BrandView } from './services/brands.js';
@@ -52,7 +54,7 @@ export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
 export { CatalogTranslations, CATALOG_TRANSLATIONS, TRANSLATION_EVENTS } from './services/translations.js';
-export { PriceResolver, CatalogPriceResolver, catalogPriceOf, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
+export { PriceResolver, CatalogPriceResolver, catalogPriceOf, catalogPricesIn, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
 export { SELLABLE_FACTS, sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
 
 /** The catalog: products, variants, collections, brands, suppliers, downloads, metafields and their translations. */
@@ -64,7 +66,7 @@ export default definePlugin({
   ],
   dependsOn: ['media'],
   entities: [Product, Variant, Brand, Supplier, Collection, CollectionProduct, ProductDownload, ProductMetafield],
-  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration, catalogTranslationsMigration, catalogTranslatedKeysMigration],
+  migrations: [productsMigration, brandsSuppliersMigration, collectionsMigration, downloadsMetafieldsMigration, cacheVersionMigration, catalogSearchMigration, catalogCustomFieldsMigration, catalogTranslationsMigration, catalogTranslatedKeysMigration, variantPricesMigration],
   // Other plugins and the project add fields to products and variants (`customFields: { product: {...}, variant: {...} }`).
   customFieldHosts: [
     { entity: 'product', table: 'catalog_product', graphqlType: 'Product' },

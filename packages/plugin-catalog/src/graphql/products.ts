@@ -1,13 +1,15 @@
-import { AppError, type GraphQLContribution, hasPermission, localeKey, type QhatuGraphQLContext, toConnection } from '@qhatu/core';
+import { AppError, type GraphQLContribution, hasPermission, localeKey, type MarketChoice, moneyKey, type QhatuGraphQLContext, toConnection } from '@qhatu/core';
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 import { Products, type ProductView } from '../services/products.js';
 import { ProductCollections, type CollectionsOfProducts } from '../services/collection-products.js';
 import { CATALOG_TOPIC, rememberedForStorefront } from '../services/catalog-cache.js';
+import { rateKey, type PricedIn } from '../services/variant-prices.js';
 
 const typeDefs = `
   enum ProductStatus { active draft archived }
   input ProductFilter { status: ProductStatus }
+  "price and compareAtPrice are minor units of currency: the store's default, or the currency the read asked for (market, currency)."
   type ProductVariant { id: ID!, title: String!, sku: String, price: Int!, compareAtPrice: Int, currency: String!, inventoryQuantity: Int! }
   type ProductImage { url: String, altText: String }
   type ProductCollection { id: ID!, title: String! }
@@ -24,10 +26,14 @@ const typeDefs = `
   type ProductEdge { node: Product!, cursor: String! }
   type ProductConnection { edges: [ProductEdge!]!, pageInfo: PageInfo! }
   extend type Query {
-    "locale: one of the store's (else LOCALE_NOT_LISTED); absent, Accept-Language, else the store's default. Untranslated fields are the default's."
-    products(filter: ProductFilter, limit: Int, cursor: String, locale: String): ProductConnection!
-    "locale: as for products."
-    product(id: ID!, locale: String): Product
+    """
+    locale: one of the store's (else LOCALE_NOT_LISTED); absent, the market's, else Accept-Language, else the store's default. Untranslated fields are the default's.
+    market: a market's handle (else the X-Market header; unknown: MARKET_NOT_FOUND), whose currency prices are in. currency: one the store sells in (else CURRENCY_NOT_LISTED); absent, the market's, else the default.
+    In another currency a variant's price is its explicit one there, else the one derived by the store's rate; a variant with neither is left out.
+    """
+    products(filter: ProductFilter, limit: Int, cursor: String, locale: String, market: String, currency: String): ProductConnection!
+    "locale, market, currency: as for products."
+    product(id: ID!, locale: String, market: String, currency: String): Product
   }
 `;
 
@@ -36,7 +42,14 @@ const ProductsArgs = z.object({
   limit: z.number().int().min(1, 'limit must be at least 1').nullish(),
   cursor: z.string().min(1).nullish(),
   locale: z.string().max(16).nullish(),
+  market: z.string().max(64).nullish(),
+  currency: z.string().max(3).nullish(),
 });
+
+/** The currency a choice prices in, when it is not the store's default. */
+function pricedIn(ctx: QhatuGraphQLContext, choice: MarketChoice): PricedIn | undefined {
+  return choice.converted && ctx.principal.money ? { money: ctx.principal.money, currency: choice.currency } : undefined;
+}
 
 /** `locale`: the one the product was read in (not a field), for the collections loaded for it. */
 function node({ product, variants }: ProductView, locale: string | undefined) {
@@ -84,26 +97,32 @@ export const productGraphQL: GraphQLContribution = {
         const parsed = ProductsArgs.safeParse(raw);
         if (!parsed.success) throw AppError.validation(parsed.error.issues.map((i) => i.message).join('; '));
         const args = parsed.data;
-        const choice = ctx.locale(args.locale);
+        const market = ctx.market({ market: args.market, currency: args.currency });
+        // A market named by argument gives the locale as X-Market does: when none is asked, before Accept-Language.
+        const choice = ctx.locale(args.locale ?? market.market?.defaultLocale);
         const locale = choice.translated ? choice.locale : undefined;
+        const priced = pricedIn(ctx, market);
         const read = async (storefront: boolean) => {
           const { items, page } = await ctx.container.resolve(Products).list(
             { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
-            { status: args.filter?.status ?? undefined, activeOnly: storefront, locale },
+            { status: args.filter?.status ?? undefined, activeOnly: storefront, locale, priced },
           );
           const views = new Map(items.map((v) => [v.product.id, v]));
           return toConnection(page, (p) => node(views.get(p.id)!, locale), args.cursor ?? undefined);
         };
         if (!activeOnly(ctx)) return read(false);
-        return rememberedForStorefront(ctx, `${localeKey(choice)}products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
+        return rememberedForStorefront(ctx, `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}products:${JSON.stringify([args.filter?.status ?? null, args.limit ?? null, args.cursor ?? null])}`, () => read(true));
       },
-      product: async (_: unknown, args: { id: string; locale?: string | null }, ctx: QhatuGraphQLContext) => {
+      product: async (_: unknown, args: { id: string; locale?: string | null; market?: string | null; currency?: string | null }, ctx: QhatuGraphQLContext) => {
         if (!z.uuid().safeParse(args.id).success) throw AppError.validation('id must be a UUID');
-        const choice = ctx.locale(args.locale);
+        const market = ctx.market({ market: args.market, currency: args.currency });
+        // A market named by argument gives the locale as X-Market does: when none is asked, before Accept-Language.
+        const choice = ctx.locale(args.locale ?? market.market?.defaultLocale);
         const locale = choice.translated ? choice.locale : undefined;
-        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale }), locale);
+        const priced = pricedIn(ctx, market);
+        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale, priced }), locale);
         if (!activeOnly(ctx)) return read(false);
-        return rememberedForStorefront(ctx, `${localeKey(choice)}product:${args.id.toLowerCase()}`, () => read(true));
+        return rememberedForStorefront(ctx, `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}product:${args.id.toLowerCase()}`, () => read(true));
       },
     },
   },

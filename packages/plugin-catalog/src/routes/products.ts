@@ -1,4 +1,4 @@
-import { ADMIN, answerAsBuilt, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, LocaleQuery, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
+import { ADMIN, answerAsBuilt, CustomFields, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, ReadCache, STOREFRONT, type CustomFieldAudience } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -8,6 +8,7 @@ import {
   ProductListQuery,
   ProductOut,
   ProductPatch,
+  ProductReadQuery,
   VariantInput,
   VariantOut,
   VariantParams,
@@ -18,6 +19,10 @@ import { productOut, variantOut, type ShowCustomFields } from './serialize.js';
 import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
 
 const SEARCH_ORDER = 'A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.';
+const PRICED =
+  "Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default: " +
+  "in another currency each variant's price is its explicit one there, else the one derived by the store's rate and rounding, and a variant with neither is left out (not for sale in it). " +
+  "Admin callers see each variant's explicit prices (`prices`).";
 
 export async function productRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -38,13 +43,15 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     ...answerAsBuilt,
     config: { auth: STOREFRONT },
     preValidation: fields.filterGuard(...filterable),
-    schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${SEARCH_ORDER}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
+    schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${SEARCH_ORDER} ${PRICED}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced) => {
     const filter: ProductFilter = {
       ...(filtersOf(req.query) as ProductFilter),
       q: req.query.q,
       activeOnly,
       locale,
+      priced,
+      withPrices: !activeOnly,
       customFields: fields.filtersOf(req.query, 'product'),
       variantFields: fields.filtersOf(req.query, 'variant', 'variants.custom_fields'),
     };
@@ -52,7 +59,11 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     const show = shown(activeOnly);
     for (const item of items) {
       item.custom_fields = show('product', item.custom_fields);
-      for (const variant of item.variants) variant.custom_fields = show('variant', variant.custom_fields);
+      for (const variant of item.variants) {
+        variant.custom_fields = show('variant', variant.custom_fields);
+        // A store of one currency reads no explicit prices: its admin answer shows none.
+        if (!activeOnly) (variant as { prices?: unknown }).prices ??= [];
+      }
     }
     return { data: items, meta: { pagination } };
   }));
@@ -64,20 +75,20 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
 
   r.get('/catalog/products/:id', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'Read a product', description: STOREFRONT_CACHED, params: IdParams, querystring: LocaleQuery, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => ({ data: productOut(await products.get(req.params.id, { activeOnly, locale }), shown(activeOnly)) })));
+    schema: { tags, summary: 'Read a product', description: `${STOREFRONT_CACHED} ${PRICED}`, params: IdParams, querystring: ProductReadQuery, response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced) => ({ data: productOut(await products.get(req.params.id, { activeOnly, locale, priced, withPrices: !activeOnly }), shown(activeOnly)) })));
 
   r.get('/catalog/products/handle/:handle', {
     config: { auth: STOREFRONT },
     schema: {
       tags,
       summary: 'Read a product by its handle',
-      description: `${STOREFRONT_CACHED} In a locale the handle is the product's handle there (its translation's) or its own.`,
+      description: `${STOREFRONT_CACHED} In a locale the handle is the product's handle there (its translation's) or its own. ${PRICED}`,
       params: HandleParams,
-      querystring: LocaleQuery,
+      querystring: ProductReadQuery,
       response: { 200: dataOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) },
     },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => ({ data: productOut(await products.getByHandle(req.params.handle, { activeOnly, locale }), shown(activeOnly)) })));
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced) => ({ data: productOut(await products.getByHandle(req.params.handle, { activeOnly, locale, priced, withPrices: !activeOnly }), shown(activeOnly)) })));
 
   r.patch('/catalog/products/:id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
@@ -95,12 +106,18 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
   r.post('/catalog/products/:id/variants', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Add a variant', params: IdParams, body: VariantInput, response: { 201: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
-  }, async (req, reply) => reply.code(201).send({ data: variantOut(await products.addVariant(req.params.id, req.body), admin) }));
+  }, async (req, reply) => {
+    const { variant, prices } = await products.addVariant(req.params.id, req.body);
+    return reply.code(201).send({ data: variantOut(variant, admin, prices) });
+  });
 
   r.patch('/catalog/products/:id/variants/:variant_id', {
     config: { auth: ADMIN, permission: 'catalog.write' },
     schema: { tags, summary: 'Change a variant', params: VariantParams, body: VariantPatch, response: { 200: dataOf(VariantOut), ...errorResponses(400, 401, 403, 404, 409, 422) } },
-  }, async (req) => ({ data: variantOut(await products.updateVariant(req.params.id, req.params.variant_id, req.body), admin) }));
+  }, async (req) => {
+    const { variant, prices } = await products.updateVariant(req.params.id, req.params.variant_id, req.body);
+    return { data: variantOut(variant, admin, prices) };
+  });
 
   r.delete('/catalog/products/:id/variants/:variant_id', {
     config: { auth: ADMIN, permission: 'catalog.write' },

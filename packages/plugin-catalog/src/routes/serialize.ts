@@ -1,18 +1,19 @@
 import type { CustomFieldValues } from '@qhatu/core';
 import type { Collection } from '../entities/collection.js';
 import type { CollectionProduct } from '../entities/collection-product.js';
-import type { Product } from '../entities/product.js';
 import type { ProductDownload } from '../entities/product-download.js';
 import type { ProductMetafield } from '../entities/product-metafield.js';
 import type { Supplier } from '../entities/supplier.js';
 import type { Variant } from '../entities/variant.js';
 import type { BrandView } from '../services/brands.js';
 import type { ProductView } from '../services/products.js';
+import type { VariantPrice } from '../services/variant-prices.js';
 
 /** A product's or variant's custom fields as the caller may see them (`CustomFields.present` for one audience). */
 export type ShowCustomFields = (entity: 'product' | 'variant', stored: unknown) => CustomFieldValues;
 
-export function variantOut(v: Variant, show: ShowCustomFields) {
+/** `prices`: its explicit prices in the store's other currencies, for admin callers (absent: not shown). */
+export function variantOut(v: Variant, show: ShowCustomFields, prices?: VariantPrice[]) {
   return {
     id: v.id,
     product_id: v.productId,
@@ -29,10 +30,11 @@ export function variantOut(v: Variant, show: ShowCustomFields) {
     custom_fields: show('variant', v.customFields),
     created_at: v.createdAt.toISOString(),
     updated_at: v.updatedAt.toISOString(),
+    ...(prices ? { prices } : {}),
   };
 }
 
-export function productOut({ product: p, variants }: { product: Product; variants: Variant[] } | ProductView, show: ShowCustomFields) {
+export function productOut({ product: p, variants, prices }: ProductView, show: ShowCustomFields) {
   return {
     id: p.id,
     title: p.title,
@@ -43,7 +45,7 @@ export function productOut({ product: p, variants }: { product: Product; variant
     supplier_id: p.supplierId ?? null,
     tags: p.tags,
     images: p.images,
-    variants: variants.map((v) => variantOut(v, show)),
+    variants: variants.map((v) => variantOut(v, show, prices ? (prices.get(v.id) ?? []) : undefined)),
     custom_fields: show('product', p.customFields),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),

@@ -1,6 +1,7 @@
-import { entityTag, hasPermission, matchesEtag, localeKey, NoContent, ReadCache, requestLocale, TenantContext, type CachedAnswer } from '@qhatu/core';
+import { entityTag, hasPermission, matchesEtag, localeKey, moneyKey, NoContent, ReadCache, requestLocale, requestMarket, TenantContext, type CachedAnswer } from '@qhatu/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOG_TOPIC } from '../services/catalog-cache.js';
+import { rateKey, type PricedIn } from '../services/variant-prices.js';
 
 // A CDN may keep a storefront answer one second, then asks again with If-None-Match (a 304 from memory).
 const PUBLIC = 'public, max-age=0, s-maxage=1, must-revalidate';
@@ -8,11 +9,12 @@ const PRIVATE = 'private, no-cache';
 // Answers differ by store and by caller (admin keys see drafts), and in a store of several locales by Accept-Language.
 const VARY = 'Authorization, X-Tenant-ID';
 const VARY_LANGUAGE = `${VARY}, Accept-Language`;
+// A store with markets answers by X-Market too (its currency, and its locale when none is asked).
 
 export const STOREFRONT_CACHED =
   'Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. ' +
   'Every answer has an ETag; a request with If-None-Match holding it gets a 304. ' +
-  'Texts are in the locale asked with `locale` or Accept-Language (else the store\u2019s default), field by field; Content-Language names it.';
+  'Texts are in the locale asked with `locale`, else the market\u2019s, else Accept-Language (else the store\u2019s default), field by field; Content-Language names it.';
 export const NotModified = NoContent.meta({ description: 'Not modified: the answer still has the ETag sent in If-None-Match' });
 
 /** Storefront keys and customers see active products and collections only; they share one cache. */
@@ -28,18 +30,21 @@ export async function answerRead(
   cache: ReadCache,
   req: FastifyRequest,
   reply: FastifyReply,
-  build: (activeOnly: boolean, locale: string | undefined) => Promise<unknown>,
+  build: (activeOnly: boolean, locale: string | undefined, priced: PricedIn | undefined) => Promise<unknown>,
 ): Promise<void> {
-  // The locale before anything else: one the store does not list is a 422, never an entry.
+  // The locale and the currency before anything else: one the store does not list (or an unknown market) is a 422, never an entry.
   const choice = requestLocale(req);
   const translated = choice.translated ? choice.locale : undefined;
+  const market = requestMarket(req);
+  const money = TenantContext.principal()?.money;
+  const priced = market.converted && money ? { money, currency: market.currency } : undefined;
   // The route's own serializer (its zod schema): the same body an uncached answer would have.
-  const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly, translated)) as string;
+  const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly, translated, priced)) as string;
   let answer: CachedAnswer;
   let kept: string | undefined;
   if (storefrontCaller()) {
-    // Keyed by the locale chosen (Accept-Language is not in the URL); the default's key is the URL alone.
-    kept = `${localeKey(choice)}${req.url}`;
+    // Keyed by the locale and the currency chosen (Accept-Language and X-Market are not in the URL); the defaults' key is the URL alone.
+    kept = `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}${req.url}`;
     const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, kept);
     answer = slot.hit ?? slot.fill(await serialize(true));
     reply.header('cache-control', PUBLIC);
@@ -49,7 +54,8 @@ export async function answerRead(
     reply.header('cache-control', PRIVATE);
   }
   const several = (TenantContext.principal()?.locales?.locales.length ?? 1) > 1;
-  reply.header('etag', answer.etag).header('vary', several ? VARY_LANGUAGE : VARY);
+  const markets = (TenantContext.principal()?.markets?.length ?? 0) > 0;
+  reply.header('etag', answer.etag).header('vary', `${several ? VARY_LANGUAGE : VARY}${markets ? ', X-Market' : ''}`);
   if (choice.locale) reply.header('content-language', choice.locale);
   reply.type('application/json; charset=utf-8');
   // The same request again is answered before the framework while this answer stands.

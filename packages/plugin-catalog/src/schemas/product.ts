@@ -1,4 +1,4 @@
-import { CurrencyCode, customFieldsIn, customFieldsOut, listQuery, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, LocaleQuery, MarketQuery, customFieldsIn, customFieldsOut, listQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { PRODUCT_STATUSES } from '../entities/product.js';
 
@@ -10,6 +10,26 @@ export const Handle = z
   .min(1)
   .max(255)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters and digits separated by single dashes');
+
+const PricesDescription =
+  "Its prices in the store's other currencies, each set explicitly (replacing all it had when sent; [] removes them). A currency the store does not sell in, or its default (whose price is `price`), is 422 CURRENCY_NOT_LISTED. " +
+  "Without one, a currency's price is derived from `price` by the store's rate and rounding; a currency without a rate sells only what has an explicit price.";
+
+export const VariantPriceInput = z
+  .strictObject({
+    currency: CurrencyCode.meta({ description: "One of the store's currencies other than its default" }),
+    amount: Price.meta({ description: 'Minor units of the currency' }),
+    compare_at_amount: Price.nullable().optional().meta({ description: 'The price before a sale, in minor units of the currency' }),
+  })
+  .meta({ id: 'VariantPriceInput' });
+
+export const VariantPriceOut = z
+  .object({
+    currency: z.string(),
+    amount: z.number().int(),
+    compare_at_amount: z.number().int().nullable(),
+  })
+  .meta({ id: 'VariantPrice' });
 
 export const VariantInput = z
   .strictObject({
@@ -23,6 +43,7 @@ export const VariantInput = z
     taxable: z.boolean().optional(),
     inventory_quantity: z.number().int().min(0).max(1_000_000_000).optional(),
     custom_fields: customFieldsIn('variant').optional(),
+    prices: z.array(VariantPriceInput).max(20).optional().meta({ description: PricesDescription }),
   })
   .meta({ id: 'VariantCreate' });
 export type VariantInput = z.output<typeof VariantInput>;
@@ -65,9 +86,9 @@ export const VariantOut = z
     product_id: z.uuid(),
     title: z.string(),
     sku: z.string().nullable(),
-    price: z.number().int(),
+    price: z.number().int().meta({ description: 'Minor units of `currency`: the store default’s price, or in the currency a storefront read asked for, its explicit price there, else the derived one' }),
     compare_at_price: z.number().int().nullable(),
-    currency: z.string(),
+    currency: z.string().meta({ description: 'The currency of `price`: the store’s default, or the one a read asked for (`currency`, `market`, X-Market)' }),
     weight_grams: z.number().int().nullable(),
     requires_shipping: z.boolean(),
     taxable: z.boolean(),
@@ -76,6 +97,7 @@ export const VariantOut = z
     custom_fields: customFieldsOut('variant'),
     created_at: Timestamp,
     updated_at: Timestamp,
+    prices: z.array(VariantPriceOut).optional().meta({ description: "Admin callers: its explicit prices in the store's other currencies, by currency" }),
   })
   .meta({ id: 'Variant' });
 
@@ -105,7 +127,7 @@ export const ProductOut = z
   })
   .meta({ id: 'Product' });
 
-export const ProductListQuery = listQuery({
+const ProductListBase = listQuery({
   filters: {
     status: z.enum(PRODUCT_STATUSES),
     handle: Handle,
@@ -118,7 +140,12 @@ export const ProductListQuery = listQuery({
   search: true,
   locale: true,
 });
+/** The list's query: its page, sort, search, locale and filters, and the market or currency its prices are in. */
+export const ProductListQuery = (ProductListBase as unknown as z.ZodObject).extend(MarketQuery.shape) as unknown as z.ZodType<z.output<typeof ProductListBase> & z.output<typeof MarketQuery>>;
 export type ProductListQuery = z.output<typeof ProductListQuery>;
+
+/** A product read's query: the locale of its texts, and the market or currency of its prices. */
+export const ProductReadQuery = LocaleQuery.extend(MarketQuery.shape);
 
 export const VariantParams = z.object({ id: Uuid, variant_id: Uuid });
 

@@ -1,8 +1,9 @@
-import { AppError, encodeCursor, keyset, localeLiteral, pgDate, searchPage, textSearchConfig, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader } from '@qhatu/core';
+import { AppError, encodeCursor, keyset, localeLiteral, pgDate, searchPage, textSearchConfig, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader, type StoreMoney } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
 import { translatedSortPage } from './translated-sort.js';
 import { CATALOG_TRANSLATIONS } from './translations.js';
+import { explicitPricesJson, priceInSql, type PricedIn, type VariantPrice } from './variant-prices.js';
 
 /**
  * The product read path in plain SQL: the hottest requests of a store (product page, listing,
@@ -12,6 +13,9 @@ import { CATALOG_TRANSLATIONS } from './translations.js';
  * In a locale other than the store's default (`locale`), translated fields replace the product's
  * and variants' own, field by field, in the same statements (a page made of entities takes one
  * more, for its translations); the default locale's reads are the statements they always were.
+ * Likewise in a currency other than the default (`priced`, decision 0097): each variant's price is
+ * its explicit one there, else the derived one, and a variant with neither is left out; and an
+ * admin read of a store of several currencies (`prices`) carries each variant's explicit prices.
  */
 
 const PRODUCT_COLUMNS = `id, tenant_id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at`;
@@ -51,8 +55,9 @@ function toVariant(r: Row): Variant {
     productId: r.product_id as string,
     title: r.title as string,
     sku: (r.sku as string | null) ?? null,
-    price: r.price as number,
-    compareAtPrice: (r.compare_at_price as number | null) ?? null,
+    // A price in another currency is a bigint (text from the driver).
+    price: Number(r.price),
+    compareAtPrice: r.compare_at_price == null ? null : Number(r.compare_at_price),
     currency: r.currency as string,
     weightGrams: (r.weight_grams as number | null) ?? null,
     requiresShipping: r.requires_shipping as boolean,
@@ -77,6 +82,20 @@ export interface ProductListFilter {
   conditions?: Array<{ sql: string; params: unknown[] }>;
   /** A locale other than the store's default: texts translated, and `q` found in the translations too. */
   locale?: string;
+  /** A currency other than the store's default: variants priced in it, those with no price there left out. */
+  priced?: PricedIn;
+  /** The store's money, when the answer carries each variant's explicit prices (admin reads of a store of several currencies). */
+  prices?: StoreMoney;
+}
+
+/** What a read of one product adds to the default's: its currency and the variants' explicit prices. */
+export type ReadMoney = Pick<ProductListFilter, 'priced' | 'prices'>;
+
+/** A product with its variants, and their explicit prices when asked. */
+export interface ProductRead {
+  product: Product;
+  variants: Variant[];
+  prices?: Map<string, VariantPrice[]>;
 }
 
 // The variants ride on the product's row as JSON: one round trip instead of two.
@@ -97,6 +116,40 @@ function readTranslatedSql(locale: string): string {
   from catalog_product p where p.tenant_id = ? and p.id = ?`;
 }
 
+const VARIANT_FIELDS = VARIANT_COLUMNS.split(',').map((c) => c.trim());
+
+/** The variant columns of `cv` in a read priced in another currency, or with its explicit prices. */
+function variantColumnsIn(title: string, money: ReadMoney): { columns: string; join: string; where: string } {
+  const priced = money.priced ? priceInSql(money.priced, 'cv') : undefined;
+  const own: Record<string, string | undefined> = { title, price: priced?.price, compare_at_price: priced?.compareAt, currency: priced?.currency };
+  const columns = VARIANT_FIELDS.map((f) => (own[f] ? `${own[f]} as ${f}` : `cv.${f}`));
+  if (money.prices) columns.push(`${explicitPricesJson(money.prices, 'cv')} as prices`);
+  return { columns: columns.join(', '), join: priced ? ` ${priced.join}` : '', where: priced ? ` and ${priced.sellable}` : '' };
+}
+
+/** A product read in another currency or with explicit prices (in a locale too); the default's texts are the constants above. */
+function readSql(locale: string | undefined, money: ReadMoney): string {
+  if (!money.priced && !money.prices) return locale ? readTranslatedSql(locale) : READ_PRODUCT_SQL;
+  const product = locale
+    ? PRODUCT_COLUMNS.replace('title,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title')} as title,`)
+        .replace('handle,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'handle')} as handle,`)
+        .replace('description_html,', `${CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html')} as description_html,`)
+    : PRODUCT_COLUMNS;
+  const variant = variantColumnsIn(locale ? CATALOG_TRANSLATIONS.field('cv', 'variant', locale, 'title') : 'cv.title', money);
+  return `select ${product}, coalesce((
+    select json_agg(v order by v.position) from (
+      select ${variant.columns} from catalog_variant cv${variant.join} where cv.tenant_id = p.tenant_id and cv.product_id = p.id${variant.where}) v), '[]') as variants
+  from catalog_product p where p.tenant_id = ? and p.id = ?`;
+}
+
+/** The read's row as a product with its variants (and their explicit prices, when read). */
+function productRead(row: Row, money: ReadMoney): ProductRead {
+  const variants = row.variants as Row[];
+  const read: ProductRead = { product: toProduct(row), variants: variants.map(toVariant) };
+  if (money.prices) read.prices = new Map(variants.map((v) => [v.id as string, v.prices as VariantPrice[]]));
+  return read;
+}
+
 /**
  * The product a handle names: in a locale, the one whose translation into it has the handle, else
  * the one whose own handle it is; each on its unique index.
@@ -105,20 +158,20 @@ const BY_HANDLE = `(select id from catalog_product where tenant_id = ? and handl
 const byTranslatedHandle = (locale: string) => `coalesce((select resource_id from catalog_translation
     where tenant_id = ? and resource = 'product' and locale = ${localeLiteral(locale)} and handle = ?), ${BY_HANDLE})`;
 
-export async function readProductByHandle(sql: SqlReader, handle: string, activeOnly: boolean, locale?: string): Promise<{ product: Product; variants: Variant[] }> {
-  const text = (locale ? readTranslatedSql(locale) : READ_PRODUCT_SQL).replace(/and (p\.)?id = \?$/, (_, alias = '') => `and ${alias}id = ${locale ? byTranslatedHandle(locale) : BY_HANDLE}`);
+export async function readProductByHandle(sql: SqlReader, handle: string, activeOnly: boolean, locale?: string, money: ReadMoney = {}): Promise<ProductRead> {
+  const text = readSql(locale, money).replace(/and (p\.)?id = \?$/, (_, alias = '') => `and ${alias}id = ${locale ? byTranslatedHandle(locale) : BY_HANDLE}`);
   const params = locale ? [sql.tenantId, sql.tenantId, handle, sql.tenantId, handle] : [sql.tenantId, sql.tenantId, handle];
   const [row] = await sql.query<Row>(`${text}${activeOnly ? ` and status = 'active'` : ''}`, params, { prepare: true });
   if (!row) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
-  return { product: toProduct(row), variants: (row.variants as Row[]).map(toVariant) };
+  return productRead(row, money);
 }
 
-export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean, locale?: string): Promise<{ product: Product; variants: Variant[] }> {
-  // Prepared: the same few texts every time (one per locale), and planning them costs more than running them.
-  const text = locale ? readTranslatedSql(locale) : READ_PRODUCT_SQL;
+export async function readProduct(sql: SqlReader, id: string, activeOnly: boolean, locale?: string, money: ReadMoney = {}): Promise<ProductRead> {
+  // Prepared: the same few texts every time (one per locale and currency), and planning them costs more than running them.
+  const text = readSql(locale, money);
   const [row] = await sql.query<Row>(`${text}${activeOnly ? ` and status = 'active'` : ''}`, [sql.tenantId, id], { prepare: true });
   if (!row) throw AppError.notFound('Product', 'PRODUCT_NOT_FOUND');
-  return { product: toProduct(row), variants: (row.variants as Row[]).map(toVariant) };
+  return productRead(row, money);
 }
 
 /** The list's conditions besides the search and the cursor, each with its placeholders' values. */
@@ -194,7 +247,7 @@ export async function readProductPage(
   sql: SqlReader,
   page: PageRequest,
   filter: ProductListFilter,
-): Promise<{ page: Page<Product>; variants: Map<string, Variant[]> }> {
+): Promise<{ page: Page<Product>; variants: Map<string, Variant[]>; prices?: Map<string, VariantPrice[]> }> {
   const resume = keyset(page, SORTS);
   const statement = pageStatement(sql.tenantId, page, filter, PRODUCT_COLUMNS.replace(/\s+/g, ' '));
   const rows = await sql.query<Row>(statement.sql, statement.params);
@@ -206,16 +259,22 @@ export async function readProductPage(
     return value instanceof Date ? value.toISOString() : value;
   });
   const variants = new Map<string, Variant[]>();
+  const prices = filter.prices ? new Map<string, VariantPrice[]>() : undefined;
   if (result.items.length > 0) {
     const ids = result.items.map((p) => p.id);
+    const plain = !filter.priced && !filter.prices;
+    const own = plain ? undefined : variantColumnsIn('cv.title', filter);
     const rows = await sql.query<Row>(
-      `select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = ? and product_id = any(?::uuid[]) order by product_id, position`,
+      plain
+        ? `select ${VARIANT_COLUMNS} from catalog_variant where tenant_id = ? and product_id = any(?::uuid[]) order by product_id, position`
+        : `select ${own!.columns} from catalog_variant cv${own!.join} where cv.tenant_id = ? and cv.product_id = any(?::uuid[])${own!.where} order by cv.product_id, cv.position`,
       [sql.tenantId, uuidArray(ids)],
     );
     for (const v of rows.map(toVariant)) variants.set(v.productId, [...(variants.get(v.productId) ?? []), v]);
+    if (prices) for (const r of rows) prices.set(r.id as string, r.prices as VariantPrice[]);
     if (filter.locale) await translatePage(sql, filter.locale, result.items, [...variants.values()].flat());
   }
-  return { page: result, variants };
+  return { page: result, variants, prices };
 }
 
 /** A page's products and variants in `locale`, after its cursor was made of their own values. */
@@ -241,26 +300,34 @@ async function translatePage(sql: SqlReader, locale: string, products: Product[]
 /** An ISO 8601 timestamp in UTC with milliseconds, as `Date.toISOString` writes it. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const variantJson = (title: string) => `json_build_object('id', v.id, 'product_id', v.product_id, 'title', ${title}, 'sku', v.sku, 'price', v.price,
-  'compare_at_price', v.compare_at_price, 'currency', v.currency, 'weight_grams', v.weight_grams, 'requires_shipping', v.requires_shipping,
-  'taxable', v.taxable, 'inventory_quantity', v.inventory_quantity, 'position', v.position, 'custom_fields', v.custom_fields,
-  'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('v.updated_at')})`;
+type PriceSql = ReturnType<typeof priceInSql>;
 
-const productJson = (title: string, description: string, variantTitle: string, more = '', handle = 'p.handle') => `json_build_object('id', p.id, 'title', ${title}, 'handle', ${handle}, 'description_html', ${description},
+// Without `priced` and `prices` the text is the default currency's, as it always was.
+const variantJson = (title: string, priced?: PriceSql, prices?: StoreMoney) => `json_build_object('id', v.id, 'product_id', v.product_id, 'title', ${title}, 'sku', v.sku, 'price', ${priced?.price ?? 'v.price'},
+  'compare_at_price', ${priced?.compareAt ?? 'v.compare_at_price'}, 'currency', ${priced?.currency ?? 'v.currency'}, 'weight_grams', v.weight_grams, 'requires_shipping', v.requires_shipping,
+  'taxable', v.taxable, 'inventory_quantity', v.inventory_quantity, 'position', v.position, 'custom_fields', v.custom_fields,
+  'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('v.updated_at')}${prices ? `, 'prices', ${explicitPricesJson(prices, 'v')}` : ''})`;
+
+const productJson = (title: string, description: string, variantTitle: string, more = '', handle = 'p.handle', money: ReadMoney = {}) => {
+  const priced = money.priced ? priceInSql(money.priced, 'v') : undefined;
+  const variants = `select json_agg(${variantJson(variantTitle, priced, money.prices)} order by v.position) from catalog_variant v${priced ? ` ${priced.join}` : ''} where v.tenant_id = p.tenant_id and v.product_id = p.id${priced ? ` and ${priced.sellable}` : ''}`;
+  return `json_build_object('id', p.id, 'title', ${title}, 'handle', ${handle}, 'description_html', ${description},
   'status', p.status, 'brand_id', p.brand_id, 'supplier_id', p.supplier_id, 'tags', p.tags, 'images', p.images,
-  'variants', coalesce((select json_agg(${variantJson(variantTitle)} order by v.position) from catalog_variant v where v.tenant_id = p.tenant_id and v.product_id = p.id), '[]'),
+  'variants', coalesce((${variants}), '[]'),
   'custom_fields', p.custom_fields, 'created_at', ${iso('p.created_at')}, 'updated_at', ${iso('p.updated_at')}${more})`;
+};
 
 const PRODUCT_JSON = productJson('p.title', 'p.description_html', 'v.title');
 
 /** A page's JSON in a locale: the translated texts, and the title the cursor of a `title` sort is made of. */
-const translatedJson = (locale: string, sortKey: string) =>
+const translatedJson = (locale: string, sortKey: string, money: ReadMoney) =>
   productJson(
     CATALOG_TRANSLATIONS.field('p', 'product', locale, 'title'),
     CATALOG_TRANSLATIONS.field('p', 'product', locale, 'description_html'),
     CATALOG_TRANSLATIONS.field('v', 'variant', locale, 'title'),
     `, '${SORT_KEY}', ${sortKey}`,
     CATALOG_TRANSLATIONS.field('p', 'product', locale, 'handle'),
+    money,
   );
 const SORT_KEY = '_sort_key';
 
@@ -287,7 +354,7 @@ export async function readProductPageJson(sql: SqlReader, page: PageRequest, fil
   // A title sort in a locale pages by the title it sorted by: the locale's (`sort_key`), or the own one in a search.
   const order = byTranslatedTitle(page, filter) ? 'p.sort_key' : `p.${SORTS[field].sql}`;
   const [row] = await sql.query<{ items: string }>(
-    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale, order === 'p.sort_key' ? order : 'p.title') : PRODUCT_JSON} order by ${order} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
+    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale, order === 'p.sort_key' ? order : 'p.title', filter) : filter.priced || filter.prices ? productJson('p.title', 'p.description_html', 'v.title', '', 'p.handle', filter) : PRODUCT_JSON} order by ${order} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
     statement.params,
   );
   const rows = JSON.parse(row.items) as ProductJson[];

@@ -1,20 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, CustomFields, Database, escapeLike, slugify, Tenant, type CustomFieldFilter, type CustomFieldValues, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, escapeLike, slugify, Tenant, TenantContext, type CustomFieldFilter, type CustomFieldValues, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Product, type ProductImage, type ProductStatus } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { readProduct, readProductByHandle, readProductPage, readProductPageJson, type ProductJson } from './product-reads.js';
+import { readProduct, readProductByHandle, readProductPage, readProductPageJson, type ProductJson, type ReadMoney } from './product-reads.js';
 import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
 import { assertStoreCurrency } from './store-currency.js';
+import { checkPrices, explicitPrices, moneyOf, pricesAsSent, replacePrices, sellsInOthers, type PricedIn, type VariantPrice, type VariantPriceInput } from './variant-prices.js';
 
 export interface ProductView {
   product: Product;
   variants: Variant[];
+  /** Admin reads: each variant's explicit prices in the store's other currencies, by variant id. */
+  prices?: ReadonlyMap<string, VariantPrice[]>;
+}
+
+/** A variant as staff wrote it, with its explicit prices. */
+export interface VariantView {
+  variant: Variant;
+  prices: VariantPrice[];
 }
 
 export interface ProductFilter {
@@ -32,6 +41,23 @@ export interface ProductFilter {
   variantFields?: CustomFieldFilter[];
   /** A locale other than the store's default: texts translated field by field, `q` found in the translations too. */
   locale?: string;
+  /** A currency other than the store's default: prices in it (explicit, else derived), variants without one left out. */
+  priced?: PricedIn;
+  /** Admin reads: each variant's explicit prices (`prices`); none read in a store of one currency. */
+  withPrices?: boolean;
+}
+
+type ReadFilter = Pick<ProductFilter, 'activeOnly' | 'locale' | 'priced' | 'withPrices'>;
+
+/** What a read adds for money: its currency, and the store's currencies when it shows explicit prices. */
+function readMoney(filter: ReadFilter): ReadMoney {
+  const money = TenantContext.principal()?.money;
+  return { priced: filter.priced, prices: filter.withPrices && sellsInOthers(money) ? money : undefined };
+}
+
+/** A read's view, with no explicit prices to show when the store sells in one currency. */
+function withPrices<T extends { prices?: ReadonlyMap<string, VariantPrice[]> }>(view: T, filter: ReadFilter): T {
+  return filter.withPrices && !view.prices ? { ...view, prices: new Map() } : view;
 }
 
 export const PRODUCT_EVENTS = ['products.product.created', 'products.product.updated', 'products.product.deleted'] as const;
@@ -99,20 +125,35 @@ export class Products implements MediaUser {
       });
       this.assertUniqueSkus(input.variants.map((v) => v.sku));
       const variants = input.variants.map((v, position) => this.newVariant(tx, product, v, position, tenant.currency, customFields.variants[position]));
+      const sent = await this.sentPrices(tx, variants.map((v, i) => [v.id, input.variants[i].prices, `body.variants.${i}.prices`]));
       tx.publish('products.product.created', productEvent(product, variants));
       await em.flush();
-      return { product, variants };
+      await replacePrices(tx, sent);
+      return { product, variants, prices: pricesAsSent(sent) };
     });
   }
 
-  async get(id: string, filter: Pick<ProductFilter, 'activeOnly' | 'locale'> = {}): Promise<ProductView> {
-    // One query: BEGIN, the tenant, the product with its variants (translated in another locale) and COMMIT in one round trip.
-    return this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly), filter.locale));
+  /** The explicit prices sent for each variant (none sent: not there), checked against the store's currencies. */
+  private async sentPrices(tx: Tx, given: Array<[variantId: string, prices: VariantPriceInput[] | undefined, path: string]>): Promise<Map<string, VariantPriceInput[]>> {
+    const sent = new Map<string, VariantPriceInput[]>();
+    if (given.every(([, prices]) => prices === undefined)) return sent;
+    const money = await moneyOf(tx);
+    for (const [id, prices, path] of given) {
+      if (prices === undefined) continue;
+      checkPrices(money, prices, path);
+      sent.set(id, prices);
+    }
+    return sent;
+  }
+
+  async get(id: string, filter: ReadFilter = {}): Promise<ProductView> {
+    // One query: BEGIN, the tenant, the product with its variants (translated in another locale, priced in another currency) and COMMIT in one round trip.
+    return withPrices(await this.db.readOneMayLag((sql) => readProduct(sql, id, Boolean(filter.activeOnly), filter.locale, readMoney(filter))), filter);
   }
 
   /** The product a storefront link names: in a locale, by its handle there or its own (decision 0096). */
-  async getByHandle(handle: string, filter: Pick<ProductFilter, 'activeOnly' | 'locale'> = {}): Promise<ProductView> {
-    return this.db.readOneMayLag((sql) => readProductByHandle(sql, handle, Boolean(filter.activeOnly), filter.locale));
+  async getByHandle(handle: string, filter: ReadFilter = {}): Promise<ProductView> {
+    return withPrices(await this.db.readOneMayLag((sql) => readProductByHandle(sql, handle, Boolean(filter.activeOnly), filter.locale, readMoney(filter))), filter);
   }
 
   async list(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductView[]; page: Page<Product> }> {
@@ -120,15 +161,16 @@ export class Products implements MediaUser {
       return { items: [], page: { items: [], cursorOf: () => '', pagination: { cursor: null, has_next: false, limit: page.limit } } };
     }
     return this.db.readMayLag(async (sql) => {
-      const { page: result, variants } = await readProductPage(sql, page, { ...filter, conditions: this.customFieldConditions(filter) });
-      return { items: result.items.map((product) => ({ product, variants: variants.get(product.id) ?? [] })), page: result };
+      const { page: result, variants, prices } = await readProductPage(sql, page, { ...filter, ...readMoney(filter), conditions: this.customFieldConditions(filter) });
+      return { items: result.items.map((product) => withPrices({ product, variants: variants.get(product.id) ?? [], prices }, filter)), page: result };
     });
   }
 
   /** The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's hot path). */
   async listAnswer(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductJson[]; pagination: Page<unknown>['pagination'] }> {
     if (filter.activeOnly && filter.status && filter.status !== 'active') return { items: [], pagination: { cursor: null, has_next: false, limit: page.limit } };
-    return this.db.readOneMayLag((sql) => readProductPageJson(sql, page, { ...filter, conditions: this.customFieldConditions(filter) }));
+    // Explicit prices ride in each variant's JSON (a store of one currency has none: the caller adds `[]`).
+    return this.db.readOneMayLag((sql) => readProductPageJson(sql, page, { ...filter, ...readMoney(filter), conditions: this.customFieldConditions(filter) }));
   }
 
   private customFieldConditions(filter: ProductFilter) {
@@ -165,7 +207,7 @@ export class Products implements MediaUser {
         const variants = await em.find(Variant, { productId: id }, { orderBy: { position: 'asc' } });
         tx.publish('products.product.updated', productEvent(product, variants));
         await em.flush();
-        return { product, variants };
+        return { product, variants, prices: await explicitPrices(tx, variants.map((v) => v.id), TenantContext.principal()?.money) };
       }),
     );
   }
@@ -181,7 +223,7 @@ export class Products implements MediaUser {
     });
   }
 
-  async addVariant(productId: string, input: VariantInput): Promise<Variant> {
+  async addVariant(productId: string, input: VariantInput): Promise<VariantView> {
     this.refuseStock([['body.inventory_quantity', input.inventory_quantity]]);
     const customFields = this.fields.create('variant', input.custom_fields);
     return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: input.sku }], () => this.db.tenant(async (tx) => {
@@ -193,14 +235,17 @@ export class Products implements MediaUser {
       assertStoreCurrency(tenant.currency, [['body.currency', input.currency]]);
       const position = existing.reduce((max, v) => Math.max(max, v.position + 1), 0);
       const variant = this.newVariant(tx, product, input, position, tenant.currency, customFields);
+      const sent = await this.sentPrices(tx, [[variant.id, input.prices, 'body.prices']]);
       product.updatedAt = tx.now();
       tx.publish('products.product.updated', productEvent(product, [...existing, variant]));
       await em.flush();
-      return variant;
+      await replacePrices(tx, sent);
+      return { variant, prices: pricesAsSent(sent).get(variant.id) ?? [] };
     }));
   }
 
-  async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<Variant> {
+  /** Changes the fields sent; `prices`, when sent, replaces the variant's explicit prices. */
+  async updateVariant(productId: string, variantId: string, patch: VariantPatch): Promise<VariantView> {
     this.refuseStock([['body.inventory_quantity', patch.inventory_quantity]]);
     const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('variant', patch.custom_fields);
     return refuseTakenSkus(this.db, [{ path: 'body.sku', sku: patch.sku }], () => this.db.tenant(async (tx) => {
@@ -211,6 +256,7 @@ export class Products implements MediaUser {
       if (!variant) throw AppError.notFound('Variant', 'VARIANT_NOT_FOUND');
       // A variant stored in another currency before the rule is left as it is until its currency is sent.
       if (patch.currency !== undefined) assertStoreCurrency((await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency, [['body.currency', patch.currency]]);
+      const sent = await this.sentPrices(tx, [[variant.id, patch.prices, 'body.prices']]);
       assignVariant(variant, patch);
       if (customFields) variant.customFields = { ...variant.customFields, ...customFields };
       const at = tx.now();
@@ -218,7 +264,9 @@ export class Products implements MediaUser {
       product.updatedAt = at;
       tx.publish('products.product.updated', productEvent(product, variants));
       await em.flush();
-      return variant;
+      await replacePrices(tx, sent);
+      const prices = sent.size > 0 ? pricesAsSent(sent) : await explicitPrices(tx, [variant.id], TenantContext.principal()?.money);
+      return { variant, prices: prices.get(variant.id) ?? [] };
     }));
   }
 
