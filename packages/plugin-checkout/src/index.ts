@@ -10,6 +10,7 @@ import { checkoutTaxesMigration } from './migrations/0003_taxes.js';
 import { checkoutOffersMigration } from './migrations/0004_offers.js';
 import { checkoutHoldsMigration } from './migrations/0005_holds.js';
 import { checkoutCustomFieldsMigration } from './migrations/0006_custom_fields.js';
+import { checkoutMarketsMigration } from './migrations/0007_markets.js';
 import { cartRoutes } from './routes/carts.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { CHECKOUT_ABANDONED_HOOK, CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './services/abandonment.js';
@@ -42,7 +43,7 @@ export default definePlugin({
   name: 'checkout',
   dependsOn: ['catalog', 'customers', 'discounts', 'orders'],
   entities: [Cart, CartItem, Checkout],
-  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration, checkoutHoldsMigration, checkoutCustomFieldsMigration],
+  migrations: [checkoutMigration, checkoutOrderMigration, checkoutTaxesMigration, checkoutOffersMigration, checkoutHoldsMigration, checkoutCustomFieldsMigration, checkoutMarketsMigration],
   // Other plugins and the project add fields to carts (`customFields: { cart: {...} }`); an order's field of the same name takes the cart's value.
   customFieldHosts: [{ entity: 'cart', table: 'checkout_cart', graphqlType: 'Cart', carriesTo: 'order' }],
   machines: [checkoutMachine],

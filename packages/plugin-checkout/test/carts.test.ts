@@ -45,8 +45,12 @@ describe('POST /carts', () => {
     expect(bare.statusCode, bare.body).toBe(201);
     const customer = await admin('POST', '/api/v1/customers', { email: 'cart-owner@example.com' });
     const customerId = (customer.json().data ?? customer.json()).id;
-    const cart = await createCart(admin, { customer_id: customerId, currency: 'USD' });
-    expect(cart).toMatchObject({ customer_id: customerId, currency: 'USD' });
+    const cart = await createCart(admin, { customer_id: customerId, currency: 'PEN' });
+    expect(cart).toMatchObject({ customer_id: customerId, currency: 'PEN', market_id: null });
+    // A currency the store does not sell in (decision 0097; test/markets.test.ts for a store that lists others).
+    const unlisted = await admin('POST', CARTS, { currency: 'USD' });
+    expect(unlisted.statusCode).toBe(422);
+    expect(unlisted.json().error).toMatchObject({ code: 'CURRENCY_NOT_LISTED', details: [{ path: 'body.currency', currencies: ['PEN'] }] });
   });
 
   it('refuses bad bodies with 400 INVALID_REQUEST', async () => {

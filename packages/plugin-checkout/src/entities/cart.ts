@@ -11,6 +11,10 @@ export const Cart = defineEntity({
     customerId: p.uuid().nullable(),
     sessionId: p.string().nullable(),
     currency: p.string(),
+    /** The market the cart was made in (decision 0097); null: none. No foreign key: a deleted market's carts keep their terms. */
+    marketId: p.uuid().nullable(),
+    /** Whether the prices include tax by the cart's market when it was last priced; null: the store's tax setting. Kept for a market since deleted. */
+    marketPricesIncludeTax: p.boolean().nullable(),
     couponCode: p.string().nullable(),
     /** Why the coupon gives nothing right now (the discounts plugin's reason); null when it applies. */
     couponRefusal: p.string().nullable(),

@@ -61,6 +61,10 @@ export const Checkout = defineEntity({
     email: p.string(),
     status: p.string().$type<CheckoutStatus>(),
     currency: p.string(),
+    /** The cart's market (decision 0097); null: none. */
+    marketId: p.uuid().nullable(),
+    /** Whether the prices include tax by that market when last priced; null: the store's tax setting. */
+    marketPricesIncludeTax: p.boolean().nullable(),
     lineItems: p.json<CheckoutLine[]>(),
     couponCode: p.string().nullable(),
     subtotal: p.bigint('number'),

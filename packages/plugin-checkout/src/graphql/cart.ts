@@ -6,8 +6,8 @@ import type { CartView } from '../services/views.js';
 const typeDefs = `
   type CartLineVariant { id: ID!, title: String, price: Int! }
   type CartLine { id: ID!, quantity: Int!, variant: CartLineVariant! }
-  "Amounts in minor units; taxTotal is an estimate (the store's own country) and total adds it only when pricesIncludeTax is false."
-  type Cart { id: ID!, lines: [CartLine!]!, subtotal: Int!, discountTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int! }
+  "Amounts in minor units of currency (its market's, else the one it was made in); taxTotal is an estimate (the store's own country) and total adds it only when pricesIncludeTax (the market's say, else the store's setting) is false. marketId: the market it was made in, null for none."
+  type Cart { id: ID!, currency: String!, marketId: ID, lines: [CartLine!]!, subtotal: Int!, discountTotal: Int!, taxTotal: Int!, pricesIncludeTax: Boolean!, total: Int! }
   input AddToCartInput { variantId: ID!, quantity: Int! }
   extend type Query {
     cart(id: ID!): Cart
@@ -31,6 +31,8 @@ function parse<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
 function node({ cart, items }: CartView) {
   return {
     id: cart.id,
+    currency: cart.currency,
+    marketId: cart.marketId ?? null,
     lines: [...items]
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
       .map((i) => ({ id: i.id, quantity: i.quantity, variant: { id: i.variantId, title: i.variantTitle, price: i.unitPrice } })),

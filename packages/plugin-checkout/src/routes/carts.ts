@@ -1,11 +1,18 @@
-import { answerAsBuilt, dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
+import { answerAsBuilt, askedMarket, dataOf, errorResponses, STOREFRONT } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { CartCreate, CartItemCreate, CartItemParams, CartItemUpdate, CartOut, CartParams, CartPatch, CouponCode } from '../schemas/cart.js';
+import { CartCreate, CartCreateQuery, CartItemCreate, CartItemParams, CartItemUpdate, CartOut, CartParams, CartPatch, CouponCode } from '../schemas/cart.js';
 import { Carts } from '../services/carts.js';
 import { cartOut } from '../services/views.js';
 import { CHECKOUT_ERRORS, shopper } from './shopper.js';
+
+const CREATE_DESCRIPTION = [
+  "A cart is made in a market (the body's `market`, else `?market=` or the X-Market header) and a currency, which it keeps:",
+  "the market's currency, else the `currency` sent (one the store sells in), else the store's default. Its lines are priced in that currency",
+  "and its tax follows the market's prices_include_tax, else the store's setting. An unknown market is 422 MARKET_NOT_FOUND;",
+  "a currency the store does not sell in, or other than the market's, 422 CURRENCY_NOT_LISTED.",
+].join(' ');
 
 export async function cartRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -18,8 +25,12 @@ export async function cartRoutes(app: FastifyInstance, container: DependencyCont
   r.post('/checkout/carts', {
     ...answerAsBuilt,
     config,
-    schema: { tags, summary: 'Create a cart', body: CartCreate.nullish(), response: answer(201) },
-  }, async (req, reply) => reply.code(201).send({ data: cartOut(await carts.create(req.body ?? {}, shopper())) }));
+    schema: { tags, summary: 'Create a cart', description: CREATE_DESCRIPTION, querystring: CartCreateQuery, body: CartCreate.nullish(), response: answer(201, 422) },
+  }, async (req, reply) => {
+    const body = req.body ?? {};
+    const market = body.market ? { value: body.market, path: 'body.market' } : askedMarket(req);
+    return reply.code(201).send({ data: cartOut(await carts.create({ ...body, market }, shopper())) });
+  });
 
   r.get('/checkout/carts/:id', {
     ...answerAsBuilt,

@@ -1,4 +1,4 @@
-import { CurrencyCode, customFieldsIn, customFieldsOut, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, customFieldsIn, customFieldsOut, MarketQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 
 /** A currency of ISO 4217 (core's `CurrencyCode` refuses `ZZQ` and the like everywhere). */
@@ -14,10 +14,18 @@ export const CartCreate = z
   .strictObject({
     customer_id: Uuid.nullable().optional().meta({ description: 'Store keys only; a customer token makes carts for its own customer' }),
     session_id: z.string().trim().min(1).max(255).nullable().optional(),
-    currency: IsoCurrency.optional().meta({ description: "An ISO 4217 code; defaults to the store's currency" }),
+    market: z.string().trim().min(1).max(64).optional().meta({
+      description: "The market the cart is made in, by handle (else `?market=` or the X-Market header): its currency, its tax mode and the countries it ships to. Unknown: 422 MARKET_NOT_FOUND",
+    }),
+    currency: IsoCurrency.optional().meta({
+      description: "One of the store's currencies (another: 422 CURRENCY_NOT_LISTED); with a market, the market's. Absent: the market's, else the store's default",
+    }),
     custom_fields: customFieldsIn('cart').optional().meta({ description: 'Storefront keys and customers set the public ones only' }),
   })
   .meta({ id: 'CheckoutCartCreate' });
+
+/** Where a storefront names the market of a new cart besides its body (the body's `market` wins). */
+export const CartCreateQuery = z.object({ market: MarketQuery.shape.market });
 
 /** What changes of a cart besides its lines and coupon: its custom fields. */
 export const CartPatch = z
@@ -86,13 +94,14 @@ export const CartOut = z
     tenant_id: z.uuid(),
     customer_id: z.uuid().nullable(),
     session_id: z.string().nullable(),
-    currency: z.string(),
+    currency: z.string().meta({ description: "What the cart is priced in: its market's currency, else the one it was made in, else the store's default" }),
+    market_id: z.uuid().nullable().meta({ description: 'The market the cart was made in (its currency, tax mode and the countries it ships to); null: none' }),
     line_items: z.array(CartLineOut),
     item_count: z.number().int(),
     subtotal: z.number().int().meta({ description: 'Lines at catalog price, before discounts' }),
     discount_total: z.number().int().meta({ description: 'Volume discounts plus the coupon' }),
     tax_total: z.number().int().meta({ description: "An estimate: the tax where the store sells from (its origin_country) until a checkout has the shipping address; 0 without the taxes plugin" }),
-    prices_include_tax: z.boolean().meta({ description: 'Whether the prices include the tax: then total does not add tax_total' }),
+    prices_include_tax: z.boolean().meta({ description: "Whether the prices include the tax (the market's prices_include_tax, else the store's tax setting): then total does not add tax_total" }),
     total: z.number().int().meta({ description: 'subtotal − discount_total, plus tax_total when prices_include_tax is false' }),
     coupon: z
       .object({ code: z.string(), applies: z.boolean(), reason: z.string().nullable(), discount_amount: z.number().int() })

@@ -9,6 +9,7 @@ import { Cart } from '../entities/cart.js';
 import { CartItem } from '../entities/cart-item.js';
 import { Checkout } from '../entities/checkout.js';
 import { CartPricing, refreshLine, type PricingReads, type PricingVersions, type Sellable } from './pricing.js';
+import { cartMarket, type AskedMarket } from './markets.js';
 import { CHECKOUT_SETTINGS, type CheckoutSettings } from './settings.js';
 import { cartEvent, pricedCart, type CartView } from './views.js';
 
@@ -24,7 +25,10 @@ export interface Shopper {
 export interface CartInput {
   customer_id?: string | null;
   session_id?: string | null;
+  /** One the store sells in; with a market, the market's. */
   currency?: string;
+  /** The market the cart is made in, by handle, and where the request named it. */
+  market?: AskedMarket | null;
   /** Checked here: storefront keys and customers set the public fields only. */
   custom_fields?: unknown;
 }
@@ -64,6 +68,8 @@ export class Carts {
       throw AppError.forbidden('A customer can make carts for themselves only');
     }
     const customFields = this.fields.create('cart', input.custom_fields, INPUT);
+    // Chosen before anything is read: the store's currencies and markets came with the caller's token.
+    const choice = cartMarket(input.market ?? null, input.currency);
     return this.db.tenant(async (tx) => {
       if (!shopper.customerId && input.customer_id) await assertCustomer(tx, input.customer_id);
       const at = tx.now();
@@ -72,10 +78,12 @@ export class Carts {
         ...blankCart(tx, at, this.settings.cartTtlMs),
         customerId: shopper.customerId ?? input.customer_id ?? null,
         sessionId: input.session_id ?? null,
-        currency: input.currency ?? store.currency,
+        currency: choice?.currency || input.currency || store.currency,
+        marketId: choice?.market?.id ?? null,
+        marketPricesIncludeTax: choice?.pricesIncludeTax ?? null,
         customFields,
       });
-      // Priced empty as a read prices it: whether the store's prices include the tax is its tax settings' say.
+      // Priced empty as a read prices it: whether the prices include the tax is the market's say, else the store's tax settings'.
       cart.pricesIncludeTax = (await this.pricing.quote(tx, cart, [], new Map(), undefined, store.read)).totals.pricesIncludeTax;
       tx.publish(CART_CREATED, cartEvent(cart));
       return this.shown({ cart, items: [] });
@@ -145,6 +153,8 @@ export class Carts {
       customerId: cart.customerId,
       sessionId: cart.sessionId,
       currency: cart.currency,
+      marketId: cart.marketId,
+      marketPricesIncludeTax: cart.marketPricesIncludeTax,
       couponCode: cart.couponCode,
       customFields: cart.customFields,
     });
@@ -188,18 +198,17 @@ export class Carts {
       if (sellable.product.status !== 'active') {
         throw AppError.unprocessable('PRODUCT_NOT_AVAILABLE', 'This product is not for sale', [{ path: 'body.variant_id', message: `its product is ${sellable.product.status}` }]);
       }
-      if (sellable.variant.currency !== cart.currency) {
-        throw AppError.unprocessable('CURRENCY_MISMATCH', `This variant is priced in ${sellable.variant.currency}, the cart in ${cart.currency}`, [
-          { path: 'body.variant_id', message: 'has another currency than the cart' },
-        ]);
-      }
+      // Whether it sells in the cart's currency is the price resolution's say, when the cart is priced.
+      const refusal = AppError.unprocessable('CURRENCY_MISMATCH', `This variant has no price in ${cart.currency}, the cart's currency`, [
+        { path: 'body.variant_id', message: 'is not for sale in the cart\u2019s currency', currency: cart.currency },
+      ]);
       const existing = items.find((i) => i.variantId === input.variant_id);
       if (existing) {
         existing.quantity += input.quantity;
         existing.updatedAt = sql.now();
-        return { items };
+        return { items, sells: { variantId: input.variant_id, refusal } };
       }
-      return { items: [...items, newLine(sql, cart, sellable, input.quantity, null)] };
+      return { items: [...items, newLine(sql, cart, sellable, input.quantity, null)], sells: { variantId: input.variant_id, refusal } };
     });
   }
 
@@ -219,9 +228,8 @@ export class Carts {
       }
       const sellable = catalog.get(input.variant_id);
       const offer = (await this.pricing.offersOf(sql, [{ offerId: input.offer_id }])).get(input.offer_id);
-      if (!sellable || sellable.product.status !== 'active' || sellable.variant.currency !== cart.currency || (input.product_id && input.product_id !== sellable.product.id)) {
-        throw AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not for sale in this cart', [{ path: 'body.variant_id', message: 'no such variant for sale in this currency' }]);
-      }
+      const notForSale = AppError.unprocessable('VARIANT_NOT_FOUND', 'This variant is not for sale in this cart', [{ path: 'body.variant_id', message: 'no such variant for sale in this currency' }]);
+      if (!sellable || sellable.product.status !== 'active' || (input.product_id && input.product_id !== sellable.product.id)) throw notForSale;
       if (!offer || offer.productId !== sellable.product.id) {
         throw AppError.unprocessable('OFFER_NOT_AVAILABLE', 'This offer is not for sale, or is not of this variant', [{ path: 'body.offer_id', message: 'no such offer for sale' }]);
       }
@@ -229,12 +237,14 @@ export class Carts {
       if (quantity > offer.available) {
         throw AppError.conflict(`The seller has ${offer.available} left of this offer`, 'OFFER_OUT_OF_STOCK', [{ path: 'body.quantity', message: `at most ${offer.available} in all`, available: offer.available }]);
       }
+      // In the cart's currency or not: the pricing's say (an offer sells in its variant's currency).
+      const sells = { variantId: input.variant_id, refusal: notForSale };
       if (existing) {
         existing.quantity = quantity;
         existing.updatedAt = sql.now();
-        return { items };
+        return { items, sells };
       }
-      return { items: [...items, newLine(sql, cart, sellable, quantity, input.offer_id)] };
+      return { items: [...items, newLine(sql, cart, sellable, quantity, input.offer_id)], sells };
     });
   }
 
@@ -286,7 +296,7 @@ export class Carts {
     id: string,
     shopper: Shopper,
     variantId: string | null,
-    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<ChangeResult>,
   ): Promise<CartView> {
     const known = await this.changeKnown(id, shopper, variantId, work);
     if (known.view) return this.shown(known.view);
@@ -298,7 +308,7 @@ export class Carts {
     id: string,
     shopper: Shopper,
     variantId: string | null,
-    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<ChangeResult>,
   ): Promise<{ view?: CartView; stale?: boolean }> {
     const tenantId = TenantContext.tenantId();
     const last = this.remembered(tenantId, id);
@@ -331,12 +341,13 @@ export class Carts {
   private async applyChange(
     sql: SqlTx,
     { cart, items: loaded, catalog, read, versions, xact }: LoadedCart,
-    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<{ items: CartItem[]; requireCoupon?: boolean }>,
+    work: (sql: SqlTx, cart: Cart, items: CartItem[], catalog: Map<string, Sellable>) => Promise<ChangeResult>,
   ): Promise<CartView> {
     if (cart.checkoutId) throw frozen(cart.checkoutId);
     const before = new Map(loaded.map((item) => [item.id, lineFacts(item)]));
-    const { items, requireCoupon } = await work(sql, cart, loaded, catalog);
-    const { lines, kept, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
+    const { items, requireCoupon, sells } = await work(sql, cart, loaded, catalog);
+    const { lines, kept, dropped, totals } = await this.pricing.quote(sql, cart, items, catalog, undefined, read);
+    if (sells && dropped.some((item) => item.variantId === sells.variantId)) throw sells.refusal;
     const at = sql.now();
     kept.forEach((item, n) => refreshLine(item, lines[n], at));
     Object.assign(cart, totals);
@@ -350,10 +361,10 @@ export class Carts {
     writeLines(sql, before, kept);
     sql.later(
       `update checkout_cart set coupon_code = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
-              tax_total = ?, prices_include_tax = ?, total = ?, expires_at = ?, updated_at = ?
+              tax_total = ?, prices_include_tax = ?, market_prices_include_tax = ?, total = ?, expires_at = ?, updated_at = ?
         where tenant_id = ? and id = ?`,
       [cart.couponCode, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount,
-        cart.taxTotal, cart.pricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
+        cart.taxTotal, cart.pricesIncludeTax, cart.marketPricesIncludeTax, cart.total, cart.expiresAt, cart.updatedAt, sql.tenantId, cart.id],
       { prepare: true },
     );
     sql.publish(CART_UPDATED, cartEvent(cart));
@@ -476,6 +487,13 @@ export class Carts {
   }
 }
 
+/** What a change made of the lines, and the variant it sells (refused with `refusal` when the pricing drops it: not for sale in the cart's currency). */
+interface ChangeResult {
+  items: CartItem[];
+  requireCoupon?: boolean;
+  sells?: { variantId: string; refusal: AppError };
+}
+
 /** What `withLines` answers. */
 export interface LoadedCart {
   cart: Cart;
@@ -587,7 +605,8 @@ export function writeLines(sql: SqlTx, before: Map<string, string>, kept: CartIt
 /** A `checkout_cart` row read with SQL, as the entity's fields (bigints as numbers). */
 function cartFromRow(row: Record<string, unknown>): Cart {
   return {
-    id: row.id, tenantId: row.tenant_id, customerId: row.customer_id ?? null, sessionId: row.session_id ?? null, currency: row.currency,
+    id: row.id, tenantId: row.tenant_id, customerId: row.customer_id ?? null, sessionId: row.session_id ?? null, currency: (row.currency as string).trim(),
+    marketId: row.market_id ?? null, marketPricesIncludeTax: row.market_prices_include_tax ?? null,
     couponCode: row.coupon_code ?? null, couponRefusal: row.coupon_refusal ?? null, itemCount: Number(row.item_count), subtotal: Number(row.subtotal),
     volumeDiscountTotal: Number(row.volume_discount_total), couponDiscount: Number(row.coupon_discount), taxTotal: Number(row.tax_total),
     pricesIncludeTax: Boolean(row.prices_include_tax), total: Number(row.total), checkoutId: row.checkout_id ?? null,
@@ -624,6 +643,8 @@ function blankCart(tx: Tx, at: Date, ttlMs: number) {
     tenantId: tx.tenantId,
     customerId: null,
     sessionId: null,
+    marketId: null,
+    marketPricesIncludeTax: null,
     couponCode: null,
     couponRefusal: null,
     itemCount: 0,

@@ -9,22 +9,22 @@ import type { PricingReads, Sellable } from './pricing.js';
  * the checkout's tests fail when one is renamed and not here.
  */
 
-const INSERT_CHECKOUT_SQL = `insert into checkout_checkout (tenant_id, id, cart_id, customer_id, email, status, currency, line_items, coupon_code, subtotal,
-    shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, created_at, updated_at)
-  values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_CHECKOUT_SQL = `insert into checkout_checkout (tenant_id, id, cart_id, customer_id, email, status, currency, market_id, market_prices_include_tax,
+    line_items, coupon_code, subtotal, shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, created_at, updated_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** Queues the insert of a new checkout. */
 export function insertCheckout(sql: SqlTx, c: Checkout): void {
   sql.later(
     INSERT_CHECKOUT_SQL,
-    [sql.tenantId, c.id, c.cartId, c.customerId, c.email, c.status, c.currency, JSON.stringify(c.lineItems), c.couponCode, c.subtotal,
+    [sql.tenantId, c.id, c.cartId, c.customerId, c.email, c.status, c.currency, c.marketId, c.marketPricesIncludeTax, JSON.stringify(c.lineItems), c.couponCode, c.subtotal,
       c.shippingTotal, c.discountTotal, c.taxTotal, c.shippingTax, c.pricesIncludeTax, c.total, c.createdAt, c.updatedAt],
     { prepare: true },
   );
 }
 
 const UPDATE_CHECKOUT_SQL = `update checkout_checkout set status = ?, line_items = ?::jsonb, subtotal = ?, shipping_total = ?, discount_total = ?, tax_total = ?,
-    shipping_tax = ?, prices_include_tax = ?, total = ?, shipping_address = ?::jsonb, billing_address = ?::jsonb, shipping_rate = ?::jsonb, order_id = ?,
+    shipping_tax = ?, prices_include_tax = ?, market_prices_include_tax = ?, total = ?, shipping_address = ?::jsonb, billing_address = ?::jsonb, shipping_rate = ?::jsonb, order_id = ?,
     completed_at = ?, updated_at = ?
   where tenant_id = ? and id = ?`;
 
@@ -33,7 +33,7 @@ const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
 /** Queues the write of what the shipping step changes of a checkout. */
 export function updateCheckout(sql: SqlTx, c: Checkout): void {
   sql.later(UPDATE_CHECKOUT_SQL, [
-    c.status, JSON.stringify(c.lineItems), c.subtotal, c.shippingTotal, c.discountTotal, c.taxTotal, c.shippingTax, c.pricesIncludeTax, c.total,
+    c.status, JSON.stringify(c.lineItems), c.subtotal, c.shippingTotal, c.discountTotal, c.taxTotal, c.shippingTax, c.pricesIncludeTax, c.marketPricesIncludeTax, c.total,
     json(c.shippingAddress), json(c.billingAddress), json(c.shippingRate), c.orderId, c.completedAt, c.updatedAt, sql.tenantId, c.id,
   ]);
 }
@@ -92,6 +92,8 @@ function checkoutFromRow(row: Record<string, unknown>): Checkout {
     email: row.email as string,
     status: row.status as Checkout['status'],
     currency: (row.currency as string).trim(),
+    marketId: (row.market_id as string | null) ?? null,
+    marketPricesIncludeTax: (row.market_prices_include_tax as boolean | null) ?? null,
     lineItems: row.line_items as CheckoutLine[],
     couponCode: (row.coupon_code as string | null) ?? null,
     subtotal: Number(row.subtotal),

@@ -9,7 +9,8 @@ import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachi
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, lineFacts, writeLines, type Shopper } from './carts.js';
 import { insertCheckout, lockForShipping, updateCheckout } from './checkout-rows.js';
-import { CartPricing, refreshLine, type PricingReads, type Sellable } from './pricing.js';
+import { assertShipsTo } from './markets.js';
+import { CartPricing, refreshLine, type CartQuote, type LineToPrice, type PricingReads, type Sellable } from './pricing.js';
 import { storeRate } from './shipping-prices.js';
 import { checkoutEvent, taxedLines } from './views.js';
 
@@ -112,6 +113,8 @@ export class Checkouts {
       email: input.email.trim().toLowerCase(),
       status: 'pending',
       currency: cart.currency,
+      marketId: cart.marketId,
+      marketPricesIncludeTax: cart.marketPricesIncludeTax,
       lineItems: lines,
       couponCode: cart.couponCode,
       subtotal: cart.subtotal,
@@ -133,10 +136,10 @@ export class Checkouts {
     writeLines(sql, before, quote.kept);
     sql.later(
       `update checkout_cart set checkout_id = ?, coupon_refusal = ?, item_count = ?, subtotal = ?, volume_discount_total = ?, coupon_discount = ?,
-              tax_total = ?, prices_include_tax = ?, total = ?
+              tax_total = ?, prices_include_tax = ?, market_prices_include_tax = ?, total = ?
         where tenant_id = ? and id = ?`,
       [checkout.id, cart.couponRefusal, cart.itemCount, cart.subtotal, cart.volumeDiscountTotal, cart.couponDiscount, cart.taxTotal, cart.pricesIncludeTax,
-        cart.total, sql.tenantId, cart.id],
+        cart.marketPricesIncludeTax, cart.total, sql.tenantId, cart.id],
       { prepare: true },
     );
     insertCheckout(sql, checkout);
@@ -176,7 +179,7 @@ export class Checkouts {
       { address: checkout.shippingAddress ?? null, shipping: checkout.shippingTotal },
       read,
     );
-    const { subtotal, volumeDiscountTotal, couponDiscount, taxTotal, pricesIncludeTax, total } = quote.totals;
+    const { subtotal, volumeDiscountTotal, couponDiscount, taxTotal, pricesIncludeTax, marketPricesIncludeTax, total } = quote.totals;
     return {
       quote,
       prices: {
@@ -186,6 +189,7 @@ export class Checkouts {
         taxTotal,
         shippingTax: quote.taxes.shipping.amount,
         pricesIncludeTax,
+        marketPricesIncludeTax,
         total,
       },
     };
@@ -217,16 +221,17 @@ export class Checkouts {
         ]);
       }
       checkout.shippingAddress = address(input.shipping_address);
+      assertShipsTo(checkout.marketId, checkout.shippingAddress.country_code);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
       checkout.shippingRate = input.shipping_rate ? await storeRate(this.shippingPrices, tx, input.shipping_rate, checkout) : null;
       checkout.shippingTotal = checkout.shippingRate?.price ?? 0;
       // Priced and taxed for this address and this shipping charge.
-      await this.refreshPrices(tx, checkout, catalog, read);
+      const quote = await this.refreshPrices(tx, checkout, catalog, read);
       checkout.updatedAt = tx.now();
       // The order, its lines and the checkout go out together.
       return this.db.write(async (sql) => {
         if (action === 'await_payment') {
-          const order = await this.placeOrder(tx, sql, checkout, { number, catalog, cartFields });
+          const order = await this.placeOrder(tx, sql, checkout, { number, catalog: factsIn(checkout.currency, catalog, quote.catalogPrices), cartFields });
           checkout.orderId = order.id;
           await checkoutMachine.apply(tx, checkout, action);
           // Nothing to pay (a 100 % coupon, free shipping): the order is paid already.
@@ -244,7 +249,7 @@ export class Checkouts {
   }
 
   /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
-  private async refreshPrices(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<void> {
+  private async refreshPrices(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<CartQuote<LineToPrice>> {
     const { quote, prices } = await this.priceNow(tx, checkout, catalog, read);
     if (quote.lines.length === 0) {
       throw AppError.unprocessable('CART_EMPTY', 'None of the items of this checkout can be sold any more', [{ path: 'params.id', message: 'no sellable items' }]);
@@ -260,7 +265,9 @@ export class Checkouts {
     checkout.taxTotal = prices.taxTotal;
     checkout.shippingTax = prices.shippingTax;
     checkout.pricesIncludeTax = prices.pricesIncludeTax;
+    checkout.marketPricesIncludeTax = prices.marketPricesIncludeTax;
     checkout.total = prices.total;
+    return quote;
   }
 
   /**
@@ -421,6 +428,21 @@ export class Checkouts {
     if (!checkout || (shopper.customerId && checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
     return checkout;
   }
+}
+
+/**
+ * The catalog's facts of the lines' variants in the checkout's currency, for the order it places:
+ * each variant at its catalog price there as the checkout's pricing resolved it (the order takes
+ * its currency and prices from its variants). A checkout in the variants' own currency hands them as read.
+ */
+function factsIn(currency: string, catalog: Map<string, Sellable>, prices: Map<string, number>): Map<string, Sellable> {
+  if ([...catalog.values()].every((s) => s.variant.currency === currency)) return catalog;
+  return new Map(
+    [...catalog].map(([id, s]) => {
+      const price = prices.get(id);
+      return [id, price === undefined ? s : { ...s, variant: { ...s.variant, price, currency } }];
+    }),
+  );
 }
 
 function address(a: AddressInput): CheckoutAddress {

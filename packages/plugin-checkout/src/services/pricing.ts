@@ -1,10 +1,11 @@
-import { PriceResolver, SELLABLE_FACTS, sellablesFrom, sellablesSql, type PriceResolverStrategy, type SellableFacts } from '@qhatu/plugin-catalog';
+import { PriceResolver, SELLABLE_FACTS, sellablesFrom, sellablesSql, type PriceResolverStrategy, type ResolvedPrice, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Discounts, type OrderLine } from '@qhatu/plugin-discounts';
 import { allocate, LineOffers, offerUnitPrice, OrderTaxes, taxesFor, type LineOffersStrategy, type OfferTerms, type TaxAddress, type TaxCalculator, type TaxQuote } from '@qhatu/plugin-orders';
-import { FactCache, uuidArray, type FactVersion, type KeptFacts, type Tx, type TxReader } from '@qhatu/core';
+import { FactCache, TenantContext, uuidArray, type FactVersion, type KeptFacts, type Tx, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
+import { inTaxMode, marketTaxMode, type MarketTerms } from './markets.js';
 import type { CartTotals, LineState } from './views.js';
 
 /** What the catalog says about the variants of a cart: the variant and its product, when it may be sold. */
@@ -13,8 +14,8 @@ export type Sellable = SellableFacts;
 /** A line to price: which variant, how many, and the identity it keeps. */
 export type LineToPrice = Pick<LineState, 'id' | 'variantId' | 'quantity' | 'createdAt'> & { offerId?: string | null };
 
-/** Who and what a price is for: the coupon and its customer, the currency lines must be in. */
-export type PricedFor = Pick<Cart, 'currency' | 'couponCode' | 'customerId'> & { customerEmail?: string | null };
+/** Who and what a price is for: the coupon and its customer, the currency lines are priced in, the market whose tax mode applies. */
+export type PricedFor = Pick<Cart, 'currency' | 'couponCode' | 'customerId'> & MarketTerms & { customerEmail?: string | null };
 
 /**
  * A cart (or checkout) priced now, computed without writing anything: the lines that stay with
@@ -29,6 +30,8 @@ export interface CartQuote<T extends LineToPrice> {
   couponShares: number[];
   /** The tax of `lines` (and of the shipping), from the store's tax calculator. */
   taxes: TaxQuote;
+  /** The catalog's price in the target's currency of each variant priced by the price resolution (before a buyer's price list). */
+  catalogPrices: Map<string, number>;
 }
 
 /** Where the goods go and what shipping costs: a checkout's; a cart has neither (the store's own country is used). */
@@ -152,9 +155,10 @@ export class CartPricing {
 
   /**
    * What the lines cost now (reads only: the catalog, the volume tiers, the coupon). Lines whose
-   * variant is gone, whose product is no longer active or whose currency is not `target`'s are dropped.
-   * Tax comes last, on each line's price after its volume discount and its share of the coupon
-   * (decision 0039); `total` adds it only when the store's prices exclude it.
+   * variant is gone, whose product is no longer active or that the price resolution does not price
+   * in `target`'s currency (not for sale in it) are dropped. Tax comes last, on each line's price
+   * after its volume discount and its share of the coupon (decision 0039); `total` adds it only
+   * when the prices exclude it: the market's say (`prices_include_tax`), else the store's setting.
    */
   async quote<T extends LineToPrice>(
     tx: TxReader,
@@ -170,14 +174,24 @@ export class CartPricing {
     const lines: LineState[] = [];
     // A line on a seller's offer sells while the offer does, at its price (a marketplace).
     const offers = await this.offersOf(tx, items);
-    const sellable = (item: T) => {
+    // A variant priced in neither the target's currency nor the store's default (written before the catalog refused one) sells in none.
+    const defaultCurrency = TenantContext.principal()?.money?.defaultCurrency;
+    const active = (item: T) => {
       const found = sellables.get(item.variantId);
       if (item.offerId && offers.get(item.offerId)?.productId !== found?.product.id) return undefined;
-      return found && found.product.status === 'active' && found.variant.currency === target.currency ? found : undefined;
+      if (found?.variant.currency !== target.currency && found?.variant.currency !== defaultCurrency) return undefined;
+      return found?.product.status === 'active' ? found : undefined;
     };
-    // What this buyer pays for each variant: the catalog price, or a price list's (B2B) when one applies.
-    const variants = items.flatMap((item) => (item.offerId ? [] : (sellable(item)?.variant ?? [])));
-    const resolved = variants.length ? await this.prices.resolve(tx, variants, { customerId: target.customerId ?? null }) : new Map();
+    // What this buyer pays for each variant in the cart's currency: the catalog price (set in that currency, or derived
+    // by the store's rate), or a price list's (B2B) when one applies; a variant left out is not for sale in it.
+    const variants = items.flatMap((item) => (item.offerId ? [] : (active(item)?.variant ?? [])));
+    const resolved = variants.length ? await this.prices.resolve(tx, variants, { customerId: target.customerId ?? null, currency: target.currency }) : new Map<string, ResolvedPrice>();
+    const sellable = (item: T) => {
+      const found = active(item);
+      // An offer has one price, in the variant's currency (the store's default): it sells in that currency only.
+      if (!found || (item.offerId ? found.variant.currency : resolved.get(found.variant.id)?.currency) !== target.currency) return undefined;
+      return found;
+    };
     for (const item of items) {
       const found = sellable(item);
       if (!found) {
@@ -187,10 +201,10 @@ export class CartPricing {
       kept.push(item);
       const facts = catalogFacts(found);
       const offer = item.offerId ? offers.get(item.offerId) : undefined;
-      facts.unitPrice = offer ? offerUnitPrice(offer, found.variant) : (resolved.get(found.variant.id)?.price ?? facts.unitPrice);
+      facts.unitPrice = offer ? offerUnitPrice(offer, found.variant) : resolved.get(found.variant.id)!.price;
       lines.push({ id: item.id, variantId: item.variantId, quantity: item.quantity, createdAt: item.createdAt, offerId: item.offerId ?? null, ...facts, volumeDiscount: 0 });
     }
-    const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })), read.tiers);
+    const volume = await this.discounts.volumeDiscountsFor(tx, lines.map((l): OrderLine => ({ productId: l.productId, quantity: l.quantity, unitPrice: l.unitPrice })), read.tiers, target.currency);
     lines.forEach((line, n) => (line.volumeDiscount = volume[n]?.discountAmount ?? 0));
     const subtotal = lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0);
     const volumeTotal = lines.reduce((sum, l) => sum + l.volumeDiscount, 0);
@@ -215,7 +229,7 @@ export class CartPricing {
       if (coupon?.applicableTo === 'products') eligible = (productId) => coupon.applicableIds.includes(productId);
     }
     const couponShares = shareCoupon(couponDiscount, lines, eligible);
-    const taxes = await taxesFor(this.taxes, tx, {
+    const request = {
       currency: target.currency,
       address: taxedFor.address,
       shipping: taxedFor.shipping,
@@ -223,7 +237,10 @@ export class CartPricing {
         variantId: l.variantId, productId: l.productId, quantity: l.quantity, taxable: l.taxable,
         amount: l.quantity * l.unitPrice - l.volumeDiscount - couponShares[n],
       })),
-    }, taxedFor.address ? undefined : read.taxFacts);
+    };
+    // The market's tax mode, when it has one, over the store's setting the calculator follows.
+    const marketMode = marketTaxMode(target);
+    const taxes = inTaxMode(await taxesFor(this.taxes, tx, request, taxedFor.address ? undefined : read.taxFacts), request, marketMode);
     const totals: CartTotals = {
       itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
       subtotal,
@@ -232,9 +249,11 @@ export class CartPricing {
       couponRefusal: refusal,
       taxTotal: taxes.total,
       pricesIncludeTax: taxes.pricesIncludeTax,
+      marketPricesIncludeTax: target.marketId ? marketMode : null,
       total: afterVolume - couponDiscount + taxedFor.shipping + (taxes.pricesIncludeTax ? 0 : taxes.total),
     };
-    return { lines, kept, dropped, totals, couponShares, taxes };
+    const catalogPrices = new Map([...resolved.values()].filter((p) => p.currency === target.currency).map((p) => [p.variantId, p.catalogPrice]));
+    return { lines, kept, dropped, totals, couponShares, taxes, catalogPrices };
   }
 
   /**

@@ -5,7 +5,7 @@ import type { CheckoutState } from './checkouts.js';
 import type { LineTax, TaxQuote } from '@qhatu/plugin-orders';
 
 /** A cart's totals, minor units: what `CartPricing.quote` computes and a change stores. */
-export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTotal' | 'couponDiscount' | 'couponRefusal' | 'taxTotal' | 'pricesIncludeTax' | 'total'>;
+export type CartTotals = Pick<Cart, 'itemCount' | 'subtotal' | 'volumeDiscountTotal' | 'couponDiscount' | 'couponRefusal' | 'taxTotal' | 'pricesIncludeTax' | 'marketPricesIncludeTax' | 'total'>;
 
 /** A line as answered: the stored line, or the same line priced now without being written. */
 export type LineState = Pick<
@@ -14,7 +14,7 @@ export type LineState = Pick<
 >;
 
 /** A cart as answered. */
-export type CartState = CartTotals & Pick<Cart, 'id' | 'tenantId' | 'customerId' | 'sessionId' | 'currency' | 'couponCode' | 'checkoutId' | 'customFields' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
+export type CartState = CartTotals & Pick<Cart, 'id' | 'tenantId' | 'customerId' | 'sessionId' | 'currency' | 'marketId' | 'couponCode' | 'checkoutId' | 'customFields' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** A cart and its lines, as the services hand them back. */
 export interface CartView {
@@ -30,6 +30,7 @@ export function pricedCart(cart: Cart, totals: CartTotals): CartState {
     customerId: cart.customerId,
     sessionId: cart.sessionId,
     currency: cart.currency,
+    marketId: cart.marketId,
     couponCode: cart.couponCode,
     checkoutId: cart.checkoutId,
     customFields: cart.customFields,
@@ -86,6 +87,7 @@ export function cartOut({ cart, items }: CartView) {
     customer_id: cart.customerId ?? null,
     session_id: cart.sessionId ?? null,
     currency: cart.currency,
+    market_id: cart.marketId ?? null,
     line_items: [...items].sort(byCreation).map((item) => lineOut(item)),
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
@@ -115,6 +117,7 @@ export function checkoutOut(c: CheckoutState) {
     email: c.email,
     status: c.status,
     currency: c.currency,
+    market_id: c.marketId ?? null,
     // Lines kept before taxes were computed read as untaxed.
     line_items: c.lineItems.map((l) => ({ discount_amount: l.volume_discount, tax_class: 'standard', tax_rate: 0, tax_amount: 0, backordered_quantity: 0, ...l, offer_id: l.offer_id ?? null })),
     coupon_code: c.couponCode,
@@ -144,6 +147,7 @@ export function checkoutEvent(c: Checkout): Record<string, unknown> {
     customer_id: c.customerId,
     status: c.status,
     currency: c.currency,
+    market_id: c.marketId ?? null,
     subtotal: c.subtotal,
     shipping_total: c.shippingTotal,
     discount_total: c.discountTotal,
@@ -160,6 +164,7 @@ export function cartEvent(cart: Cart): Record<string, unknown> {
     id: cart.id,
     customer_id: cart.customerId ?? null,
     currency: cart.currency,
+    market_id: cart.marketId ?? null,
     item_count: cart.itemCount,
     subtotal: cart.subtotal,
     tax_total: cart.taxTotal,
