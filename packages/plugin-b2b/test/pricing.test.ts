@@ -71,6 +71,8 @@ describe('quotes priced through the price list', () => {
 
   it('no list, an empty list or a list of another currency: catalog prices, discount 0', async () => {
     const p = await product(s, 4200);
+    // The store sells in dollars too (no rate: only prices set in them); a dollar list does not price soles.
+    expect((await s.admin('PUT', '/api/v1/currencies', { currencies: [{ code: 'USD', rate: null }] })).statusCode).toBe(200);
     const lists = [null, await priceList(s, []), await priceList(s, [{ type: 'percentage', value: 50, applies_to: 'all' }], 'USD')];
     for (const price_list_id of lists) {
       const c = await company(s, { price_list_id });

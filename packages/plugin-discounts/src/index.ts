@@ -6,6 +6,7 @@ import { discountsMigration } from './migrations/0001_discounts.js';
 import { releasedRedemptionsMigration } from './migrations/0002_released_redemptions.js';
 import { couponSearchMigration } from './migrations/0003_search.js';
 import { volumeFactsMigration } from './migrations/0004_fact_versions.js';
+import { currenciesMigration } from './migrations/0005_currencies.js';
 import { couponRoutes } from './routes/coupons.js';
 import { volumeDiscountRoutes } from './routes/volume-discounts.js';
 import { COUPON_EVENTS, Coupons } from './services/coupons.js';
@@ -13,7 +14,7 @@ import { Discounts } from './services/discounts.js';
 import { releaseCancelledOrder } from './services/releases.js';
 import { forgetDeletedProduct, VOLUME_DISCOUNT_EVENTS, VolumeDiscounts } from './services/volume-discounts.js';
 
-export { Coupon, COUPON_STATUSES, COUPON_TARGETS, COUPON_TYPES, type CouponStatus, type CouponTarget, type CouponType } from './entities/coupon.js';
+export { type AmountsByCurrency, Coupon, COUPON_STATUSES, COUPON_TARGETS, COUPON_TYPES, type CouponStatus, type CouponTarget, type CouponType } from './entities/coupon.js';
 export { Redemption } from './entities/redemption.js';
 export { VolumeDiscount } from './entities/volume-discount.js';
 export {
@@ -27,6 +28,7 @@ export {
   type VolumeQuote,
 } from './services/discounts.js';
 export { Coupons } from './services/coupons.js';
+export { couponTermsIn, type CouponTermsIn } from './services/currencies.js';
 export { VolumeDiscounts } from './services/volume-discounts.js';
 export { normalizeCode, REFUSALS, type Refusal } from './services/rules.js';
 export { reviseRedemption } from './services/releases.js';
@@ -40,7 +42,7 @@ export default definePlugin({
   ],
   dependsOn: ['catalog'],
   entities: [Coupon, Redemption, VolumeDiscount],
-  migrations: [discountsMigration, releasedRedemptionsMigration, couponSearchMigration, volumeFactsMigration],
+  migrations: [discountsMigration, releasedRedemptionsMigration, couponSearchMigration, volumeFactsMigration, currenciesMigration],
   events: [...COUPON_EVENTS, ...VOLUME_DISCOUNT_EVENTS],
   register(container) {
     container.registerSingleton(Discounts);

@@ -29,7 +29,7 @@ describe('POST /discounts/volume', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).not.toHaveProperty('data');
-    expect(body).toEqual({ id: expect.any(String), product_id: p.id, min_quantity: 10, type: 'percentage', value: 500, currency: 'PEN', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(body).toEqual({ id: expect.any(String), product_id: p.id, min_quantity: 10, type: 'percentage', value: 500, currency: 'PEN', amounts: {}, created_at: expect.any(String), updated_at: expect.any(String) });
     const implicit = await api('POST', VOLUME, { product_id: p.id, min_quantity: 20, value: 800, currency: 'USD' });
     expect(implicit.json()).toMatchObject({ type: 'percentage', currency: 'USD' });
   });
@@ -74,7 +74,8 @@ describe('POST /discounts/volume', () => {
     [{ product_id: MISSING, min_quantity: 2, value: 0 }, 'body.value'],
     [{ product_id: MISSING, min_quantity: 2, value: 10_001 }, 'body.value'],
     [{ product_id: MISSING, min_quantity: 2, value: 12.5 }, 'body.value'],
-    [{ product_id: MISSING, min_quantity: 2, value: 100, type: 'fixed_amount' }, 'body.type'],
+    [{ product_id: MISSING, min_quantity: 2, value: 100, type: 'tiered' }, 'body.type'],
+    [{ product_id: MISSING, min_quantity: 2, value: 100, amounts: { USD: 50 } }, 'body.amounts'],
     [{ product_id: MISSING, min_quantity: 2, value: 100, currency: 'pen' }, 'body.currency'],
     [{ product_id: MISSING, min_quantity: 2, value: 100, max_quantity: 9 }, 'body'],
   ])('refuses %j with 400 (%s)', async (payload, path) => {

@@ -6,7 +6,11 @@ import { OptionalText, Text } from './common.js';
 export const MAX_RULES = 200;
 
 export const PriceListCreate = z
-  .strictObject({ name: Text(200), currency: CurrencyCode, description: OptionalText(2000) })
+  .strictObject({
+    name: Text(200),
+    currency: CurrencyCode.meta({ description: "One of the store's currencies (else 422 CURRENCY_NOT_LISTED): the list prices carts and orders in it only; it cannot be changed" }),
+    description: OptionalText(2000),
+  })
   .meta({ id: 'B2BPriceListCreate' });
 export type PriceListCreate = z.output<typeof PriceListCreate>;
 

@@ -1,5 +1,5 @@
 import { Database, LOGGER, type Tx } from '@qhatu/core';
-import { PriceResolver, type PriceResolverStrategy, type Variant } from '@qhatu/plugin-catalog';
+import { PriceResolver, type PriceBuyer, type PriceResolverStrategy, type Variant } from '@qhatu/plugin-catalog';
 import type { LinePrices } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
@@ -57,10 +57,12 @@ export class PriceListOrderPrices implements LinePrices {
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async unitPrices(tx: Tx, variants: Variant[], customerId: string | null): Promise<Map<string, number>> {
+  /** `currency`: the order's, when the orders plugin names it; a list prices orders in its own currency only. */
+  async unitPrices(tx: Tx, variants: Variant[], customerId: string | null, currency?: string | null): Promise<Map<string, number>> {
     const fixed = quoted.get(tx);
     if (fixed) return new Map(variants.map((v) => [v.id, fixed.get(v.id) ?? v.price]));
-    const resolved = await this.resolver.resolve(tx, variants, { customerId });
+    const buyer: PriceBuyer & { currency?: string } = currency ? { customerId, currency } : { customerId };
+    const resolved = await this.resolver.resolve(tx, variants, buyer);
     const listed = [...resolved.values()].filter((p): p is ListPrice => Boolean((p as ListPrice).b2bCustomerId));
     if (listed.length > 0) tx.afterCommit(() => this.keepSnapshot(tx, listed));
     return new Map([...resolved].map(([id, p]) => [id, p.price]));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, paginate, type Page, type Tx } from '@qhatu/core';
+import { AppError, currencyNotListed, currencyOf, Database, paginate, storeMoney, TenantContext, type Page, type Tx } from '@qhatu/core';
 import { Collection, Product } from '@qhatu/plugin-catalog';
 import { inject, injectable } from 'tsyringe';
 import { PriceList, PriceRule } from '../entities/price-list.js';
@@ -19,8 +19,11 @@ export interface PriceListView {
 export class PriceLists {
   constructor(@inject(Database) private readonly db: Database) {}
 
+  /** A list in any of the store's currencies (422 CURRENCY_NOT_LISTED otherwise); it prices carts and orders in that currency only. */
   async create(input: PriceListCreate): Promise<PriceListView> {
     return this.db.tenant(async (tx) => {
+      const money = TenantContext.principal()?.money ?? (await storeMoney(tx));
+      if (!currencyOf(money, input.currency)) throw currencyNotListed(input.currency, money, 'body.currency');
       const list = tx.em.create(PriceList, {
         id: randomUUID(),
         tenantId: tx.tenantId,

@@ -1,6 +1,6 @@
 import { TenantContext, uuidArray, type TxReader } from '@qhatu/core';
-import { catalogPriceOf, type PriceBuyer, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice } from '@qhatu/plugin-catalog';
-import { injectable } from 'tsyringe';
+import { CatalogPriceResolver, catalogPriceOf, type PriceBuyer, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice } from '@qhatu/plugin-catalog';
+import { inject, injectable } from 'tsyringe';
 import type { RuleScope, RuleType } from '../entities/price-list.js';
 
 /** A rule as pricing reads it. */
@@ -72,23 +72,34 @@ export function trustedBuyer(customerId: string | null): string | null {
   return caller.kind === 'admin' || caller.kind === 'staff' ? customerId : null;
 }
 
+/** The buyer as the catalog's `PriceBuyer` names it, with the currency it pays in (decision 0097). */
+type Buyer = PriceBuyer & { currency?: string | null };
+
 /**
  * The B2B `PriceResolver`: a customer account that buys for an active or on-hold company pays
- * its price list's prices (variants in the list's currency) when signed in, or when the store
- * prices for it; everybody else the catalog's.
- * One statement for a guest or a buyer without a list; two when a rule names a collection.
+ * its price list's prices when signed in, or when the store prices for it; everybody else the
+ * catalog's. A list prices in its own currency only: on the catalog's price in the buyer's currency
+ * (`buyer.currency`, the cart's) when that is the list's; a cart in another currency pays the
+ * catalog's price in it. Variants the catalog does not sell in that currency are left out, as the
+ * catalog leaves them. One statement for a guest or a buyer without a list; two when a rule names
+ * a collection; plus what the catalog reads for a currency other than the store's default.
  */
 @injectable()
 export class PriceListResolver implements PriceResolverStrategy {
-  async resolve(tx: TxReader, variants: readonly PricedVariant[], buyer: PriceBuyer): Promise<Map<string, ListPrice>> {
+  constructor(@inject(CatalogPriceResolver) private readonly catalog: PriceResolverStrategy) {}
+
+  async resolve(tx: TxReader, variants: readonly PricedVariant[], buyer: Buyer): Promise<Map<string, ListPrice>> {
     const customerId = trustedBuyer(buyer.customerId);
-    if (!customerId || variants.length === 0) return this.priceAll(tx, variants, null);
+    if (!customerId || variants.length === 0) return this.through(tx, variants, await this.catalog.resolve(tx, variants, buyer), null);
     const [row] = await tx.query<ListRow>(
       `${LIST_SQL} join b2b_buyer b on b.tenant_id = c.tenant_id and b.b2b_customer_id = c.id
         where c.tenant_id = ? and b.customer_id = ? and c.status <> 'disabled'`,
       [tx.tenantId, customerId],
     );
-    return this.priceAll(tx, variants, toList(row));
+    const list = toList(row);
+    // The list's rules apply to its own currency only: a cart in another gets the catalog's price there.
+    const applies = list && (!buyer.currency || buyer.currency === list.currency) ? list : null;
+    return this.through(tx, variants, await this.catalog.resolve(tx, variants, buyer), applies);
   }
 
   /** The company's list (whatever its status: quotes check it themselves), or null. */
@@ -97,18 +108,25 @@ export class PriceListResolver implements PriceResolverStrategy {
     return toList(row);
   }
 
+  /** The variants, in their own currency, through `list` (a quote's prices). */
   async priceAll(tx: TxReader, variants: readonly PricedVariant[], list: ListOfCompany | null): Promise<Map<string, ListPrice>> {
-    const plain = (v: PricedVariant): ListPrice => ({ ...catalogPriceOf(v), b2bCustomerId: null, rule: null });
-    if (!list) return new Map(variants.map((v) => [v.id, plain(v)]));
-    const collections = await this.collectionsOf(tx, variants, list.rules);
+    return this.through(tx, variants, new Map(variants.map((v) => [v.id, catalogPriceOf(v)])), list);
+  }
+
+  /** The catalog's prices through the list's rules, for the prices in the list's currency. */
+  private async through(tx: TxReader, variants: readonly PricedVariant[], catalog: Map<string, ResolvedPrice>, list: ListOfCompany | null): Promise<Map<string, ListPrice>> {
+    const plain = (p: ResolvedPrice): ListPrice => ({ ...p, b2bCustomerId: null, rule: null });
     const out = new Map<string, ListPrice>();
+    const collections = list ? await this.collectionsOf(tx, variants, list.rules) : new Map<string, Set<string>>();
     for (const v of variants) {
-      if (v.currency !== list.currency) {
-        out.set(v.id, plain(v));
+      const base = catalog.get(v.id);
+      if (!base) continue;
+      if (!list || base.currency !== list.currency) {
+        out.set(v.id, plain(base));
         continue;
       }
-      const { price, rule } = priceThrough(list.rules, v.price, v.productId, collections.get(v.productId) ?? new Set());
-      out.set(v.id, { ...catalogPriceOf(v), price, priceListId: list.priceListId, ruleId: rule?.id ?? null, b2bCustomerId: list.b2bCustomerId, rule });
+      const { price, rule } = priceThrough(list.rules, base.price, v.productId, collections.get(v.productId) ?? new Set());
+      out.set(v.id, { ...base, price, priceListId: list.priceListId, ruleId: rule?.id ?? null, b2bCustomerId: list.b2bCustomerId, rule });
     }
     return out;
   }

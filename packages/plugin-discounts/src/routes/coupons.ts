@@ -98,6 +98,7 @@ export async function couponRoutes(app: FastifyInstance, container: DependencyCo
       customerEmail: b.customer_email,
       orderId: b.order_id,
       amount: b.discount_amount,
+      currency: b.currency,
     });
     return { success: true, redemption_id: redemption.id, uses_count: coupon.usesCount };
   });

@@ -13,7 +13,9 @@ export function couponOut(c: Coupon, now: Date) {
     type: c.type,
     value: c.value,
     currency: c.currency,
+    amounts: c.amounts ?? {},
     min_order_amount: c.minOrderAmount,
+    min_order_amounts: c.minOrderAmounts ?? {},
     max_uses: c.maxUses ?? null,
     max_uses_per_customer: c.maxUsesPerCustomer ?? null,
     applicable_to: c.applicableTo,
@@ -61,6 +63,7 @@ export function volumeDiscountOut(t: VolumeDiscount) {
     type: t.type,
     value: t.value,
     currency: t.currency,
+    amounts: t.amounts ?? {},
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

@@ -3,6 +3,12 @@ import { z } from 'zod';
 import { COUPON_STATUSES, COUPON_TARGETS, COUPON_TYPES } from '../entities/coupon.js';
 
 const MAX_INT = 2_147_483_647;
+
+/** Minor units by currency code, for the store's other currencies (at most 20, as a store has). */
+export const AmountsByCurrency = (min: number) =>
+  z
+    .record(CurrencyCode, z.number().int('must be a whole number').min(min, `must be at least ${min}`).max(Number.MAX_SAFE_INTEGER))
+    .refine((amounts) => Object.keys(amounts).length <= 20, 'names at most 20 currencies');
 const Count = z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_INT);
 
 /** Letters, digits, `-` and `_`; stored and compared upper-cased. */
@@ -24,8 +30,22 @@ export const CouponCreate = z
       .min(1, 'must be at least 1')
       .max(Number.MAX_SAFE_INTEGER)
       .meta({ description: 'percentage: basis points, 1 to 10000 (100 = 1.00%); fixed_amount: minor units of currency' }),
-    currency: CurrencyCode.optional().meta({ description: "Defaults to the store's currency" }),
-    min_order_amount: Money.optional().meta({ description: 'Minor units; the order amount must reach it. Defaults to 0' }),
+    currency: CurrencyCode.optional().meta({ description: "The currency of value (fixed_amount) and min_order_amount. Defaults to the store's currency" }),
+    amounts: AmountsByCurrency(1)
+      .optional()
+      .meta({
+        description:
+          "fixed_amount only: the value in the store's other currencies, minor units by code ({\"USD\": 500}). A currency left out gets the value derived by the store's rate when currency is the store's default; without a rate, the coupon does not apply in it. PATCH replaces the whole object",
+        example: { USD: 500 },
+      }),
+    min_order_amount: Money.optional().meta({ description: 'Minor units of currency; the order amount must reach it. Defaults to 0' }),
+    min_order_amounts: AmountsByCurrency(0)
+      .optional()
+      .meta({
+        description:
+          "min_order_amount in the store's other currencies, minor units by code. A currency left out gets it derived by the store's rate (when currency is the store's default). PATCH replaces the whole object",
+        example: { USD: 2000 },
+      }),
     max_uses: Count.nullable().optional().meta({ description: 'Uses in all; null or absent: unlimited' }),
     max_uses_per_customer: Count.nullable().optional().meta({ description: 'Uses per customer (by id or e-mail); null or absent: unlimited' }),
     applicable_to: z.enum(COUPON_TARGETS).optional().meta({ description: 'Defaults to all' }),
@@ -52,7 +72,9 @@ export const CouponOut = z
     type: z.enum(COUPON_TYPES),
     value: z.number().int(),
     currency: z.string(),
+    amounts: z.record(z.string(), z.number().int()).meta({ description: 'fixed_amount: the value set in other currencies of the store, minor units by code' }),
     min_order_amount: z.number().int(),
+    min_order_amounts: z.record(z.string(), z.number().int()).meta({ description: 'The minimum set in other currencies of the store, minor units by code' }),
     max_uses: z.number().int().nullable(),
     max_uses_per_customer: z.number().int().nullable(),
     applicable_to: z.enum(COUPON_TARGETS),
@@ -101,7 +123,9 @@ export const CouponValidation = z
       .max(500)
       .optional()
       .meta({ description: 'The order lines; when given, the discount of a product or collection coupon is computed on the eligible lines only' }),
-    currency: CurrencyCode.optional().meta({ description: "The order's currency; must be the coupon's when given" }),
+    currency: CurrencyCode.optional().meta({
+      description: "The order's currency (default: the coupon's): a fixed coupon gives its amount in it, set or derived by the store's rate; none is reason currency_mismatch",
+    }),
   })
   .meta({ id: 'CouponValidation' });
 export type CouponValidation = z.output<typeof CouponValidation>;
@@ -121,7 +145,8 @@ export const CouponApply = z
     customer_id: Uuid.nullable().optional(),
     customer_email: z.email().max(320).nullable().optional(),
     order_id: Uuid.nullable().optional().meta({ description: 'An order uses a coupon once' }),
-    discount_amount: Money.meta({ description: 'Minor units taken off the order; at most the value of a fixed_amount coupon' }),
+    discount_amount: Money.meta({ description: 'Minor units taken off the order; at most the value of a fixed_amount coupon (in currency)' }),
+    currency: CurrencyCode.optional().meta({ description: "The order's currency, the use's (default: the coupon's); one the coupon has no amount in is 422 COUPON_INVALID currency_mismatch" }),
   })
   .meta({ id: 'CouponApply' });
 export type CouponApply = z.output<typeof CouponApply>;

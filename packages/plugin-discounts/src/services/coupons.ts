@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, paginate, searchWhere, Tenant, type Page, type PageRequest } from '@qhatu/core';
+import { AppError, Database, paginate, searchWhere, Tenant, TenantContext, type Page, type PageRequest } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Coupon, type CouponStatus, type CouponTarget, type CouponType } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
 import type { CouponCreate, CouponPatch } from '../schemas/coupon.js';
 import { requireTargets } from './catalog-references.js';
+import { assertAmounts } from './currencies.js';
 import { COUPON_APPLIED, Discounts, type AppliedCoupon, type CouponCheck, type CouponCustomer, type CouponVerdict } from './discounts.js';
 import { assertCouponTerms, normalizeCode, type CouponTerms } from './rules.js';
 
@@ -44,9 +45,16 @@ export class Coupons {
         expiresAt: toDate(input.expires_at),
       };
       assertCouponTerms(terms);
+      const amounts = input.amounts ?? {};
+      const minOrderAmounts = input.min_order_amounts ?? {};
+      assertAmountsFit(terms.type, amounts);
       await assertCodeFree(em, code);
       if (terms.applicableTo !== 'all') await requireTargets(em, terms.applicableTo, terms.applicableIds, (i) => `body.applicable_ids.${i}`);
-      const currency = input.currency ?? (await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      const currency = input.currency ?? TenantContext.principal()?.money?.defaultCurrency ?? (await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      await assertAmounts(tx, currency, [
+        { path: 'body.amounts', amounts, ownField: 'value' },
+        { path: 'body.min_order_amounts', amounts: minOrderAmounts, ownField: 'min_order_amount' },
+      ]);
       const at = tx.now();
       const coupon = em.create(Coupon, {
         id: randomUUID(),
@@ -55,7 +63,9 @@ export class Coupons {
         type: terms.type,
         value: terms.value,
         currency,
+        amounts,
         minOrderAmount: input.min_order_amount ?? 0,
+        minOrderAmounts,
         maxUses: input.max_uses ?? null,
         maxUsesPerCustomer: input.max_uses_per_customer ?? null,
         applicableTo: terms.applicableTo,
@@ -108,6 +118,17 @@ export class Coupons {
       if (targetsChanged && terms.applicableTo !== 'all') {
         await requireTargets(em, terms.applicableTo, terms.applicableIds, (i) => `body.applicable_ids.${i}`);
       }
+      // A coupon turned into a percentage leaves its fixed amounts behind: a percentage applies in every currency.
+      const amounts = patch.amounts ?? (terms.type === 'percentage' ? {} : coupon.amounts);
+      const minOrderAmounts = patch.min_order_amounts ?? coupon.minOrderAmounts;
+      const currency = patch.currency ?? coupon.currency;
+      assertAmountsFit(terms.type, amounts);
+      if (patch.amounts !== undefined || patch.min_order_amounts !== undefined || currency !== coupon.currency) {
+        await assertAmounts(tx, currency, [
+          { path: 'body.amounts', amounts, ownField: 'value' },
+          { path: 'body.min_order_amounts', amounts: minOrderAmounts, ownField: 'min_order_amount' },
+        ]);
+      }
       const maxUses = patch.max_uses === undefined ? coupon.maxUses : patch.max_uses;
       if (maxUses != null && maxUses < coupon.usesCount) {
         throw AppError.conflict(`The coupon has been used ${coupon.usesCount} times; max_uses cannot be lower`, 'CONFLICT', [
@@ -122,7 +143,9 @@ export class Coupons {
       coupon.startsAt = terms.startsAt;
       coupon.expiresAt = terms.expiresAt;
       coupon.maxUses = maxUses;
-      if (patch.currency !== undefined) coupon.currency = patch.currency;
+      coupon.currency = currency;
+      coupon.amounts = amounts;
+      coupon.minOrderAmounts = minOrderAmounts;
       if (patch.min_order_amount !== undefined) coupon.minOrderAmount = patch.min_order_amount;
       if (patch.max_uses_per_customer !== undefined) coupon.maxUsesPerCustomer = patch.max_uses_per_customer;
       if (patch.is_active !== undefined) coupon.isActive = patch.is_active;
@@ -158,7 +181,7 @@ export class Coupons {
     return this.db.tenant((tx) => this.discounts.validate(tx, check));
   }
 
-  async apply(id: string, use: CouponCustomer & { orderId?: string | null; amount: number }): Promise<AppliedCoupon> {
+  async apply(id: string, use: CouponCustomer & { orderId?: string | null; amount: number; currency?: string | null }): Promise<AppliedCoupon> {
     return this.db.tenant((tx) => this.discounts.recordUse(tx, id, use));
   }
 }
@@ -215,6 +238,13 @@ async function lockLive(em: EntityManager, id: string): Promise<Coupon> {
   return coupon;
 }
 
+/** Amounts by currency are a fixed coupon's: a percentage applies in every currency (400). */
+function assertAmountsFit(type: CouponType, amounts: Record<string, number>): void {
+  if (type === 'percentage' && Object.keys(amounts).length > 0) {
+    throw AppError.validation('body.amounts: is for fixed_amount coupons only', [{ path: 'body.amounts', message: 'is for fixed_amount coupons only: a percentage applies in every currency' }]);
+  }
+}
+
 function codeTaken(code: string): AppError {
   return AppError.conflict(`The code ${code} is taken by another coupon`, 'CONFLICT', [{ path: 'body.code', message: 'is taken' }]);
 }
@@ -240,6 +270,8 @@ function couponEvent(c: Coupon) {
     type: c.type,
     value: c.value,
     currency: c.currency,
+    amounts: c.amounts,
+    min_order_amounts: c.minOrderAmounts,
     is_active: c.isActive,
     starts_at: c.startsAt?.toISOString() ?? null,
     expires_at: c.expiresAt?.toISOString() ?? null,

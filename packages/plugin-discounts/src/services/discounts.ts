@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, factVersionSql, uuidArray, type KeptFacts, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, factVersionSql, TenantContext, uuidArray, type KeptFacts, type StoreMoney, type Tx, type TxReader } from '@qhatu/core';
 import { injectable } from 'tsyringe';
 import { Coupon } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
 import { VolumeDiscount } from '../entities/volume-discount.js';
 import { productsInCollections } from './catalog-references.js';
+import { amountIn, couponTermsIn, moneyOf } from './currencies.js';
 import { couponFromRow } from './rows.js';
 import { availabilityRefusal, basisPointsOf, CODE_PATTERN, couponDiscount, couponInvalid, normalizeCode, REFUSALS, type Refusal } from './rules.js';
 
@@ -29,7 +30,11 @@ export interface CouponCheck extends CouponCustomer {
   code: string;
   /** The order (or cart) subtotal, minor units: compared with min_order_amount, the base of `all` coupons. */
   orderAmount: number;
-  /** The order's currency; must be the coupon's when given. */
+  /**
+   * The order's currency: a fixed coupon gives its amount in it (set, or derived from the store's
+   * default currency by the rate), its minimum likewise; none, and it is refused (`currency_mismatch`).
+   * Absent: the coupon's own currency.
+   */
   currency?: string | null;
   /** The order's products, when its lines are not known. */
   productIds?: string[];
@@ -53,7 +58,7 @@ export interface AppliedCoupon {
 }
 
 /** A volume tier as pricing reads it. */
-export type VolumeTier = Pick<VolumeDiscount, 'id' | 'productId' | 'minQuantity' | 'value'>;
+export type VolumeTier = Pick<VolumeDiscount, 'id' | 'productId' | 'minQuantity' | 'type' | 'value' | 'currency' | 'amounts'>;
 
 export interface VolumeQuote {
   /** Minor units off the line. */
@@ -87,7 +92,9 @@ export class Discounts {
     const coupon = await this.findByCode(tx, check.code, true);
     if (!coupon) throw couponInvalid('not_found');
     const verdict = await this.judge(tx, coupon, check, true);
-    if (!verdict.valid) throw couponInvalid(verdict.reason!, { coupon_id: coupon.id });
+    if (!verdict.valid) {
+      throw couponInvalid(verdict.reason!, { coupon_id: coupon.id, ...(verdict.reason === 'currency_mismatch' && { currency: check.currency }) });
+    }
     await this.assertNotUsedBy(tx, coupon, check.orderId);
     return this.record(tx, coupon, { ...check, amount: verdict.discountAmount });
   }
@@ -96,13 +103,15 @@ export class Discounts {
    * Records a use whose amount the caller computed (POST /coupons/:id/apply): the coupon must be
    * usable now, by this customer, and a fixed amount cannot be exceeded.
    */
-  async recordUse(tx: Tx, couponId: string, use: CouponCustomer & { orderId?: string | null; amount: number }): Promise<AppliedCoupon> {
+  async recordUse(tx: Tx, couponId: string, use: CouponCustomer & { orderId?: string | null; amount: number; currency?: string | null }): Promise<AppliedCoupon> {
     const coupon = await tx.em.findOne(Coupon, { id: couponId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!coupon) throw AppError.notFound('Coupon', 'COUPON_NOT_FOUND');
     const refusal = availabilityRefusal(coupon, tx.now()) ?? (await this.customerRefusal(tx, coupon, use, true));
     if (refusal) throw couponInvalid(refusal, { coupon_id: coupon.id });
-    if (coupon.type === 'fixed_amount' && use.amount > coupon.value) {
-      throw couponInvalid('discount_amount_too_high', { coupon_id: coupon.id, path: 'body.discount_amount', maximum: coupon.value });
+    const terms = await couponTermsIn(tx, coupon, use.currency);
+    if (!terms) throw couponInvalid('currency_mismatch', { coupon_id: coupon.id, path: 'body.currency', currency: use.currency });
+    if (coupon.type === 'fixed_amount' && use.amount > terms.value) {
+      throw couponInvalid('discount_amount_too_high', { coupon_id: coupon.id, path: 'body.discount_amount', maximum: terms.value });
     }
     await this.assertNotUsedBy(tx, coupon, use.orderId);
     return this.record(tx, coupon, use);
@@ -127,17 +136,19 @@ export class Discounts {
     return row ? couponFromRow(row) : null;
   }
 
-  /** The volume discount of `quantity` units of one product at `unitPrice` (minor units), rounded down. */
-  async volumeDiscountFor(tx: TxReader, productId: string, quantity: number, unitPrice: number): Promise<VolumeQuote> {
-    const [quote] = await this.volumeDiscountsFor(tx, [{ productId, quantity, unitPrice }]);
+  /** The volume discount of `quantity` units of one product at `unitPrice` (minor units of `currency`), rounded down. */
+  async volumeDiscountFor(tx: TxReader, productId: string, quantity: number, unitPrice: number, currency?: string | null): Promise<VolumeQuote> {
+    const [quote] = await this.volumeDiscountsFor(tx, [{ productId, quantity, unitPrice }], undefined, currency);
     return quote;
   }
 
   /**
    * Volume discounts of a whole cart in one statement. The quantity of a product is the sum over
-   * its lines (variants), and each line gets that tier's share of its own total.
+   * its lines (variants), and each line gets that tier's share of its own total. `currency` is the
+   * cart's (absent: the store's default): a percentage tier applies in any, a fixed one where it has
+   * an amount (set, or derived from the default currency's); the highest tier reached that applies wins.
    */
-  async volumeDiscountsFor(tx: TxReader, lines: OrderLine[], prefetched?: unknown): Promise<VolumeQuote[]> {
+  async volumeDiscountsFor(tx: TxReader, lines: OrderLine[], prefetched?: unknown, currency?: string | null): Promise<VolumeQuote[]> {
     const quantities = new Map<string, number>();
     for (const line of lines) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
     if (quantities.size === 0) return [];
@@ -152,13 +163,19 @@ export class Discounts {
               )
             )[0].tiers,
           );
+    // Only a fixed tier in another currency than its own needs the store's currencies.
+    const perUnit = await fixedAmountsIn(tx, tiers, currency);
     const tierOf = new Map<string, VolumeTier | null>();
     for (const [productId, quantity] of quantities) {
-      tierOf.set(productId, tiers.find((t) => t.productId === productId && t.minQuantity <= quantity) ?? null);
+      tierOf.set(productId, tiers.find((t) => t.productId === productId && t.minQuantity <= quantity && (t.type !== 'fixed_amount' || perUnit.get(t.id) != null)) ?? null);
     }
     return lines.map((line) => {
       const tier = tierOf.get(line.productId) ?? null;
-      return { tier, discountAmount: tier ? basisPointsOf(BigInt(line.quantity) * BigInt(line.unitPrice), tier.value) : 0 };
+      if (!tier) return { tier, discountAmount: 0 };
+      const total = BigInt(line.quantity) * BigInt(line.unitPrice);
+      if (tier.type !== 'fixed_amount') return { tier, discountAmount: basisPointsOf(total, tier.value) };
+      const off = BigInt(line.quantity) * BigInt(perUnit.get(tier.id)!);
+      return { tier, discountAmount: Number(off < total ? off : total) };
     });
   }
 
@@ -168,7 +185,8 @@ export class Discounts {
    * column to `volumeDiscountsFor` (a cart reads them in the round trip that locks it).
    */
   volumeTiersSql(tenantSql: string, productIdsSql: string): string {
-    return `(select coalesce(json_agg(json_build_object('id', d.id, 'productId', d.product_id, 'minQuantity', d.min_quantity, 'value', d.value)
+    return `(select coalesce(json_agg(json_build_object('id', d.id, 'productId', d.product_id, 'minQuantity', d.min_quantity, 'type', d.type, 'value', d.value,
+                                                        'currency', d.currency, 'amounts', d.amounts)
                                       order by d.min_quantity desc), '[]'::json)
                from (select distinct id from (${productIdsSql}) as named(id)) as wanted
                join discounts_volume_discount d on d.tenant_id = ${tenantSql} and d.product_id = wanted.id)`;
@@ -176,15 +194,18 @@ export class Discounts {
 
   /** Every rule of the coupon against the order, in the order a shopper can act on them. */
   private async judge(tx: TxReader, coupon: Coupon, check: CouponCheck, forUse: boolean): Promise<CouponVerdict> {
+    const available = availabilityRefusal(coupon, tx.now());
+    if (available) return refused(available, coupon);
+    // The coupon's value and minimum in the order's currency (no statement in its own currency).
+    const terms = await couponTermsIn(tx, coupon, check.currency);
     const early =
-      availabilityRefusal(coupon, tx.now()) ??
-      (check.currency && check.currency !== coupon.currency ? 'currency_mismatch' : null) ??
+      (terms ? null : 'currency_mismatch') ??
       (await this.customerRefusal(tx, coupon, check, forUse)) ??
-      (check.orderAmount < coupon.minOrderAmount ? 'min_order_amount_not_met' : null);
+      (check.orderAmount < terms!.minOrderAmount ? 'min_order_amount_not_met' : null);
     if (early) return refused(early, coupon);
     const base = await this.eligibleSubtotal(tx, coupon, check);
     if (typeof base === 'string') return refused(base, coupon);
-    const discountAmount = couponDiscount(coupon, base);
+    const discountAmount = couponDiscount({ type: coupon.type, value: terms!.value }, base);
     return { valid: true, discountAmount, reason: null, message: 'The coupon applies', coupon };
   }
 
@@ -233,7 +254,8 @@ export class Discounts {
    * One more use, and its record, in the caller's transaction. The coupon row is locked already;
    * the increment is still conditional, so that `max_uses` holds by this statement alone.
    */
-  private async record(tx: Tx, coupon: Coupon, use: CouponCustomer & { orderId?: string | null; amount: number }): Promise<AppliedCoupon> {
+  /** The use is recorded in the order's currency (the coupon's when none is named). */
+  private async record(tx: Tx, coupon: Coupon, use: CouponCustomer & { orderId?: string | null; amount: number; currency?: string | null }): Promise<AppliedCoupon> {
     const at = tx.now();
     const [row] = await tx.em.execute<Array<Record<string, unknown>>>(
       `update discounts_coupon set uses_count = uses_count + 1, updated_at = ?
@@ -251,7 +273,7 @@ export class Discounts {
       customerEmail: normalizeEmail(use.customerEmail),
       orderId: use.orderId ?? null,
       amount: use.amount,
-      currency: coupon.currency,
+      currency: use.currency || coupon.currency,
       createdAt: at,
       releasedAt: null,
     });
@@ -294,6 +316,23 @@ const VOLUME_TIER_FACTS: KeptFacts<VolumeTier[]> = {
 /** The column of `volumeTiersSql`. */
 function tiersFrom(column: unknown): VolumeTier[] {
   return (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as VolumeTier[];
+}
+
+/**
+ * Minor units off each unit, by fixed tier, in `currency` (absent: the store's default); null where
+ * a tier has no amount in it. A tier in `currency` itself needs no statement.
+ */
+async function fixedAmountsIn(tx: TxReader, tiers: readonly VolumeTier[], currency: string | null | undefined): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  const fixed = tiers.filter((t) => t.type === 'fixed_amount');
+  if (fixed.length === 0) return out;
+  let money: StoreMoney | undefined;
+  const wanted = currency || TenantContext.principal()?.money?.defaultCurrency || (money = await moneyOf(tx)).defaultCurrency;
+  for (const t of fixed) {
+    const own = t.currency.trim();
+    out.set(t.id, wanted === own ? t.value : amountIn((money ??= await moneyOf(tx)), t.value, own, t.amounts, wanted));
+  }
+  return out;
 }
 
 function refused(reason: Refusal, coupon: Coupon | null): CouponVerdict {

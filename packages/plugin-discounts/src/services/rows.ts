@@ -3,6 +3,7 @@ import type { Coupon } from '../entities/coupon.js';
 /** A `discounts_coupon` row read with SQL, as the entity's fields (bigints as numbers, as the entity maps them). */
 export function couponFromRow(row: Record<string, unknown>): Coupon {
   const date = (value: unknown) => (value == null ? null : new Date(value as string | Date));
+  const json = <T>(value: unknown, empty: T): T => (value == null ? empty : ((typeof value === 'string' ? JSON.parse(value) : value) as T));
   return {
     id: row.id as string,
     tenantId: row.tenant_id as string,
@@ -10,7 +11,9 @@ export function couponFromRow(row: Record<string, unknown>): Coupon {
     type: row.type as Coupon['type'],
     value: Number(row.value),
     currency: row.currency as string,
+    amounts: json(row.amounts, {}),
     minOrderAmount: Number(row.min_order_amount),
+    minOrderAmounts: json(row.min_order_amounts, {}),
     maxUses: row.max_uses == null ? null : Number(row.max_uses),
     maxUsesPerCustomer: row.max_uses_per_customer == null ? null : Number(row.max_uses_per_customer),
     applicableTo: row.applicable_to as Coupon['applicableTo'],

@@ -36,7 +36,7 @@ export const REFUSALS = {
   usage_limit_reached: 'The coupon has been used as many times as it may be',
   customer_usage_limit_reached: 'This customer has used the coupon as many times as it may',
   customer_required: 'The coupon is limited per customer: name the customer (customer_id or customer_email)',
-  currency_mismatch: "The order's currency is not the coupon's",
+  currency_mismatch: "The coupon has no amount in the order's currency",
   min_order_amount_not_met: 'The order amount is below the minimum of the coupon',
   not_applicable: 'The coupon applies to none of the products of the order',
   items_required: "The coupon is limited to some products: send the order's items with their prices",

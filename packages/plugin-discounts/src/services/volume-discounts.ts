@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, paginate, Tenant, type DomainEvent, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, paginate, Tenant, TenantContext, type DomainEvent, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { VolumeDiscount } from '../entities/volume-discount.js';
 import type { VolumeDiscountCreate } from '../schemas/volume-discount.js';
 import { requireProduct } from './catalog-references.js';
+import { assertAmounts } from './currencies.js';
 
 export const VOLUME_DISCOUNT_EVENTS = ['discounts.volume_discount.created', 'discounts.volume_discount.deleted'] as const;
 
@@ -14,8 +15,9 @@ export class VolumeDiscounts {
 
   /**
    * A new tier of one product. A product's tiers, ordered by min_quantity, give strictly more
-   * the more units are bought: one tier per quantity (409), and a value above the tier below it
-   * and under the tier above it (422 VOLUME_TIERS_NOT_INCREASING).
+   * the more units are bought: one tier per quantity (409), all of one type (422
+   * VOLUME_TIER_TYPE_MIXED), and a value above the tier below it and under the tier above it (422
+   * VOLUME_TIERS_NOT_INCREASING). A fixed tier's amounts are in the store's currencies (422 CURRENCY_NOT_LISTED).
    */
   async create(input: VolumeDiscountCreate): Promise<VolumeDiscount> {
     return this.db.tenant(async (tx) => {
@@ -28,6 +30,13 @@ export class VolumeDiscounts {
           { path: 'body.min_quantity', message: 'the product already has a tier at this quantity' },
         ]);
       }
+      const type = input.type ?? 'percentage';
+      const other = tiers.find((t) => t.type !== type);
+      if (other) {
+        throw AppError.unprocessable('VOLUME_TIER_TYPE_MIXED', `The product's tiers are ${other.type}: a new one must be too`, [
+          { path: 'body.type', message: `must be ${other.type}, as the product's other tiers` },
+        ]);
+      }
       const below = tiers.filter((t) => t.minQuantity < input.min_quantity).at(-1);
       const above = tiers.find((t) => t.minQuantity > input.min_quantity);
       if ((below && below.value >= input.value) || (above && above.value <= input.value)) {
@@ -37,16 +46,19 @@ export class VolumeDiscounts {
           { path: 'body.value', message },
         ]);
       }
-      const currency = input.currency ?? (await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      const currency = input.currency ?? TenantContext.principal()?.money?.defaultCurrency ?? (await em.findOneOrFail(Tenant, { id: tx.tenantId })).currency;
+      const amounts = input.amounts ?? {};
+      await assertAmounts(tx, currency, [{ path: 'body.amounts', amounts, ownField: 'value' }]);
       const at = tx.now();
       const tier = em.create(VolumeDiscount, {
         id: randomUUID(),
         tenantId: tx.tenantId,
         productId: input.product_id,
         minQuantity: input.min_quantity,
-        type: input.type ?? 'percentage',
+        type,
         value: input.value,
         currency,
+        amounts,
         createdAt: at,
         updatedAt: at,
       });
@@ -86,5 +98,5 @@ async function lockProductTiers(tx: Tx, productId: string): Promise<void> {
 }
 
 function volumeEvent(t: VolumeDiscount) {
-  return { id: t.id, product_id: t.productId, min_quantity: t.minQuantity, type: t.type, value: t.value, currency: t.currency };
+  return { id: t.id, product_id: t.productId, min_quantity: t.minQuantity, type: t.type, value: t.value, currency: t.currency, ...(t.type === 'fixed_amount' && { amounts: t.amounts }) };
 }
