@@ -15,6 +15,9 @@ beforeAll(async () => {
   t = await shippingApp();
   shop = await t.createTenant({ currency: 'PEN' });
   bare = await t.createTenant({ currency: 'PEN' });
+  // The store sells in dollars too, at prices of its own (no rate: nothing is converted).
+  const listed = await caller(t, shop)('PUT', '/api/v1/currencies', { currencies: [{ code: 'USD', rate: null }] });
+  expect(listed.statusCode, listed.body).toBe(200);
   rates = {
     standard5: (await addRate(t, shop, { carrier: 'olva', service_code: 'standard', weight_g: 5000, amount: 1500 })).id,
     standard20: (await addRate(t, shop, { carrier: 'olva', service_code: 'standard', weight_g: 20_000, amount: 3000 })).id,

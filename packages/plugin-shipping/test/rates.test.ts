@@ -76,7 +76,7 @@ describe('the rate table', () => {
   });
 
   it('GET lists newest first, a page at a time, filtered by carrier and countries', async () => {
-    const store = await t.createTenant();
+    const store = await t.createTenant({ currency: 'PEN' });
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await addRate(t, store, { carrier: i % 2 ? 'olva' : 'shalom', weight_g: 1000 * (i + 1), destination_country: i === 4 ? 'CL' : 'PE' }));
     const list = caller(t, store);
@@ -124,6 +124,9 @@ describe('calculate', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     store = await t.createTenant({ currency: 'PEN' });
+    // The store sells in dollars too, at prices of its own (no rate: nothing is converted).
+    const listed = await caller(t, store)('PUT', '/api/v1/currencies', { currencies: [{ code: 'USD', rate: null }] });
+    expect(listed.statusCode, listed.body).toBe(200);
     // Domestic brackets of two carriers, one international rate, one in another currency.
     ids.olva1 = (await addRate(t, store, { carrier: 'olva', service_code: 'standard', weight_g: 1000, amount: 1000, estimated_days: 3 })).id;
     ids.olva5 = (await addRate(t, store, { carrier: 'olva', service_code: 'standard', weight_g: 5000, amount: 1800, estimated_days: 3 })).id;

@@ -53,7 +53,7 @@ export class DraftPricing {
     const offers = offerIds.length ? await this.offers.terms(tx, offerIds) : new Map<string, OfferTerms>();
     assertSellable(draft, catalog, offers);
     const listed = draft.lines.flatMap((l) => (l.variant_id && !l.offer_id && !l.price_override ? [catalog.get(l.variant_id)!.variant] : []));
-    const resolved = listed.length ? await this.prices.resolve(tx, listed, { customerId: draft.customerId ?? null }) : new Map();
+    const resolved = listed.length ? await this.prices.resolve(tx, listed, { customerId: draft.customerId ?? null, currency: draft.currency }) : new Map();
     const lines = draft.lines.map((line) => {
       const found = line.variant_id ? catalog.get(line.variant_id)! : null;
       const offer = line.offer_id ? offers.get(line.offer_id) : undefined;
@@ -61,7 +61,7 @@ export class DraftPricing {
     });
     // Volume tiers count the lines at the customer's prices; a price staff set is final.
     const tiered = lines.filter((l) => l.variant_id && !l.price_override);
-    const volume = await this.discounts.volumeDiscountsFor(tx, tiered.map((l): OrderLine => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
+    const volume = await this.discounts.volumeDiscountsFor(tx, tiered.map((l): OrderLine => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })), undefined, draft.currency);
     tiered.forEach((l, n) => (l.volume_discount = volume[n]?.discountAmount ?? 0));
 
     const subtotal = sum(lines.map((l) => l.subtotal));

@@ -1,6 +1,6 @@
 import type { Tx } from '@qhatu/core';
 import { CollectionProduct } from '@qhatu/plugin-catalog';
-import { Coupon, Redemption, type OrderLine, type Refusal } from '@qhatu/plugin-discounts';
+import { Coupon, couponTermsIn, Redemption, type OrderLine, type Refusal } from '@qhatu/plugin-discounts';
 import { allocate } from '@qhatu/plugin-orders';
 import type { EditCoupon, EditLine } from '../entities/order-edit.js';
 
@@ -26,12 +26,12 @@ export async function couponBefore(tx: Tx, orderId: string, coupon: Coupon, last
  * used, how often and by whom are not judged again. Each live line's discount becomes its volume
  * discount plus its share; returns the coupon as it now stands.
  */
-export async function rediscount(tx: Tx, coupon: Coupon, lines: EditLine[], volume: (line: EditLine) => number): Promise<EditCoupon> {
+export async function rediscount(tx: Tx, coupon: Coupon, lines: EditLine[], volume: (line: EditLine) => number, currency: string): Promise<EditCoupon> {
   const live = lines.filter((l) => l.quantity > 0);
   const weights = live.map((l) => l.unit_price * l.quantity - volume(l));
   const orderAmount = weights.reduce((s, w) => s + w, 0);
   const items: OrderLine[] = live.flatMap((l, n) => (l.product_id ? [{ productId: l.product_id, quantity: 1, unitPrice: weights[n] }] : []));
-  const verdict = await judge(tx, coupon, orderAmount, items);
+  const verdict = await judge(tx, coupon, orderAmount, items, currency);
   const eligible = coupon.applicableTo === 'products' ? weights.map((w, n) => (live[n].product_id && coupon.applicableIds.includes(live[n].product_id!) ? w : 0)) : weights;
   const shares = allocate(verdict.amount, eligible.some((w) => w > 0) ? eligible : weights);
   live.forEach((l, n) => {
@@ -42,8 +42,11 @@ export async function rediscount(tx: Tx, coupon: Coupon, lines: EditLine[], volu
 }
 
 /** The discounts plugin's rules that depend on the order's lines: the minimum, the products, the amount (integer minor units). */
-async function judge(tx: Tx, coupon: Coupon, orderAmount: number, items: OrderLine[]): Promise<{ amount: number; refusal: Refusal | null }> {
-  if (orderAmount < coupon.minOrderAmount) return { amount: 0, refusal: 'min_order_amount_not_met' };
+async function judge(tx: Tx, coupon: Coupon, orderAmount: number, items: OrderLine[], currency: string): Promise<{ amount: number; refusal: Refusal | null }> {
+  // The coupon's value and minimum in the order's currency (decision 0097); none there: it no longer applies.
+  const terms = await couponTermsIn(tx, coupon, currency);
+  if (!terms) return { amount: 0, refusal: 'currency_mismatch' };
+  if (orderAmount < terms.minOrderAmount) return { amount: 0, refusal: 'min_order_amount_not_met' };
   let base = orderAmount;
   if (coupon.applicableTo !== 'all') {
     const products = [...new Set(items.map((i) => i.productId))];
@@ -54,6 +57,6 @@ async function judge(tx: Tx, coupon: Coupon, orderAmount: number, items: OrderLi
     if (eligible.size === 0) return { amount: 0, refusal: 'not_applicable' };
     base = Math.min(orderAmount, items.filter((i) => eligible.has(i.productId)).reduce((s, i) => s + i.quantity * i.unitPrice, 0));
   }
-  const amount = coupon.type === 'percentage' ? Number((BigInt(base) * BigInt(Math.min(coupon.value, 10_000))) / 10_000n) : Math.min(coupon.value, base);
+  const amount = coupon.type === 'percentage' ? Number((BigInt(base) * BigInt(Math.min(terms.value, 10_000))) / 10_000n) : Math.min(terms.value, base);
   return { amount, refusal: null };
 }

@@ -99,9 +99,9 @@ export class EditPreviews {
     const was = await couponBefore(tx, order.id, coupon, last?.after.coupon);
     if (!after.some((l) => l.change !== 'unchanged')) return { before: was, after: was };
     const tiered = after.filter((l) => l.quantity > 0 && l.product_id);
-    const tiers = await this.discounts.volumeDiscountsFor(tx, tiered.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
+    const tiers = await this.discounts.volumeDiscountsFor(tx, tiered.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })), undefined, order.currency.trim());
     const volume = new Map(tiered.map((l, n) => [l, tiers[n]?.discountAmount ?? 0]));
-    const now = await rediscount(tx, coupon, after, (l) => volume.get(l) ?? 0);
+    const now = await rediscount(tx, coupon, after, (l) => volume.get(l) ?? 0, order.currency.trim());
     after.forEach((l, n) => {
       if (l.change === 'unchanged' && l.discount_amount !== before[n].discount_amount) l.change = 'changed';
     });
@@ -142,17 +142,25 @@ export class EditPreviews {
   private async newLines(tx: Tx, order: Order, added: Map<string, Added>, catalog: Map<string, Sellable>, offers: Map<string, OfferTerms>): Promise<EditLine[]> {
     if (added.size === 0) return [];
     const variants = [...added].flatMap(([id, a]) => (a.offerId ? [] : [catalog.get(id)!.variant]));
-    const resolved = variants.length > 0 ? await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null }) : new Map<string, { price: number }>();
+    const currency = order.currency.trim();
+    const resolved = variants.length > 0 ? await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null, currency }) : new Map<string, { price: number; catalogPrice: number }>();
+    // The resolver leaves out a variant the store does not sell in the order's currency (no price set, no rate).
+    const unpriced = variants.filter((v) => !resolved.has(v.id));
+    if (unpriced.length > 0) {
+      throw AppError.unprocessable('VARIANT_CURRENCY_MISMATCH', 'A variant the edit adds cannot be sold', unpriced.map((v) => ({
+        path: 'body.changes', code: 'VARIANT_CURRENCY_MISMATCH', message: `has no price in the order's ${currency}`, variant_id: v.id,
+      })));
+    }
     const lines = [...added].map(([variantId, { quantity, offerId }]): EditLine => {
       const { variant, product } = catalog.get(variantId)!;
-      const unit = offerId ? offerUnitPrice(offers.get(offerId)!, variant) : Math.min(resolved.get(variantId)?.price ?? variant.price, variant.price);
+      const unit = offerId ? offerUnitPrice(offers.get(offerId)!, variant) : Math.min(resolved.get(variantId)!.price, resolved.get(variantId)!.catalogPrice);
       return {
         line_item_id: null, variant_id: variantId, product_id: product.id, offer_id: offerId, title: product.title, variant_title: variant.title, sku: variant.sku ?? null,
         quantity, fulfilled_quantity: 0, unit_price: unit, requires_shipping: variant.requiresShipping, discount_amount: 0,
         tax_class: 'standard', tax_rate: 0, tax_amount: 0, total: unit * quantity, change: 'added',
       };
     });
-    const tiers = await this.discounts.volumeDiscountsFor(tx, lines.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })));
+    const tiers = await this.discounts.volumeDiscountsFor(tx, lines.map((l) => ({ productId: l.product_id!, quantity: l.quantity, unitPrice: l.unit_price })), undefined, order.currency.trim());
     lines.forEach((l, n) => {
       l.discount_amount = tiers[n]?.discountAmount ?? 0;
       l.total = l.unit_price * l.quantity - l.discount_amount;
@@ -254,7 +262,8 @@ function assertSellable(added: Map<string, Added>, catalog: Map<string, Sellable
     const found = catalog.get(variantId);
     if (!found) problems.push({ path, code: 'VARIANT_NOT_FOUND', message: 'is not a variant of this store', variant_id: variantId });
     else if (found.product.status !== 'active') problems.push({ path, code: 'PRODUCT_NOT_AVAILABLE', message: `its product is ${found.product.status}, not for sale`, variant_id: variantId });
-    else if (found.variant.currency !== currency) problems.push({ path, code: 'VARIANT_CURRENCY_MISMATCH', message: `is priced in ${found.variant.currency}, not in the order's ${currency}`, variant_id: variantId });
+    // A seller's offer has one price, in the variant's currency; a catalog variant is priced in the order's by the resolver (decision 0097).
+    else if (added.get(variantId)!.offerId && found.variant.currency !== currency) problems.push({ path, code: 'VARIANT_CURRENCY_MISMATCH', message: `is priced in ${found.variant.currency}, not in the order's ${currency}`, variant_id: variantId });
   }
   if (problems.length > 0) throw AppError.unprocessable(String(problems[0].code), 'A variant the edit adds cannot be sold', problems);
 }

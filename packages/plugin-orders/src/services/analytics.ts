@@ -1,4 +1,4 @@
-import { AppError, Database } from '@qhatu/core';
+import { AppError, Database, TenantContext } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { OrderStatus } from '../entities/order.js';
 
@@ -34,12 +34,27 @@ export interface SalesRange {
   end: string;
 }
 
-export interface SalesFigures {
+export interface TopProduct {
+  productId: string;
+  title: string;
+  revenue: number;
+}
+
+/** One currency's sales: its orders' figures, in minor units of it. */
+export interface CurrencyFigures {
   currency: string;
   totalRevenue: number;
   totalOrders: number;
   averageOrderValue: number;
-  topProducts: Array<{ productId: string; title: string; revenue: number }>;
+  topProducts: TopProduct[];
+}
+
+/**
+ * The store's sales: the top-level figures are its default currency's (as they always were), and
+ * `byCurrency` reports each currency apart (decision 0097), the default first.
+ */
+export interface SalesFigures extends CurrencyFigures {
+  byCurrency: CurrencyFigures[];
 }
 
 const DAY_MS = 86_400_000;
@@ -68,11 +83,13 @@ export function rangeBounds(range: SalesRange): { from: Date; to: Date } {
 
 /**
  * The store's sales over a range of days (UTC), for its admin: two aggregate statements in one
- * read-only transaction, whatever the number of orders (the `orders_order_paid` index serves both).
- * Revenue is each order's total net of tax and of what was refunded of it, for orders in the store's currency
- * that were paid within the range and are paid or further on; top products by their lines' part of that revenue
- * (net of their discounts, tax and refunds), so that products add up to it when an order has no shipping
- * and no custom lines (a draft order's lines of no catalog product are no product's).
+ * read-only transaction, whatever the number of orders or currencies (the `orders_order_paid` index
+ * serves both). Revenue is each order's total net of tax and of what was refunded of it, for orders
+ * paid within the range that are paid or further on, added up per currency (amounts of two
+ * currencies are never added); top products by their lines' part of that revenue (net of their
+ * discounts, tax and refunds), so that products add up to it when an order has no shipping and no
+ * custom lines (a draft order's lines of no catalog product are no product's). The top-level
+ * figures are the store's default currency's.
  */
 @injectable()
 export class SalesAnalytics {
@@ -81,37 +98,46 @@ export class SalesAnalytics {
   async figures(range: SalesRange): Promise<SalesFigures> {
     const { from, to } = rangeBounds(range);
     const statuses = `(${REVENUE_STATUSES.map((s) => `'${s}'`).join(', ')})`;
-    return this.db.readMayLag(async (sql) => {
-      const [totals] = await sql.query<{ currency: string; orders: string; revenue: string }>(
-        `select t.currency, count(o.id) as orders, coalesce(sum(${NET_REVENUE}), 0) as revenue
+    const [totals, top] = await this.db.readMayLag(async (sql) => [
+      await sql.query<{ store_currency: string; currency: string | null; orders: string; revenue: string }>(
+        `select t.currency as store_currency, o.currency, count(o.id) as orders, coalesce(sum(${NET_REVENUE}), 0) as revenue
            from core_tenant t
-           left join orders_order o on o.tenant_id = t.id and o.currency = t.currency
+           left join orders_order o on o.tenant_id = t.id
                  and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}
           where t.id = ?
-          group by t.currency`,
+          group by t.currency, o.currency`,
         [from.toISOString(), to.toISOString(), sql.tenantId],
-      );
-      const top = await sql.query<{ product_id: string; title: string; revenue: string }>(
-        `select l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, round(sum(${LINE_REVENUE})) as revenue
-           from orders_order o
-           join orders_line_item l on l.tenant_id = o.tenant_id and l.order_id = o.id
-          where o.tenant_id = ? and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}
-            and o.currency = (select currency from core_tenant where id = ?)
-            and l.product_id is not null
-          group by l.product_id
-          order by revenue desc, l.product_id
-          limit ${TOP_PRODUCTS}`,
-        [sql.tenantId, from.toISOString(), to.toISOString(), sql.tenantId],
-      );
-      const totalOrders = Number(totals?.orders ?? 0);
-      const totalRevenue = Number(totals?.revenue ?? 0);
+      ),
+      await sql.query<{ currency: string; product_id: string; title: string; revenue: string }>(
+        `select currency, product_id, title, revenue from (
+           select o.currency, l.product_id, (array_agg(l.title order by o.paid_at desc))[1] as title, round(sum(${LINE_REVENUE})) as revenue,
+                  row_number() over (partition by o.currency order by round(sum(${LINE_REVENUE})) desc, l.product_id) as place
+             from orders_order o
+             join orders_line_item l on l.tenant_id = o.tenant_id and l.order_id = o.id
+            where o.tenant_id = ? and o.paid_at >= ? and o.paid_at < ? and o.status in ${statuses}
+              and l.product_id is not null
+            group by o.currency, l.product_id) ranked
+          where place <= ${TOP_PRODUCTS}
+          order by currency, place`,
+        [sql.tenantId, from.toISOString(), to.toISOString()],
+      ),
+    ] as const);
+    const storeCurrency = (totals[0]?.store_currency ?? '').trim();
+    const listed = TenantContext.principal()?.money?.currencies.map((c) => c.code) ?? [];
+    const sold = totals.flatMap((r) => (r.currency ? [r.currency.trim()] : []));
+    const others = [...new Set([...listed, ...sold])].filter((c) => c !== storeCurrency).sort();
+    const byCurrency = [storeCurrency, ...others].map((currency): CurrencyFigures => {
+      const row = totals.find((r) => r.currency?.trim() === currency);
+      const totalOrders = Number(row?.orders ?? 0);
+      const totalRevenue = Number(row?.revenue ?? 0);
       return {
-        currency: (totals?.currency ?? '').trim(),
+        currency,
         totalRevenue,
         totalOrders,
         averageOrderValue: totalOrders > 0 ? Math.round(totalRevenue / totalOrders) : 0,
-        topProducts: top.map((r) => ({ productId: r.product_id, title: r.title, revenue: Number(r.revenue) })),
+        topProducts: top.filter((r) => r.currency.trim() === currency).map((r) => ({ productId: r.product_id, title: r.title, revenue: Number(r.revenue) })),
       };
     });
+    return { ...byCurrency[0], byCurrency };
   }
 }

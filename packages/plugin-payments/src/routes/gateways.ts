@@ -1,9 +1,9 @@
-import { ADMIN, CONFIG, dataOf, errorResponses, STOREFRONT, TenantContext, type QhatuConfig } from '@qhatu/core';
+import { ADMIN, askedMarket, CONFIG, dataOf, errorResponses, requestMarket, STOREFRONT, TenantContext, type QhatuConfig } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
-import { GatewayOut, GatewayParams, GatewaySettingUpdate } from '../schemas/gateway.js';
+import { GatewayListQuery, GatewayOut, GatewayParams, GatewaySettingUpdate } from '../schemas/gateway.js';
 import { GatewaySettings } from '../services/gateway-settings.js';
 import { Gateways } from '../services/gateways.js';
 import { gatewayOut } from './serialize.js';
@@ -19,10 +19,18 @@ export async function gatewayRoutes(app: FastifyInstance, container: DependencyC
 
   r.get('/payments/gateways', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: 'The installed gateways, their fields and whether this store configured them', response: { 200: dataOf(z.array(GatewayOut)), ...errorResponses(400, 401, 403) } },
-  }, async () => {
+    schema: {
+      tags,
+      summary: 'The installed gateways, their fields and whether this store configured them',
+      description: 'A checkout offers the gateways that take its currency: `currency` (or a market, by `market` or the X-Market header) lists only those.',
+      querystring: GatewayListQuery,
+      response: { 200: dataOf(z.array(GatewayOut)), ...errorResponses(400, 401, 403, 422) },
+    },
+  }, async (req) => {
+    // The store's currencies and markets ride on the token: filtering costs no statement.
+    const currency = req.query.currency !== undefined || askedMarket(req) ? requestMarket(req).currency : null;
     const stored = await settings.list();
-    return { data: gateways.all().map((g) => gatewayOut(g, stored.get(g.id), notificationUrl(g.id))) };
+    return { data: (currency ? gateways.taking(currency) : gateways.all()).map((g) => gatewayOut(g, stored.get(g.id), notificationUrl(g.id))) };
   });
 
   r.get('/payments/gateways/:id', {

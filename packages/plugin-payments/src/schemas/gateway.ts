@@ -1,9 +1,20 @@
+import { MarketQuery } from '@qhatu/core';
 import { z } from 'zod';
 
 const GatewayId = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be a gateway id, e.g. stripe');
 
 /** `/payments/gateways/:id`, as the contract names it: the id is the gateway's (stripe, culqi, ...). */
 export const GatewayParams = z.object({ id: GatewayId });
+
+/** The list's filter: the currency a checkout pays in, or the market whose currency it is. */
+export const GatewayListQuery = z.object({
+  market: MarketQuery.shape.market.meta({
+    description: "Only the gateways that take the market's currency: a market of the store by handle (or the X-Market header); unknown, 422 MARKET_NOT_FOUND",
+  }),
+  currency: MarketQuery.shape.currency.meta({
+    description: 'Only the gateways that take this currency, one the store sells in (another is a 422 CURRENCY_NOT_LISTED; beside a market, it must be the market\u2019s). Absent, with no market: every installed gateway',
+  }),
+});
 
 export const GatewaySettingUpdate = z
   .strictObject({

@@ -20,6 +20,11 @@ export class Gateways {
     return [...this.byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
 
+  /** The installed gateways that take `currency` (a checkout offers only these). */
+  taking(currency: string): PaymentGateway[] {
+    return this.all().filter((g) => g.currencies.includes(currency));
+  }
+
   find(id: string): PaymentGateway | undefined {
     return this.byId.get(id);
   }

@@ -1,9 +1,9 @@
-import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, LocaleQuery, NoContent, requestLocale, STOREFRONT, type Translation } from '@qhatu/core';
+import { ADMIN, askedMarket, chooseMarket, dataOf, errorResponses, filtersOf, IdParams, listOf, NoContent, requestLocale, STOREFRONT, TenantContext, type Translation } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
-import { RateCalculation, RateCreate, RateListQuery, RateOut, RateTranslationOut, RateTranslationParams, RateTranslationReplace } from '../schemas/rate.js';
+import { RateCalculation, RateCalculationQuery, RateCreate, RateListQuery, RateOut, RateTranslationOut, RateTranslationParams, RateTranslationReplace } from '../schemas/rate.js';
 import { RateTranslations } from '../services/translations.js';
 import { Quotes } from '../services/quotes.js';
 import { Rates, type RateFilter } from '../services/rates.js';
@@ -23,14 +23,19 @@ export async function rateRoutes(app: FastifyInstance, container: DependencyCont
     schema: {
       tags,
       summary: "Rates for a parcel: the route's rates that cover its billable weight (the larger of actual and volumetric), cheapest first",
-      description: "The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's.",
-      querystring: LocaleQuery,
+      description: "The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's. In a currency of the store other than its default (`currency`, else the market's), a service with no rate in it is offered at its default-currency rate converted by the store's rate and rounding; live quotes stay in the carrier's currency.",
+      querystring: RateCalculationQuery,
       body: RateCalculation,
       response: { 200: z.array(RateOut), ...errorResponses(400, 401, 403, 422) },
     },
   }, async (req) => {
     const locale = requestLocale(req);
-    const rates = (await quotes.calculate(req.body)).map(rateOut);
+    const market = askedMarket(req);
+    // A market named (`?market=`, X-Market) prices in its currency; a currency sent beside it must be that one.
+    const currency = market
+      ? chooseMarket(TenantContext.principal(), { market: market.value, currency: req.body.currency ?? null }, { market: market.path, currency: 'body.currency' }).currency
+      : req.body.currency;
+    const rates = (await quotes.calculate({ ...req.body, currency })).map(rateOut);
     if (!locale.translated) return rates;
     const names = await translations.serviceNames(rates.filter((r) => r.source === 'table').map((r) => r.id), locale.locale);
     return rates.map((r) => (r.source === 'table' && names.has(r.id) ? { ...r, service_name: names.get(r.id)! } : r));
@@ -38,7 +43,13 @@ export async function rateRoutes(app: FastifyInstance, container: DependencyCont
 
   r.post(base, {
     config: { auth: ADMIN, permission: 'shipping.write' },
-    schema: { tags, summary: 'Add a rate to the rate table', body: RateCreate, response: { 201: dataOf(RateOut), ...errorResponses(400, 401, 403, 409) } },
+    schema: {
+      tags,
+      summary: 'Add a rate to the rate table',
+      description: "The rate's currency is one the store sells in (else 422 CURRENCY_NOT_LISTED); a currency without a rate of a service takes its rate in the store's default currency, converted.",
+      body: RateCreate,
+      response: { 201: dataOf(RateOut), ...errorResponses(400, 401, 403, 409, 422) },
+    },
   }, async (req, reply) => reply.code(201).send({ data: rateOut(await rates.create(req.body)) }));
 
   r.get(base, {

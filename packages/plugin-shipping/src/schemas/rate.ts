@@ -1,4 +1,4 @@
-import { CurrencyCode, listQuery, LocaleTag, Money, Timestamp, Uuid } from '@qhatu/core';
+import { CurrencyCode, listQuery, LocaleQuery, LocaleTag, MARKET_PARAMETER, Money, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { Country, ShippingAddressInput } from './address.js';
 import { SideCm, WeightG } from './parcel.js';
@@ -14,7 +14,7 @@ export const RateCreate = z
     carrier: Code.meta({ example: 'olva' }),
     service_name: z.string().trim().min(1, 'must not be empty').max(200).meta({ example: 'Olva Express' }),
     service_code: Code.meta({ example: 'express' }),
-    currency: CurrencyCode,
+    currency: CurrencyCode.meta({ description: 'One of the store’s currencies (else 422 CURRENCY_NOT_LISTED)' }),
     amount: Money.meta({ description: 'Price in minor units of `currency`' }),
     estimated_days: z.number().int('must be a whole number of days').min(0).max(365),
     weight_g: WeightG.meta({ description: 'The heaviest parcel (billable weight, grams) this rate covers' }),
@@ -58,10 +58,17 @@ export const RateCalculation = z
     height_cm: SideCm,
     origin_address: ShippingAddressInput,
     destination_address: ShippingAddressInput,
-    currency: CurrencyCode.optional().meta({ description: 'Only rates in this currency' }),
+    currency: CurrencyCode.optional().meta({
+      description: "Only rates in this currency: the rate table's rows in it, and, for a service without one, its row in the store's default currency converted (when the store lists this currency with a rate). Absent: the named market's currency, else every currency",
+    }),
   })
   .meta({ id: 'ShippingRateCalculation' });
 export type RateCalculation = z.output<typeof RateCalculation>;
+
+/** Calculate's query: the locale of the service names, and the market whose currency prices the rates. */
+export const RateCalculationQuery = LocaleQuery.extend({
+  market: z.string().max(64).optional().meta({ description: `${MARKET_PARAMETER} Here it gives the rates' currency when the body names none.` }),
+});
 
 /** A rate's service name in a locale of the store (decision 0089); absent there, its own. */
 export const RateTranslationReplace = z

@@ -1,8 +1,9 @@
-import { AppError, type ErrorDetail, type TxReader } from '@qhatu/core';
+import { AppError, storeMoney, type ErrorDetail, type StoreMoney, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import type { ShippingAddress } from '../entities/shipment.js';
 import type { CarrierQuote, Parcel } from './carrier.js';
+import { callerMoney, convertedAmountSql } from './currencies.js';
 import { Quotes, volumetricWeightG } from './quotes.js';
 import { SHIPPING_SETTINGS, type ShippingSettings } from './settings.js';
 
@@ -54,9 +55,11 @@ export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
  * One statement: the origin (the one asked for, else the default warehouse's country), whether the
  * store has rates, knows the carrier and its service, and the price: of each origin's rates of the
  * service on the route, the tightest bracket that covers the parcel (as calculate offers it), the
- * cheapest of those.
+ * cheapest of those. `converted`: the SQL of the default currency's amount in the currency asked,
+ * when the store converts to it; then a bracket in that currency comes first, else the default
+ * currency's tightest, converted.
  */
-const PRICE_SQL = `
+const priceSql = (converted: string | null) => `
   with origin as (
     select coalesce(?::text, w.address->>'country') as country, w.name as warehouse_name, w.address as warehouse_address
     from (select 1) one left join inventory_warehouse w on w.tenant_id = ? and w.is_default
@@ -66,11 +69,11 @@ const PRICE_SQL = `
     from shipping_rate where tenant_id = ? and carrier = ?
   ),
   tightest as (
-    select distinct on (s.origin_country) s.id, s.service_name, s.amount, s.estimated_days
+    select distinct on (s.origin_country) s.id, s.service_name, ${converted ? `case when s.currency = ? then s.amount else ${converted} end as amount` : 's.amount'}, s.estimated_days
     from service s cross join origin o
-    where s.service_code = ? and s.destination_country = ? and s.currency = ? and s.weight_g >= ?
+    where s.service_code = ? and s.destination_country = ? and ${converted ? 's.currency in (?, ?)' : 's.currency = ?'} and s.weight_g >= ?
       and (o.country is null or s.origin_country = o.country)
-    order by s.origin_country, s.weight_g, s.amount, s.id
+    order by s.origin_country, ${converted ? 's.currency <> ?, ' : ''}s.weight_g, s.amount, s.id
   )
   select exists (select 1 from shipping_rate where tenant_id = ?) as has_rates,
     exists (select 1 from service) as carrier_known,
@@ -78,6 +81,7 @@ const PRICE_SQL = `
     o.country as origin_country, o.warehouse_name, o.warehouse_address,
     m.id, m.service_name, m.amount::text as amount, m.estimated_days
   from origin o left join lateral (select * from tightest order by amount, id limit 1) m on true`;
+const PRICE_SQL = priceSql(null);
 
 interface PriceRow {
   has_rates: boolean;
@@ -113,12 +117,13 @@ export class ShippingPrices {
     const request = parseRequest(input);
     const billable = this.billableWeightG(request);
     const destination = request.destination.country_code.toUpperCase();
-    const [row] = await tx.query<PriceRow>(PRICE_SQL, [
-      request.origin?.country_code.toUpperCase() ?? null, tx.tenantId,
-      tx.tenantId, request.carrier,
-      request.service, destination, request.currency, billable,
-      tx.tenantId, request.service,
-    ]);
+    const money = callerMoney();
+    let row = await this.tableRow(tx, request, billable, destination, money);
+    if (row.id === null && row.service_known && !money) {
+      // No caller's token (a job): the store's currencies are read only when the currency's own rates do not price the service.
+      const stored = await storeMoney(tx);
+      if (convertedAmountSql(stored, request.currency)) row = await this.tableRow(tx, request, billable, destination, stored);
+    }
     const found = { carrier: request.carrier, service: request.service };
     if (row.id !== null) {
       return { priced: true, ...found, price: Number(row.amount), serviceName: row.service_name!, estimatedDays: row.estimated_days!, source: 'table', rateId: row.id };
@@ -140,6 +145,20 @@ export class ShippingPrices {
       carrierKnown: row.carrier_known || live.quotes.some((q) => q.carrier === request.carrier),
       serviceKnown: row.service_known || live.quotes.some((q) => q.carrier === request.carrier && q.serviceCode === request.service),
     });
+  }
+
+  /** The statement above, converting from the default currency when the store does to the currency asked. */
+  private async tableRow(tx: TxReader, request: Request, billable: number, destination: string, money: StoreMoney | undefined): Promise<PriceRow> {
+    const origin = [request.origin?.country_code.toUpperCase() ?? null, tx.tenantId, tx.tenantId, request.carrier];
+    const tail = [tx.tenantId, request.service];
+    const converted = convertedAmountSql(money, request.currency, 's.amount');
+    if (converted && money) {
+      const currency = request.currency;
+      const [row] = await tx.query<PriceRow>(priceSql(converted), [...origin, currency, request.service, destination, currency, money.defaultCurrency, billable, currency, ...tail]);
+      return row;
+    }
+    const [row] = await tx.query<PriceRow>(PRICE_SQL, [...origin, request.service, destination, request.currency, billable, ...tail]);
+    return row;
   }
 
   private billableWeightG(request: Request): number {

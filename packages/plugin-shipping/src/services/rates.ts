@@ -5,6 +5,7 @@ import { inject, injectable } from 'tsyringe';
 import { ShippingRate } from '../entities/rate.js';
 import type { RateCreate } from '../schemas/rate.js';
 import type { CarrierQuote, QuoteRequest, ShippingCarrier } from './carrier.js';
+import { assertListed, callerMoney, convertedAmountSql, moneyOf } from './currencies.js';
 
 export interface RateFilter {
   carrier?: string;
@@ -19,9 +20,11 @@ export const rateNotFound = () => AppError.notFound('Shipping rate', 'SHIPPING_R
 export class Rates {
   constructor(@inject(Database) private readonly db: Database) {}
 
+  /** A rate in one of the store's currencies (else 422 CURRENCY_NOT_LISTED). */
   async create(input: RateCreate): Promise<ShippingRate> {
     try {
       return await this.db.tenant(async (tx) => {
+        assertListed(await moneyOf(tx), input.currency, 'body.currency');
         const at = tx.now();
         const rate = tx.em.create(ShippingRate, {
           id: randomUUID(),
@@ -80,10 +83,31 @@ export class Rates {
 
 type Row = Record<string, unknown>;
 
+/** The route's rates that cover the parcel, of each service (and currency) only the tightest bracket. */
+const BRACKETS_SQL = (inCurrency: boolean) => `select distinct on (carrier, service_code, currency)
+     id, carrier, service_name, service_code, currency, amount, estimated_days, weight_g, created_at, updated_at
+   from shipping_rate
+   where tenant_id = ? and origin_country = ? and destination_country = ? and weight_g >= ?${inCurrency ? ' and currency = ?' : ''}
+   order by carrier, service_code, currency, weight_g, amount, id`;
+
+/**
+ * The same in a currency the store converts to: of each service, its tightest bracket in that
+ * currency, else its tightest in the default currency with the amount converted (`amount` is the
+ * SQL of the conversion, the store's own literals).
+ */
+const CONVERTED_BRACKETS_SQL = (amount: string) => `select distinct on (carrier, service_code)
+     id, carrier, service_name, service_code, ?::text as currency,
+     case when currency = ? then amount else ${amount} end as amount,
+     estimated_days, weight_g, created_at, updated_at
+   from shipping_rate
+   where tenant_id = ? and origin_country = ? and destination_country = ? and weight_g >= ? and currency in (?, ?)
+   order by carrier, service_code, currency <> ?, weight_g, amount, id`;
+
 /**
  * The rate table as a carrier, the default one: the brackets of the parcel's route that cover its
  * billable weight, of each service only the tightest. Plain SQL in one read-only transaction:
- * checkout asks it on every shipping step.
+ * checkout asks it on every shipping step. In a currency of the store other than its default, a
+ * service without a rate in it is offered at its default-currency rate, converted.
  */
 @injectable()
 export class RateTable implements ShippingCarrier {
@@ -93,26 +117,23 @@ export class RateTable implements ShippingCarrier {
   constructor(@inject(Database) private readonly db: Database) {}
 
   async quote(request: QuoteRequest): Promise<CarrierQuote[]> {
-    const params: unknown[] = [request.tenantId, request.origin.country, request.destination.country, request.parcel.billableWeightG];
-    if (request.currency) params.push(request.currency);
-    const rows = await this.db.read(
-      (sql) =>
-        sql.query<Row>(
-          `select distinct on (carrier, service_code, currency)
-             id, carrier, service_name, service_code, currency, amount, estimated_days, weight_g, created_at, updated_at
-           from shipping_rate
-           where tenant_id = ? and origin_country = ? and destination_country = ? and weight_g >= ?${request.currency ? ' and currency = ?' : ''}
-           order by carrier, service_code, currency, weight_g, amount, id`,
-          params,
-        ),
-      request.tenantId,
-    );
+    const route = [request.tenantId, request.origin.country, request.destination.country, request.parcel.billableWeightG];
+    const currency = request.currency;
+    const rows = await this.db.read(async (sql) => {
+      // The caller's token carries the store's currencies; without one (a job), one statement reads them.
+      const money = currency ? (callerMoney() ?? (await moneyOf(sql))) : undefined;
+      const converted = convertedAmountSql(money, currency);
+      if (converted && money && currency) {
+        return sql.query<Row>(CONVERTED_BRACKETS_SQL(converted), [currency, currency, ...route, currency, money.defaultCurrency, currency]);
+      }
+      return sql.query<Row>(BRACKETS_SQL(Boolean(currency)), currency ? [...route, currency] : route);
+    }, request.tenantId);
     return rows.map((r) => ({
       id: r.id as string,
       carrier: r.carrier as string,
       serviceName: r.service_name as string,
       serviceCode: r.service_code as string,
-      currency: r.currency as string,
+      currency: (r.currency as string).trim(),
       amount: Number(r.amount),
       estimatedDays: r.estimated_days as number,
       weightG: r.weight_g as number,
