@@ -7,6 +7,7 @@ import { restoredCartsMigration } from './migrations/0002_restored_carts.js';
 import { abandonedCartRoutes } from './routes/abandoned-carts.js';
 import { ABANDONED_CART_ABANDONED, AbandonedCarts, SWEEP_JOB } from './services/abandoned-carts.js';
 import { CartRecovery } from './services/cart-recovery.js';
+import { REMINDER_MAIL } from './services/reminder-mail.js';
 import { RecoveryLinks } from './services/recovery-links.js';
 import { ABANDONED_CART_SETTINGS, readSettings, type AbandonedCartSettings } from './services/settings.js';
 
@@ -29,6 +30,8 @@ export default definePlugin({
   migrations: [abandonedCartsMigration, restoredCartsMigration],
   machines: [abandonedCartMachine],
   events: [ABANDONED_CART_ABANDONED, ABANDONED_CART_REMINDED, ABANDONED_CART_RECOVERED],
+  // The reminder; the store may write its text per locale (decision 0098).
+  mails: [REMINDER_MAIL],
   register(container) {
     container.register(ABANDONED_CART_SETTINGS, { useFactory: (c) => readSettings(c.resolve<QhatuConfig>(CONFIG)) });
     container.registerSingleton(RecoveryLinks);

@@ -10,11 +10,13 @@ import { customersMigration } from './migrations/0001_customers.js';
 import { accountLinksMigration } from './migrations/0002_account_links.js';
 import { customersSearchMigration } from './migrations/0003_search.js';
 import { customersCustomFieldsMigration } from './migrations/0004_custom_fields.js';
+import { customersLocaleMigration } from './migrations/0005_locale.js';
 import { addressRoutes } from './routes/addresses.js';
 import { customerAuthRoutes } from './routes/auth.js';
 import { customerRoutes } from './routes/customers.js';
 import { settingsRoutes } from './routes/settings.js';
 import { AccountLinks } from './services/account-links.js';
+import { ACCOUNT_MAILS } from './services/account-mail.js';
 import { CustomerAccounts } from './services/accounts.js';
 import { CustomerAddresses } from './services/addresses.js';
 import { CUSTOMER_EVENTS, Customers } from './services/customers.js';
@@ -25,7 +27,7 @@ import { StoreSettings } from './services/store-settings.js';
 
 export { Customer, CUSTOMER_STATUSES, type CustomerStatus } from './entities/customer.js';
 export { CustomerAddress } from './entities/address.js';
-export { Customers, customerEvent } from './services/customers.js';
+export { Customers, customerEvent, listedLocale } from './services/customers.js';
 export { CustomerAddresses } from './services/addresses.js';
 export { CustomerAccounts, type CustomerSession, type Registration } from './services/accounts.js';
 export { REGISTRATION_MODES, type RegistrationMode } from './entities/store-settings.js';
@@ -35,7 +37,9 @@ export { customerOut, addressOut } from './routes/serialize.js';
 export default definePlugin({
   name: 'customers',
   entities: [Customer, CustomerCredential, CustomerAddress, AccountLink, CustomerStoreSettings],
-  migrations: [customersMigration, accountLinksMigration, customersSearchMigration, customersCustomFieldsMigration],
+  migrations: [customersMigration, accountLinksMigration, customersSearchMigration, customersCustomFieldsMigration, customersLocaleMigration],
+  // The e-mails a registration sends; the store may write their texts per locale (decision 0098).
+  mails: ACCOUNT_MAILS,
   // Other plugins and the project add fields to customers (`customFields: { customer: {...} }`).
   customFieldHosts: [{ entity: 'customer', table: 'customers_customer', graphqlType: 'Customer' }],
   machines: [customerMachine],

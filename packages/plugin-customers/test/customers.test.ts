@@ -31,7 +31,7 @@ describe('POST /customers', () => {
     const c = res.json().data;
     expect(c).toEqual({
       id: expect.any(String), email: 'ana.quispe@example.com', first_name: 'Ana', last_name: 'Quispe', phone: '+51987654321',
-      accepts_marketing: true, tags: ['vip', 'cusco'], status: 'active', has_account: false, custom_fields: {},
+      accepts_marketing: true, locale: null, tags: ['vip', 'cusco'], status: 'active', has_account: false, custom_fields: {},
       created_at: expect.any(String), updated_at: c.created_at,
     });
     expect(new Date(c.created_at).toISOString()).toBe(c.created_at);
@@ -259,7 +259,7 @@ describe('events', () => {
     const events = await outbox(c.id);
     expect(events.map((e) => e.type)).toEqual(['customers.customer.created', 'customers.customer.updated', 'customers.customer.updated']);
     expect(Object.keys(events[0].data).sort()).toEqual(
-      ['accepts_marketing', 'created_at', 'email', 'first_name', 'has_account', 'id', 'last_name', 'phone', 'status', 'tags', 'updated_at'],
+      ['accepts_marketing', 'created_at', 'email', 'first_name', 'has_account', 'id', 'last_name', 'locale', 'phone', 'status', 'tags', 'updated_at'],
     );
     expect(events[1].data).toMatchObject({ id: c.id, email: 'events@example.com', first_name: 'Eva', last_name: 'Condori', has_account: false });
     expect(events[2].data).toMatchObject({ has_account: true });

@@ -23,6 +23,7 @@ export interface CustomerJson {
   last_name: string | null;
   phone: string | null;
   accepts_marketing: boolean;
+  locale: string | null;
   tags: string[];
   status: 'active' | 'disabled';
   has_account: boolean;
@@ -57,6 +58,8 @@ export interface AccountMail {
   subject: string;
   /** The decoded text part. */
   text: string;
+  /** The decoded HTML part. */
+  html: string;
   /** The account link the text carries, if any. */
   link?: string;
   tenant: string;
@@ -66,6 +69,7 @@ const accountMail = (mail: ReceivedMail): AccountMail => ({
   to: mail.to,
   subject: mail.subject,
   text: mail.text,
+  html: mail.html,
   link: /^https?:\/\/\S+token=\S+$/m.exec(mail.text)?.[0],
   tenant: mail.header('x-qhatu-tenant') ?? '',
 });

@@ -10,7 +10,7 @@ import { accountRefundsMigration } from './migrations/0002_account_refunds.js';
 import { returnSearchMigration } from './migrations/0003_search.js';
 import { returnRoutes } from './routes/returns.js';
 import { ACCOUNT_REFUNDS, accountRefundsOf } from './services/account-credit.js';
-import { NOTIFIED_EVENTS, ReturnNotices } from './services/notices.js';
+import { NOTIFIED_EVENTS, RETURN_MAILS, ReturnNotices } from './services/notices.js';
 import { ReturnPaymentLinks } from './services/payment-links.js';
 import { PAYMENT_REFUNDER, paymentRefunderOf } from './services/payment-refunds.js';
 import { ReturnReads } from './services/reads.js';
@@ -50,6 +50,8 @@ export default definePlugin({
   migrations: [returnsMigration, accountRefundsMigration, returnSearchMigration],
   machines: [returnMachine],
   events: [...RETURN_EVENTS],
+  // The e-mails to the customer at each step; the store may write their texts per locale (decision 0098).
+  mails: RETURN_MAILS,
   permissions: [
     { name: 'returns.read', description: 'See returns, exchanges and claims, the return reasons and settings' },
     { name: 'returns.write', description: 'Ask for, approve, reject, receive, ship and close returns; keep the reasons and settings' },

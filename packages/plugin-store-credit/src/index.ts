@@ -11,7 +11,7 @@ import { creditRoutes } from './routes/credit.js';
 import { StoreCreditAccounts } from './services/accounts.js';
 import { STORE_CREDIT_EVENTS } from './services/events.js';
 import { STORE_CREDIT, StoreCreditLedger } from './services/ledger.js';
-import { CREDIT_NOTICE_JOB, CreditNotices, type EntryEvent } from './services/notices.js';
+import { CREDIT_MAILS, CREDIT_NOTICE_JOB, CreditNotices, type EntryEvent } from './services/notices.js';
 
 export { StoreCreditBalance } from './entities/balance.js';
 export { StoreCreditEntry, ENTRY_KINDS, type EntryKind } from './entities/entry.js';
@@ -33,6 +33,8 @@ export default definePlugin({
   entities: [StoreCreditBalance, StoreCreditEntry, StoreCreditPayment],
   migrations: [storeCreditMigration],
   events: STORE_CREDIT_EVENTS,
+  // The e-mails to the customer about their balance; the store may write their texts per locale (decision 0098).
+  mails: CREDIT_MAILS,
   permissions: [
     { name: 'store-credit.read', description: "Read customers' store-credit balances and ledgers" },
     { name: ADJUST_PERMISSION, description: "Grant and deduct store credit, and pay a customer's orders with the customer's credit" },

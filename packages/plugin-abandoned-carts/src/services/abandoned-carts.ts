@@ -1,10 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, Mailer, Tenant, type Tx } from '@qhatu/core';
+import { AppError, Database, Mailer, MailTexts, type Tx } from '@qhatu/core';
 import { Cart, type Checkout, type CheckoutAbandonedHook } from '@qhatu/plugin-checkout';
 import { inject, injectable } from 'tsyringe';
 import { AbandonedCart, type AbandonedCartStatus } from '../entities/abandoned-cart.js';
 import { abandonedCartMachine } from '../machines/abandoned-cart.js';
-import { reminderMail } from './reminder-mail.js';
+import { REMINDER_MAIL, reminderMail, reminderVariables } from './reminder-mail.js';
 import { RecoveryLinks } from './recovery-links.js';
 import { ABANDONED_CART_SETTINGS, type AbandonedCartSettings } from './settings.js';
 
@@ -95,6 +95,7 @@ export class AbandonedCarts implements CheckoutAbandonedHook {
   constructor(
     @inject(Database) private readonly db: Database,
     @inject(Mailer) private readonly mailer: Mailer,
+    @inject(MailTexts) private readonly texts: MailTexts,
     @inject(RecoveryLinks) private readonly links: RecoveryLinks,
     @inject(ABANDONED_CART_SETTINGS) private readonly settings: AbandonedCartSettings,
   ) {}
@@ -145,7 +146,11 @@ export class AbandonedCarts implements CheckoutAbandonedHook {
       if (!cart || cart.expiresAt.getTime() <= tx.now().getTime()) {
         throw new AppError(410, 'CART_EXPIRED', 'The cart has expired: there is nothing left to recover', [{ message: 'cart expired', cart_id: record.cartId }]);
       }
-      const tenant = await tx.em.findOneOrFail(Tenant, { id: tx.tenantId });
+      // The store's name and the customer's locale (none without a customer: the store's default) in one statement.
+      const [store] = await tx.query<{ name: string; locale: string | null }>(
+        `SELECT t.name, (SELECT c.locale FROM customers_customer c WHERE c.tenant_id = t.id AND c.id = ?) AS locale FROM core_tenant t WHERE t.id = ?`,
+        [record.customerId, tx.tenantId],
+      );
       const link = this.links.link({ tenantId: tx.tenantId, cartId: record.cartId, expiresAt: cart.expiresAt });
       record.reminderCount += 1;
       record.lastRemindedAt = tx.now();
@@ -153,7 +158,9 @@ export class AbandonedCarts implements CheckoutAbandonedHook {
       await abandonedCartMachine.apply(tx, record, 'remind');
       await tx.em.flush();
       try {
-        await this.mailer.send({ tenantId: tx.tenantId, to: record.email, ...reminderMail({ store: tenant.name, record, link, expiresAt: cart.expiresAt }) });
+        const shown = { store: store.name, record, link, expiresAt: cart.expiresAt };
+        const mail = await this.texts.compose(tx, REMINDER_MAIL.key, store.locale, reminderVariables(shown), reminderMail(shown));
+        await this.mailer.send({ tenantId: tx.tenantId, to: record.email, subject: mail.subject, text: mail.text, ...(mail.html === undefined ? {} : { html: mail.html }) });
       } catch (error) {
         // The transaction rolls back: the cart stays as it was and the reminder can be sent again.
         throw new AppError(502, 'MAIL_DELIVERY_FAILED', 'The reminder e-mail could not be sent; nothing was changed', [

@@ -17,6 +17,8 @@ export const AccountLink = defineEntity({
     /** The names the shopper gave when signing up; they only fill in blanks of a store's record. */
     firstName: p.string(),
     lastName: p.string(),
+    /** The locale the registration chose: the customer it creates is written to in it (null: the store's default). */
+    locale: p.string().nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     createdAt: p.datetime(),

@@ -20,6 +20,8 @@ export const Customer = defineEntity({
     /** E.164: `+` and up to 15 digits. */
     phone: p.string().nullable(),
     acceptsMarketing: p.boolean(),
+    /** The locale the store writes to the customer in (one it lists); null: the store's default. */
+    locale: p.string().nullable(),
     tags: p.json<string[]>(),
     status: p.string().$type<CustomerStatus>(),
     /** Whether the customer has a password (an account); read from the credentials table. */

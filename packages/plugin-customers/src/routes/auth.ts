@@ -1,4 +1,4 @@
-import { CREDENTIAL_RATE_LIMIT, CustomFields, dataOf, errorResponses, NoContent } from '@qhatu/core';
+import { CREDENTIAL_RATE_LIMIT, CustomFields, dataOf, errorResponses, NoContent, requestLocale } from '@qhatu/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
@@ -21,10 +21,12 @@ export async function customerAuthRoutes(app: FastifyInstance, container: Depend
       tags,
       summary: "Register a customer: 202 and an e-mail to the address (the store's default), or 201 and a session when the store signs shoppers in at once",
       body: CustomerRegister,
-      response: { 201: dataOf(CustomerSession), 202: dataOf(RegistrationPending), ...errorResponses(400, 401, 403, 409, 429, 502) },
+      description:
+        "The e-mail is written in the body's `locale`, else in the request's (`locale` parameter, market, Accept-Language), with the store's text of the mail in it when there is one (decision 0098).",
+      response: { 201: dataOf(CustomerSession), 202: dataOf(RegistrationPending), ...errorResponses(400, 401, 403, 409, 422, 429, 502) },
     },
   }, async (req, reply) => {
-    const { session, pending } = await accounts.register(req.body);
+    const { session, pending } = await accounts.register(req.body, requestLocale(req));
     if (session) return reply.code(201).send({ data: out(session) });
     return reply.code(202).send({ data: { status: 'verification_sent' as const, email: pending.email } });
   });

@@ -41,7 +41,7 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
 
   r.post('/customers', {
     config: { auth: ADMIN, permission: 'customers.write' },
-    schema: { tags, summary: 'Create a customer (without a password)', body: CustomerCreate, response: { 201: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 409) } },
+    schema: { tags, summary: 'Create a customer (without a password)', body: CustomerCreate, response: { 201: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 409, 422) } },
   }, async (req, reply) => reply.code(201).send({ data: out(await customers.create(req.body)) }));
 
   // Registered before /customers/:id; the static segment wins.
@@ -54,9 +54,9 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
     config: { auth: SELF },
     schema: {
       tags,
-      summary: "Change the signed-in customer's names, phone, marketing consent or public custom fields (customer token)",
+      summary: "Change the signed-in customer's names, phone, marketing consent, locale or public custom fields (customer token)",
       body: CustomerProfilePatch,
-      response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403) },
+      response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 422) },
     },
   }, async (req) => ({ data: out(await customers.updateProfile(signedInCustomer(), req.body)) }));
 
@@ -72,7 +72,7 @@ export async function customerRoutes(app: FastifyInstance, container: Dependency
       summary: 'Change a customer (only the fields sent); status disabled revokes their tokens',
       params: IdParams,
       body: CustomerPatch,
-      response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: dataOf(CustomerOut), ...errorResponses(400, 401, 403, 404, 409, 422) },
     },
   }, async (req) => ({ data: out(await customers.update(req.params.id, req.body)) }));
 }

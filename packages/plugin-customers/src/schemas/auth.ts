@@ -1,4 +1,4 @@
-import { Timestamp } from '@qhatu/core';
+import { LocaleTag, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { Email, Password, PersonName } from './common.js';
 import { CustomerOut } from './customer.js';
@@ -12,6 +12,10 @@ export const CustomerRegister = z
     }),
     first_name: PersonName.nullable().optional(),
     last_name: PersonName.nullable().optional(),
+    locale: LocaleTag.optional().meta({
+      description:
+        "The locale the registration's e-mail is written in and the customer keeps (one of the store's locales, 422 LOCALE_NOT_LISTED otherwise). Without it, the request's locale (`locale` parameter, market, Accept-Language); the customer keeps that one only when it is not the store's default",
+    }),
   })
   .meta({ id: 'CustomerRegister' });
 export type CustomerRegister = z.output<typeof CustomerRegister>;

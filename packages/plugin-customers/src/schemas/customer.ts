@@ -1,7 +1,13 @@
-import { customFieldsIn, customFieldsOut, listQuery, Timestamp } from '@qhatu/core';
+import { customFieldsIn, customFieldsOut, listQuery, LocaleTag, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { CUSTOMER_STATUSES } from '../entities/customer.js';
 import { Email, PersonName, Phone, Tags } from './common.js';
+
+/** The locale the store writes to the customer in: one it lists (422 LOCALE_NOT_LISTED otherwise); null: the store's default. */
+export const CustomerLocale = LocaleTag.meta({
+  description: "The locale the store's e-mails to the customer are written in: one of the store's locales (422 LOCALE_NOT_LISTED otherwise); null: the store's default",
+  example: 'es-PE',
+});
 
 export const CustomerCreate = z
   .strictObject({
@@ -10,6 +16,7 @@ export const CustomerCreate = z
     last_name: PersonName.nullable().optional(),
     phone: Phone.nullable().optional(),
     accepts_marketing: z.boolean().optional().meta({ description: 'Defaults to false' }),
+    locale: CustomerLocale.nullable().optional(),
     tags: Tags.optional(),
     custom_fields: customFieldsIn('customer').optional(),
   })
@@ -31,6 +38,7 @@ export const CustomerProfilePatch = z
     last_name: PersonName.nullable().optional(),
     phone: Phone.nullable().optional(),
     accepts_marketing: z.boolean().optional(),
+    locale: CustomerLocale.nullable().optional(),
     custom_fields: customFieldsIn('customer').optional().meta({ description: 'The public custom fields only' }),
   })
   .meta({ id: 'CustomerProfilePatch' });
@@ -44,6 +52,7 @@ export const CustomerOut = z
     last_name: z.string().nullable(),
     phone: z.string().nullable(),
     accepts_marketing: z.boolean(),
+    locale: z.string().nullable().meta({ description: "The locale the store's e-mails to the customer are written in; null: the store's default" }),
     tags: z.array(z.string()),
     status: z.enum(CUSTOMER_STATUSES),
     has_account: z.boolean().meta({ description: 'Whether the customer has a password and can sign in' }),

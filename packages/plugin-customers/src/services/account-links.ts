@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, Database, hashToken, LOGGER, Mailer, Tenant, type Tx } from '@qhatu/core';
+import { AppError, Database, hashToken, LOGGER, Mailer, MailTexts, Tenant, type ComposedMail, type Tx } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { AccountLink } from '../entities/account-link.js';
 import { CustomerCredential } from '../entities/credential.js';
 import { Customer } from '../entities/customer.js';
-import { accountMail, type AccountMailKind } from './account-mail.js';
-import { customerDisabled, Customers, flushCustomer } from './customers.js';
+import { ACCOUNT_MAIL_KEYS, accountMail, accountMailVariables, type AccountMailKind } from './account-mail.js';
+import { customerDisabled, Customers, flushCustomer, stillListed } from './customers.js';
 import { KEEP_SPENT_MS } from './spent-links.js';
 import type { EffectiveSettings } from './store-settings.js';
 
@@ -19,6 +19,8 @@ export interface SignUp {
   email: string;
   first_name?: string | null;
   last_name?: string | null;
+  /** The locale the customer it creates keeps (null: the store's default). */
+  locale?: string | null;
 }
 
 const linkNotFound = () => AppError.notFound('Account link', 'ACCOUNT_LINK_NOT_FOUND');
@@ -46,22 +48,25 @@ export class AccountLinks {
     @inject(Database) private readonly db: Database,
     @inject(Mailer) private readonly mailer: Mailer,
     @inject(Customers) private readonly customers: Customers,
+    @inject(MailTexts) private readonly texts: MailTexts,
     @inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
    * E-mails `signUp.email` what its registration leads to; 502 MAIL_DELIVERY_FAILED when it cannot.
-   * Past MAILS_PER_HOUR for the address nothing more is sent, and the answer is the same.
+   * Past MAILS_PER_HOUR for the address nothing more is sent, and the answer is the same. The
+   * e-mail is the store's text in `mailLocale` (the locale the registration chose), else the built-in one.
    */
-  async send(signUp: SignUp, settings: EffectiveSettings): Promise<void> {
+  async send(signUp: SignUp, settings: EffectiveSettings, mailLocale: string | null = null): Promise<void> {
     const token = `qhl_${randomBytes(32).toString('base64url')}`;
-    const plan = await this.db.tenant((tx) => this.plan(tx, signUp, settings, token));
+    const url = new URL(settings.accountUrl);
+    url.searchParams.set('token', token);
+    const link = url.toString();
+    const plan = await this.db.tenant((tx) => this.plan(tx, signUp, settings, token, link, mailLocale));
     if (!plan) return;
-    const link = new URL(settings.accountUrl);
-    link.searchParams.set('token', token);
     try {
       // After commit: a slow mail server never holds a database connection.
-      await this.mailer.send({ tenantId: plan.tenantId, to: signUp.email, ...accountMail({ ...plan, link: link.toString() }) });
+      await this.mailer.send({ tenantId: plan.tenantId, to: signUp.email, subject: plan.mail.subject, text: plan.mail.text, ...(plan.mail.html === undefined ? {} : { html: plan.mail.html }) });
     } catch (error) {
       await this.db.tenant(async ({ em }) => {
         if (plan.linkId) await em.nativeDelete(AccountLink, { id: plan.linkId });
@@ -74,7 +79,7 @@ export class AccountLinks {
   }
 
   /** What to send (and the link row, committed before the e-mail goes), or null past the hourly cap. */
-  private async plan(tx: Tx, signUp: SignUp, settings: EffectiveSettings, token: string) {
+  private async plan(tx: Tx, signUp: SignUp, settings: EffectiveSettings, token: string, link: string, mailLocale: string | null) {
     const { em } = tx;
     const now = tx.now();
     // Links of this address spent over a week ago go; open ones stay until used or expired.
@@ -101,13 +106,16 @@ export class AccountLinks {
         customerId: existing?.id ?? null,
         firstName: signUp.first_name ?? '',
         lastName: signUp.last_name ?? '',
+        locale: signUp.locale ?? null,
         expiresAt,
         usedAt: null,
         createdAt: now,
       });
     }
     const tenant = await em.findOneOrFail(Tenant, { id: tx.tenantId });
-    return { kind, linkId, mailId, store: tenant.name, expiresAt, tenantId: tx.tenantId };
+    const shown = { kind, store: tenant.name, link: kind === 'link' ? link : undefined, expiresAt };
+    const mail: ComposedMail = await this.texts.compose(tx, ACCOUNT_MAIL_KEYS[kind], mailLocale, accountMailVariables({ ...shown, email: signUp.email }), accountMail(shown));
+    return { linkId, mailId, mail, tenantId: tx.tenantId };
   }
 
   /**
@@ -131,10 +139,11 @@ export class AccountLinks {
       // The store's record is authoritative: the shopper's names only fill in blanks.
       customer.firstName ||= link.firstName;
       customer.lastName ||= link.lastName;
+      customer.locale ??= stillListed(link.locale);
       addCredential(tx, customer, passwordHash);
       return this.customers.saveUpdate(tx, customer);
     }
-    customer = await this.customers.add(tx, { email: link.email, first_name: link.firstName, last_name: link.lastName }, { hasAccount: true });
+    customer = await this.customers.add(tx, { email: link.email, first_name: link.firstName, last_name: link.lastName, locale: stillListed(link.locale) }, { hasAccount: true });
     addCredential(tx, customer, passwordHash);
     await flushCustomer(em);
     return customer;

@@ -1,10 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
-import { AccessToken, AccessTokens, AppError, Database, TenantContext, type Tx } from '@qhatu/core';
+import { AccessToken, AccessTokens, AppError, Database, localeNotListed, TenantContext, type LocaleChoice, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Customer } from '../entities/customer.js';
 import type { CustomerActivate, CustomerLogin, CustomerRegister } from '../schemas/auth.js';
 import { AccountLinks, addCredential } from './account-links.js';
-import { Customers, customerDisabled, emailTaken, flushCustomer } from './customers.js';
+import { Customers, customerDisabled, emailTaken, flushCustomer, listedLocale } from './customers.js';
 import { Passwords } from './passwords.js';
 import { CUSTOMER_SETTINGS, type CustomerSettings } from './settings.js';
 import { StoreSettings } from './store-settings.js';
@@ -49,10 +49,17 @@ export class CustomerAccounts {
    *   the store created gets the link; one with an account is a 409.
    * - `claim`: as `instant`, but a store-created customer gets the password at once.
    */
-  async register(input: CustomerRegister): Promise<Registration> {
+  async register(input: CustomerRegister, requested?: LocaleChoice): Promise<Registration> {
+    // The mail in the locale asked for, else the request's; the customer keeps it unless it is the store's default.
+    // A locale the store does not list is refused before anything is sent (the caller's token carries the store's locales).
+    const store = TenantContext.principal()?.locales;
+    if (input.locale && store && !store.locales.includes(input.locale)) throw localeNotListed(input.locale, store, 'body.locale');
+    const mailLocale = input.locale ?? requested?.locale ?? null;
+    const kept = input.locale ?? (requested?.translated ? requested.locale : null);
+    const signUp = { ...input, locale: kept };
     const settings = await this.storeSettings.get();
     if (settings.registration === 'verify') {
-      await this.links.send(input, settings);
+      await this.links.send(signUp, settings, mailLocale);
       return { pending: { email: input.email } };
     }
     if (input.password === undefined) throw passwordRequired();
@@ -61,7 +68,7 @@ export class CustomerAccounts {
       const { em } = tx;
       const existing = await em.findOne(Customer, { email: input.email }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!existing) {
-        const customer = await this.customers.add(tx, { email: input.email, first_name: input.first_name, last_name: input.last_name }, { hasAccount: true });
+        const customer = await this.customers.add(tx, { email: input.email, first_name: input.first_name, last_name: input.last_name, locale: kept }, { hasAccount: true });
         addCredential(tx, customer, passwordHash);
         await flushCustomer(em);
         return this.openSession(tx, customer);
@@ -72,11 +79,12 @@ export class CustomerAccounts {
       // The store's record is authoritative: the shopper's names only fill in blanks.
       existing.firstName ||= input.first_name ?? '';
       existing.lastName ||= input.last_name ?? '';
+      existing.locale ??= await listedLocale(tx, kept);
       addCredential(tx, existing, passwordHash);
       return this.openSession(tx, await this.customers.saveUpdate(tx, existing));
     });
     if (session) return { session };
-    await this.links.send(input, settings);
+    await this.links.send(signUp, settings, mailLocale);
     return { pending: { email: input.email } };
   }
 

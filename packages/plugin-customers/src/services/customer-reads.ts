@@ -14,12 +14,12 @@ const SORTS: Record<string, KeysetColumn> = {
   first_name: { sql: 'first_name', type: 'text' },
 };
 
-const COLUMNS = 'tenant_id, id, email, first_name, last_name, phone, accepts_marketing, tags, status, custom_fields, created_at, updated_at';
+const COLUMNS = 'tenant_id, id, email, first_name, last_name, phone, accepts_marketing, locale, tags, status, custom_fields, created_at, updated_at';
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 // As `customerOut` shows a customer: absent names (stored '') as null; `key` is the sort's value, for the cursor.
 const customerJson = (key: string) => `json_build_object('id', c.id, 'email', c.email, 'first_name', nullif(c.first_name, ''),
-  'last_name', nullif(c.last_name, ''), 'phone', c.phone, 'accepts_marketing', c.accepts_marketing, 'tags', c.tags, 'status', c.status,
+  'last_name', nullif(c.last_name, ''), 'phone', c.phone, 'accepts_marketing', c.accepts_marketing, 'locale', c.locale, 'tags', c.tags, 'status', c.status,
   'has_account', exists (select 1 from customers_credential k where k.tenant_id = c.tenant_id and k.customer_id = c.id),
   'created_at', ${iso('c.created_at')}, 'updated_at', ${iso('c.updated_at')}, 'custom_fields', c.custom_fields, 'key', ${key})`;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AccessTokens, AppError, CustomFields, Database, type CustomFieldFilter, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AccessTokens, AppError, CustomFields, Database, localeNotListed, normalizeLocale, storeLocales, TenantContext, type CustomFieldFilter, type Page, type PageRequest, type StoreLocales, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { Customer, type CustomerStatus } from '../entities/customer.js';
 import { customerMachine } from '../machines/customer.js';
@@ -69,12 +69,13 @@ export class Customers {
   async update(id: string, patch: CustomerPatch): Promise<Customer> {
     const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('customer', patch.custom_fields);
     return this.db.tenant(async (tx) => {
+      const locale = await listedLocale(tx, patch.locale);
       const customer = await lock(tx.em, id);
       if (patch.email !== undefined && patch.email !== customer.email) {
         if (await tx.em.count(Customer, { email: patch.email })) throw emailTaken();
         customer.email = patch.email;
       }
-      assignProfile(customer, patch);
+      assignProfile(customer, { ...patch, locale });
       if (customFields) customer.customFields = { ...customer.customFields, ...customFields };
       if (patch.tags !== undefined) customer.tags = patch.tags;
       if (patch.status !== undefined && patch.status !== customer.status) {
@@ -97,9 +98,10 @@ export class Customers {
   async updateProfile(id: string, patch: CustomerProfilePatch): Promise<Customer> {
     const customFields = patch.custom_fields === undefined ? undefined : this.fields.changes('customer', patch.custom_fields, { audience: 'storefront' });
     return this.db.tenant(async (tx) => {
+      const locale = await listedLocale(tx, patch.locale);
       const customer = await lock(tx.em, id);
       if (customer.status !== 'active') throw customerDisabled();
-      assignProfile(customer, patch);
+      assignProfile(customer, { ...patch, locale });
       if (customFields) customer.customFields = { ...customer.customFields, ...customFields };
       return this.saveUpdate(tx, customer);
     });
@@ -108,6 +110,7 @@ export class Customers {
   /** Adds a customer in `tx` (flushed by the caller); 409 CUSTOMER_EMAIL_TAKEN when the e-mail is used. */
   async add(tx: Tx, input: CustomerCreate, { hasAccount = false } = {}): Promise<Customer> {
     const customFields = this.fields.create('customer', input.custom_fields);
+    const locale = await listedLocale(tx, input.locale);
     if (await tx.em.count(Customer, { email: input.email })) throw emailTaken();
     const at = tx.now();
     const customer = tx.em.create(Customer, {
@@ -118,6 +121,7 @@ export class Customers {
       lastName: input.last_name ?? '',
       phone: input.phone ?? null,
       acceptsMarketing: input.accepts_marketing ?? false,
+      locale: locale ?? null,
       tags: input.tags ?? [],
       status: 'active',
       hasAccount,
@@ -154,11 +158,35 @@ export async function flushCustomer(em: EntityManager): Promise<void> {
   }
 }
 
+/**
+ * `locale` as stored: normalized, and one of the store's locales (422 LOCALE_NOT_LISTED at
+ * `path`); null stays null. The store's locales come with the caller's token (read in `tx` for a
+ * caller without them).
+ */
+export async function listedLocale(tx: Tx, locale: string | null | undefined, path = 'body.locale'): Promise<string | null | undefined> {
+  if (locale === null || locale === undefined) return locale;
+  const wanted = normalizeLocale(locale);
+  let store: StoreLocales | undefined = TenantContext.principal()?.locales;
+  if (!store) {
+    const [row] = await tx.query<{ default_locale: string; locales: string[] }>('select default_locale, locales from core_tenant where id = ?', [tx.tenantId]);
+    store = storeLocales(row.default_locale, row.locales);
+  }
+  if (!store.locales.includes(wanted)) throw localeNotListed(wanted, store, path);
+  return wanted;
+}
+
+/** `locale` when the store still lists it (as the caller's token says), else null: a locale kept from before is never refused later. */
+export function stillListed(locale: string | null | undefined): string | null {
+  const store = TenantContext.principal()?.locales;
+  return locale && (!store || store.locales.includes(locale)) ? locale : null;
+}
+
 function assignProfile(customer: Customer, patch: CustomerProfilePatch): void {
   if (patch.first_name !== undefined) customer.firstName = patch.first_name ?? '';
   if (patch.last_name !== undefined) customer.lastName = patch.last_name ?? '';
   if (patch.phone !== undefined) customer.phone = patch.phone;
   if (patch.accepts_marketing !== undefined) customer.acceptsMarketing = patch.accepts_marketing;
+  if (patch.locale !== undefined) customer.locale = patch.locale;
 }
 
 export function customerEvent(c: Customer) {
@@ -169,6 +197,7 @@ export function customerEvent(c: Customer) {
     last_name: c.lastName || null,
     phone: c.phone ?? null,
     accepts_marketing: c.acceptsMarketing,
+    locale: c.locale ?? null,
     tags: c.tags,
     status: c.status,
     has_account: Boolean(c.hasAccount),
