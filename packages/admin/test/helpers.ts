@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createQhatuClient, type QhatuClient } from '@qhatu/client';
+import type { QhatuPlugin } from '@qhatu/core';
 import { createTestApp, startMailbox, type Mailbox, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -51,8 +52,9 @@ export interface Dashboard {
  * Builds the dashboard and starts the full store on PostgreSQL serving it, with a real SMTP server.
  * `build: 'package'` builds as packing does (type-checked, into the package's dist/ui); `'own'`
  * bundles into a folder of the test file's own, so files building at once do not overwrite each other.
+ * `plugins` are loaded after the store's own.
  */
-export async function startDashboard(options: { build: 'package' | 'own'; store?: { name: string; currency: string } }): Promise<Dashboard> {
+export async function startDashboard(options: { build: 'package' | 'own'; store?: { name: string; currency: string }; plugins?: QhatuPlugin[] }): Promise<Dashboard> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const mailbox = await startMailbox();
@@ -61,7 +63,7 @@ export async function startDashboard(options: { build: 'package' | 'own'; store?
   const run = promisify(execFile);
   const [, t] = await Promise.all([
     built ? run('pnpm', ['exec', 'vite', 'build', '--config', 'ui/vite.config.ts', '--outDir', built], { cwd: PACKAGE }) : run('pnpm', ['build:ui'], { cwd: PACKAGE }),
-    createTestApp({ plugins: built ? [...project.plugins.filter((p) => p.name !== 'admin'), adminUiPlugin({ root: built })] : project.plugins, workers: true, env }),
+    createTestApp({ plugins: [...(built ? [...project.plugins.filter((p) => p.name !== 'admin'), adminUiPlugin({ root: built })] : project.plugins), ...(options.plugins ?? [])], workers: true, env }),
   ]);
   const a = await t.createTenant(options.store ?? { name: 'Tienda Inti', currency: 'PEN' });
   await t.app.http.listen({ port, host: '127.0.0.1' });

@@ -6,6 +6,7 @@ import { AuthProvider, useAuth } from './auth';
 import { ManifestProvider, useManifest } from './extensions';
 import { I18nProvider, useI18n, type Key } from './i18n';
 import { lastStore } from './session';
+import { SETTINGS_PERMISSIONS } from './settings-permissions';
 import { Empty, ErrorBox, Field, Loading } from './ui';
 import './styles.css';
 
@@ -45,7 +46,7 @@ const AREAS: Array<{ path: string; label: Key; permission?: string | string[]; p
   { path: 'theme', label: 'nav.theme', permission: 'themes.read', plugin: 'themes', element: <ThemeEditor /> },
   { path: 'translations', label: 'nav.translations', permission: ['catalog.read', 'blog.read', 'shipping.read'], plugin: 'catalog', element: <Translations /> },
   { path: 'staff', label: 'nav.staff', permission: 'staff.read', element: <Staff /> },
-  { path: 'settings', label: 'nav.settings', permission: ['store.read', 'locales.manage', 'customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'], element: <Settings /> },
+  { path: 'settings', label: 'nav.settings', permission: SETTINGS_PERMISSIONS, element: <Settings /> },
 ];
 
 function LanguageSwitch() {

@@ -5,6 +5,9 @@ import { useAuth } from '../auth';
 import { useI18n, type Key } from '../i18n';
 import { ListTable, listParams, useList } from '../list';
 import { Empty, ErrorBox, Field, Loaded, Status, useAction, useLoad } from '../ui';
+import { SETTINGS_PERMISSIONS } from '../settings-permissions';
+import { MailTexts } from './mail-texts';
+import { Currencies, Markets } from './market-settings';
 import { ApiKeys, Locales, SaveForm, Store } from './store-settings';
 
 type Region = ItemOf<'/api/v1/taxes/regions'>;
@@ -338,6 +341,9 @@ const SECTIONS: Array<{ path: string; label: Key; permission?: string; element: 
   { path: 'store', label: 'settings.store', element: <Store /> },
   { path: 'api-keys', label: 'settings.keys', permission: 'store.read', element: <ApiKeys /> },
   { path: 'locales', label: 'settings.locales', element: <Locales /> },
+  { path: 'currencies', label: 'settings.currencies', element: <Currencies /> },
+  { path: 'markets', label: 'settings.markets', element: <Markets /> },
+  { path: 'mails', label: 'settings.mails', permission: 'store.read', element: <MailTexts /> },
   { path: 'taxes', label: 'settings.taxes', permission: 'taxes.read', element: <Taxes /> },
   { path: 'shipping', label: 'settings.shipping', permission: 'shipping.read', element: <Shipping /> },
   { path: 'payments', label: 'settings.payments', permission: 'payments.read', element: <Payments /> },
@@ -345,7 +351,7 @@ const SECTIONS: Array<{ path: string; label: Key; permission?: string; element: 
 ];
 
 /** The permissions any of which opens the settings. */
-export const SETTINGS_PERMISSIONS = ['store.read', 'locales.manage', 'customers.settings', 'taxes.read', 'shipping.read', 'payments.read', 'webhooks.read'];
+export { SETTINGS_PERMISSIONS };
 
 export default function Settings() {
   const { can } = useAuth();
