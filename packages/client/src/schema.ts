@@ -509,7 +509,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a customer: 202 and an e-mail to the address (the store's default), or 201 and a session when the store signs shoppers in at once */
+        /**
+         * Register a customer: 202 and an e-mail to the address (the store's default), or 201 and a session when the store signs shoppers in at once
+         * @description The e-mail is written in the body's `locale`, else in the request's (`locale` parameter, market, Accept-Language), with the store's text of the mail in it when there is one (decision 0098).
+         */
         post: operations["postAuthCustomerRegister"];
         delete?: never;
         options?: never;
@@ -1168,7 +1171,7 @@ export interface paths {
         };
         /**
          * List collections
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollections"];
         put?: never;
@@ -1192,7 +1195,7 @@ export interface paths {
         };
         /**
          * Read a collection with its product_count
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollectionsById"];
         /**
@@ -1220,7 +1223,7 @@ export interface paths {
         };
         /**
          * List the collection's products in its sort_order
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it.
          */
         get: operations["getCatalogCollectionsByIdProducts"];
         put?: never;
@@ -1310,7 +1313,7 @@ export interface paths {
         };
         /**
          * Read a collection by its slug
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the slug is the collection's slug there (its translation's) or its own.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the slug is the collection's slug there (its translation's) or its own.
          */
         get: operations["getCatalogCollectionsSlugBySlug"];
         put?: never;
@@ -1330,7 +1333,7 @@ export interface paths {
         };
         /**
          * List products (newest first unless sorted otherwise, with or without q)
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it. A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list. Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default: in another currency each variant's price is its explicit one there, else the one derived by the store's rate and rounding, and a variant with neither is left out (not for sale in it). Admin callers see each variant's explicit prices (`prices`).
          */
         get: operations["getCatalogProducts"];
         put?: never;
@@ -1354,7 +1357,7 @@ export interface paths {
         };
         /**
          * Read a product
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it. Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default: in another currency each variant's price is its explicit one there, else the one derived by the store's rate and rounding, and a variant with neither is left out (not for sale in it). Admin callers see each variant's explicit prices (`prices`).
          */
         get: operations["getCatalogProductsById"];
         put?: never;
@@ -1614,7 +1617,7 @@ export interface paths {
         };
         /**
          * Read a product by its handle
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale` or Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the handle is the product's handle there (its translation's) or its own.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it. In a locale the handle is the product's handle there (its translation's) or its own. Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default: in another currency each variant's price is its explicit one there, else the one derived by the store's rate and rounding, and a variant with neither is left out (not for sale in it). Admin callers see each variant's explicit prices (`prices`).
          */
         get: operations["getCatalogProductsHandleByHandle"];
         put?: never;
@@ -1686,7 +1689,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a cart */
+        /**
+         * Create a cart
+         * @description A cart is made in a market (the body's `market`, else `?market=` or the X-Market header) and a currency, which it keeps: the market's currency, else the `currency` sent (one the store sells in), else the store's default. Its lines are priced in that currency and its tax follows the market's prices_include_tax, else the store's setting. An unknown market is 422 MARKET_NOT_FOUND; a currency the store does not sell in, or other than the market's, 422 CURRENCY_NOT_LISTED.
+         */
         post: operations["postCheckoutCarts"];
         delete?: never;
         options?: never;
@@ -2480,6 +2486,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's currencies: its default and the others it sells in, with their rates and rounding */
+        get: operations["getCurrencies"];
+        /**
+         * Set the currencies the store sells in besides its default, their rates and rounding
+         * @description A price in another currency is the variant's explicit one, else the default's converted at the rate and rounded to the currency's increment. A market's currency cannot be taken off (409 CURRENCY_IN_USE).
+         *
+         *     Needs the permission `currencies.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putCurrencies"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers": {
         parameters: {
             query?: never;
@@ -2610,7 +2639,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the signed-in customer's names, phone, marketing consent or public custom fields (customer token) */
+        /** Change the signed-in customer's names, phone, marketing consent, locale or public custom fields (customer token) */
         patch: operations["patchCustomersMe"];
         trace?: never;
     };
@@ -3228,13 +3257,79 @@ export interface paths {
         get: operations["getLocales"];
         /**
          * Set the store's default locale and the others it sells in
-         * @description The resources' own texts are the default locale's; translations into the others are kept per resource. Changing the default moves no text.
+         * @description The resources' own texts are the default locale's; translations into the others are kept per resource. Changing the default moves no text. A market's default locale stays listed (409 LOCALE_IN_USE).
          *
          *     Needs the permission `locales.manage` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         put: operations["putLocales"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mail-texts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-mails the store sends its customers, with their variables and the store’s texts per locale
+         * @description Needs the permission `store.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getMailTexts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mail-texts/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One e-mail, with its variables and the store’s texts per locale
+         * @description Needs the permission `store.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        get: operations["getMailTextsByKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mail-texts/{key}/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write the store's text of an e-mail in one of its locales
+         * @description In the default locale it replaces the built-in message for every locale without a text of its own. Placeholders the mail does not have are a 422 MAIL_VARIABLE_UNKNOWN; a locale the store does not list a 422 LOCALE_NOT_LISTED.
+         *
+         *     Needs the permission `store.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        put: operations["putMailTextsByKeyByLocale"];
+        post?: never;
+        /**
+         * Remove the store's text of an e-mail in a locale
+         * @description Needs the permission `store.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteMailTextsByKeyByLocale"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3466,6 +3561,52 @@ export interface paths {
          * @description Needs the permission `marketplace.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         patch: operations["patchMarketplaceVendorsByIdStatus"];
+        trace?: never;
+    };
+    "/api/v1/markets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's markets, by handle (at most 50, not paginated) */
+        get: operations["getMarkets"];
+        put?: never;
+        /**
+         * Create a market: countries, a currency, a default locale and a tax mode
+         * @description Needs the permission `markets.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postMarkets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/markets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One market */
+        get: operations["getMarketsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a market; carts and orders that named it keep their currency and tax mode
+         * @description Needs the permission `markets.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        delete: operations["deleteMarketsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a market
+         * @description Needs the permission `markets.manage` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        patch: operations["patchMarketsById"];
         trace?: never;
     };
     "/api/v1/media": {
@@ -4022,7 +4163,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The installed gateways, their fields and whether this store configured them */
+        /**
+         * The installed gateways, their fields and whether this store configured them
+         * @description A checkout offers the gateways that take its currency: `currency` (or a market, by `market` or the X-Market header) lists only those.
+         */
         get: operations["getPaymentsGateways"];
         put?: never;
         post?: never;
@@ -5524,7 +5668,9 @@ export interface paths {
         put?: never;
         /**
          * Add a rate to the rate table
-         * @description Needs the permission `shipping.write` (staff members by their role; admin API keys hold every permission unless given a role).
+         * @description The rate's currency is one the store sells in (else 422 CURRENCY_NOT_LISTED); a currency without a rate of a service takes its rate in the store's default currency, converted.
+         *
+         *     Needs the permission `shipping.write` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         post: operations["postShippingRates"];
         delete?: never;
@@ -5614,7 +5760,7 @@ export interface paths {
         put?: never;
         /**
          * Rates for a parcel: the route's rates that cover its billable weight (the larger of actual and volumetric), cheapest first
-         * @description The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's.
+         * @description The rate table's service names are in the locale asked (`locale`, else Accept-Language, else the store's default); a carrier's live quotes keep the carrier's. In a currency of the store other than its default (`currency`, else the market's), a service with no rate in it is offered at its default-currency rate converted by the store's rate and rounding; live quotes stay in the carrier's currency.
          */
         post: operations["postShippingRatesCalculate"];
         delete?: never;
@@ -6143,7 +6289,10 @@ export interface components {
             updated_at: string;
         };
         B2BPriceListCreate: {
-            /** @example PEN */
+            /**
+             * @description One of the store's currencies (else 422 CURRENCY_NOT_LISTED): the list prices carts and orders in it only; it cannot be changed
+             * @example PEN
+             */
             currency: string;
             description?: string | null;
             name: string;
@@ -6422,6 +6571,7 @@ export interface components {
             coupon_code: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The cart's currency; the order is placed in it */
             currency: string;
             customer_id: string | null;
             discount_total: number;
@@ -6429,9 +6579,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             line_items: components["schemas"]["CheckoutTaxedLine"][];
+            /** @description The cart's market: its tax mode, and the only countries the order ships to when it lists some; null: none */
+            market_id: string | null;
             /** @description The order placed when the checkout entered payment_pending; the payment names it */
             order_id: string | null;
-            /** @description Whether the prices include the tax: then total does not add tax_total */
+            /** @description Whether the prices include the tax (the market's prices_include_tax, else the store's tax setting): then total does not add tax_total */
             prices_include_tax: boolean;
             shipping_address: {
                 address1: string;
@@ -6481,6 +6633,7 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
+            /** @description What the cart is priced in: its market's currency, else the one it was made in, else the store's default */
             currency: string;
             custom_fields: components["schemas"]["CartCustomFields"];
             customer_id: string | null;
@@ -6492,7 +6645,9 @@ export interface components {
             id: string;
             item_count: number;
             line_items: components["schemas"]["CheckoutLine"][];
-            /** @description Whether the prices include the tax: then total does not add tax_total */
+            /** @description The market the cart was made in (its currency, tax mode and the countries it ships to); null: none */
+            market_id: string | null;
+            /** @description Whether the prices include the tax (the market's prices_include_tax, else the store's tax setting): then total does not add tax_total */
             prices_include_tax: boolean;
             session_id: string | null;
             /** @description Lines at catalog price, before discounts */
@@ -6511,7 +6666,7 @@ export interface components {
         };
         CheckoutCartCreate: {
             /**
-             * @description An ISO 4217 code; defaults to the store's currency
+             * @description One of the store's currencies (another: 422 CURRENCY_NOT_LISTED); with a market, the market's. Absent: the market's, else the store's default
              * @example PEN
              */
             currency?: string;
@@ -6519,6 +6674,8 @@ export interface components {
             custom_fields?: components["schemas"]["CartCustomFieldValues"];
             /** @description Store keys only; a customer token makes carts for its own customer */
             customer_id?: string | null;
+            /** @description The market the cart is made in, by handle (else `?market=` or the X-Market header): its currency, its tax mode and the countries it ships to. Unknown: 422 MARKET_NOT_FOUND */
+            market?: string;
             session_id?: string | null;
         };
         CheckoutCartItemCreate: {
@@ -6779,6 +6936,10 @@ export interface components {
             title?: string;
         };
         Coupon: {
+            /** @description fixed_amount: the value set in other currencies of the store, minor units by code */
+            amounts: {
+                [key: string]: number;
+            };
             applicable_ids: string[];
             /** @enum {string} */
             applicable_to: "all" | "products" | "collections";
@@ -6794,6 +6955,10 @@ export interface components {
             max_uses: number | null;
             max_uses_per_customer: number | null;
             min_order_amount: number;
+            /** @description The minimum set in other currencies of the store, minor units by code */
+            min_order_amounts: {
+                [key: string]: number;
+            };
             starts_at: string | null;
             /**
              * @description Derived now from the fields and the clock
@@ -6808,9 +6973,14 @@ export interface components {
             value: number;
         };
         CouponApply: {
+            /**
+             * @description The order's currency, the use's (default: the coupon's); one the coupon has no amount in is 422 COUPON_INVALID currency_mismatch
+             * @example PEN
+             */
+            currency?: string;
             customer_email?: string | null;
             customer_id?: string | null;
-            /** @description Minor units taken off the order; at most the value of a fixed_amount coupon */
+            /** @description Minor units taken off the order; at most the value of a fixed_amount coupon (in currency) */
             discount_amount: number;
             /** @description An order uses a coupon once */
             order_id?: string | null;
@@ -6822,6 +6992,15 @@ export interface components {
             uses_count: number;
         };
         CouponCreate: {
+            /**
+             * @description fixed_amount only: the value in the store's other currencies, minor units by code ({"USD": 500}). A currency left out gets the value derived by the store's rate when currency is the store's default; without a rate, the coupon does not apply in it. PATCH replaces the whole object
+             * @example {
+             *       "USD": 500
+             *     }
+             */
+            amounts?: {
+                [key: string]: number;
+            };
             /** @description Product or collection ids of the store; required (at least one) when applicable_to is products or collections */
             applicable_ids?: string[];
             /**
@@ -6835,7 +7014,7 @@ export interface components {
              */
             code: string;
             /**
-             * @description Defaults to the store's currency
+             * @description The currency of value (fixed_amount) and min_order_amount. Defaults to the store's currency
              * @example PEN
              */
             currency?: string;
@@ -6845,8 +7024,17 @@ export interface components {
             max_uses?: number | null;
             /** @description Uses per customer (by id or e-mail); null or absent: unlimited */
             max_uses_per_customer?: number | null;
-            /** @description Minor units; the order amount must reach it. Defaults to 0 */
+            /** @description Minor units of currency; the order amount must reach it. Defaults to 0 */
             min_order_amount?: number;
+            /**
+             * @description min_order_amount in the store's other currencies, minor units by code. A currency left out gets it derived by the store's rate (when currency is the store's default). PATCH replaces the whole object
+             * @example {
+             *       "USD": 2000
+             *     }
+             */
+            min_order_amounts?: {
+                [key: string]: number;
+            };
             /** @description null or absent: valid at once */
             starts_at?: string | null;
             /** @enum {string} */
@@ -6856,6 +7044,15 @@ export interface components {
         };
         /** @description Changes only the fields sent */
         CouponPatch: {
+            /**
+             * @description fixed_amount only: the value in the store's other currencies, minor units by code ({"USD": 500}). A currency left out gets the value derived by the store's rate when currency is the store's default; without a rate, the coupon does not apply in it. PATCH replaces the whole object
+             * @example {
+             *       "USD": 500
+             *     }
+             */
+            amounts?: {
+                [key: string]: number;
+            };
             /** @description Product or collection ids of the store; required (at least one) when applicable_to is products or collections */
             applicable_ids?: string[];
             /**
@@ -6869,7 +7066,7 @@ export interface components {
              */
             code?: string;
             /**
-             * @description Defaults to the store's currency
+             * @description The currency of value (fixed_amount) and min_order_amount. Defaults to the store's currency
              * @example PEN
              */
             currency?: string;
@@ -6881,8 +7078,17 @@ export interface components {
             max_uses?: number | null;
             /** @description Uses per customer (by id or e-mail); null or absent: unlimited */
             max_uses_per_customer?: number | null;
-            /** @description Minor units; the order amount must reach it. Defaults to 0 */
+            /** @description Minor units of currency; the order amount must reach it. Defaults to 0 */
             min_order_amount?: number;
+            /**
+             * @description min_order_amount in the store's other currencies, minor units by code. A currency left out gets it derived by the store's rate (when currency is the store's default). PATCH replaces the whole object
+             * @example {
+             *       "USD": 2000
+             *     }
+             */
+            min_order_amounts?: {
+                [key: string]: number;
+            };
             /** @description null or absent: valid at once */
             starts_at?: string | null;
             /** @enum {string} */
@@ -6908,7 +7114,7 @@ export interface components {
         CouponValidation: {
             code: string;
             /**
-             * @description The order's currency; must be the coupon's when given
+             * @description The order's currency (default: the coupon's): a fixed coupon gives its amount in it, set or derived by the store's rate; none is reason currency_mismatch
              * @example PEN
              */
             currency?: string;
@@ -7416,6 +7622,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             last_name: string | null;
+            /** @description The locale the store's e-mails to the customer are written in; null: the store's default */
+            locale: string | null;
             phone: string | null;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -7477,6 +7685,7 @@ export interface components {
             email: string;
             first_name?: string | null;
             last_name?: string | null;
+            locale?: string | null;
             phone?: string | null;
             /** @description At most 50 distinct tags of 1 to 64 characters; duplicates are dropped */
             tags?: string[];
@@ -7498,6 +7707,7 @@ export interface components {
             email?: string;
             first_name?: string | null;
             last_name?: string | null;
+            locale?: string | null;
             phone?: string | null;
             /**
              * @description disabled: the customer cannot sign in and their tokens are revoked
@@ -7513,6 +7723,7 @@ export interface components {
             custom_fields?: components["schemas"]["CustomerCustomFieldValues"];
             first_name?: string | null;
             last_name?: string | null;
+            locale?: string | null;
             phone?: string | null;
         };
         CustomerRegister: {
@@ -7520,6 +7731,11 @@ export interface components {
             email: string;
             first_name?: string | null;
             last_name?: string | null;
+            /**
+             * @description The locale the registration's e-mail is written in and the customer keeps (one of the store's locales, 422 LOCALE_NOT_LISTED otherwise). Without it, the request's locale (`locale` parameter, market, Accept-Language); the customer keeps that one only when it is not the store's default
+             * @example es-PE
+             */
+            locale?: string;
             /** @description Required when the store signs shoppers in at once (registration instant or claim). With verify (the default) it is not kept: the password is the one sent with the account link, so that whoever registered someone else's address gets nothing */
             password?: string;
         };
@@ -7873,6 +8089,58 @@ export interface components {
             theme_catalog_id: string;
             theme_name: string;
         };
+        Mail: {
+            description: string;
+            key: string;
+            plugin: string;
+            /** @description The store's texts by locale; a locale without one reads the default locale's, else the built-in message */
+            texts: components["schemas"]["MailText"][];
+            /** @description The placeholders its texts may use, with what each holds */
+            variables: {
+                [key: string]: string;
+            };
+        };
+        MailText: {
+            locale: string;
+            subject: string;
+            /** @description Plain text with {{variable}} placeholders; the HTML part is made from it (escaped, a paragraph per block) */
+            text: string;
+            updated_at: string;
+        };
+        MailTextPut: {
+            subject: string;
+            text: string;
+        };
+        Market: {
+            countries: string[];
+            created_at: string;
+            currency: string;
+            default_locale: string;
+            handle: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prices_include_tax: boolean | null;
+            updated_at: string;
+        };
+        MarketCreate: {
+            /** @description The countries it serves (ISO 3166 alpha-2); empty: any. A country is in one market of the store */
+            countries?: string[];
+            /**
+             * @description One of the store’s currencies
+             * @example PEN
+             */
+            currency: string;
+            /**
+             * @description One of the store’s locales: reads in the market take it when they ask for none
+             * @example es-PE
+             */
+            default_locale: string;
+            handle: string;
+            name: string;
+            /** @description Whether the market's prices include tax; null: the store's tax setting */
+            prices_include_tax?: boolean | null;
+        };
         MarketplacePayout: {
             /** @description Minor units: the vendor's share of its paid lines, less what refunds took back */
             amount: number;
@@ -8029,6 +8297,24 @@ export interface components {
             email?: string;
             name?: string;
             password?: string;
+        };
+        MarketUpdate: {
+            /** @description The countries it serves (ISO 3166 alpha-2); empty: any. A country is in one market of the store */
+            countries?: string[];
+            /**
+             * @description One of the store’s currencies
+             * @example PEN
+             */
+            currency?: string;
+            /**
+             * @description One of the store’s locales: reads in the market take it when they ask for none
+             * @example es-PE
+             */
+            default_locale?: string;
+            handle?: string;
+            name?: string;
+            /** @description Whether the market's prices include tax; null: the store's tax setting */
+            prices_include_tax?: boolean | null;
         };
         MediaAltTextChange: {
             alt_text: string;
@@ -9419,7 +9705,7 @@ export interface components {
         };
         ShippingRateCalculation: {
             /**
-             * @description Only rates in this currency
+             * @description Only rates in this currency: the rate table's rows in it, and, for a service without one, its row in the store's default currency converted (when the store lists this currency with a rate). Absent: the named market's currency, else every currency
              * @example PEN
              */
             currency?: string;
@@ -9436,7 +9722,10 @@ export interface components {
             amount: number;
             /** @example olva */
             carrier: string;
-            /** @example PEN */
+            /**
+             * @description One of the store’s currencies (else 422 CURRENCY_NOT_LISTED)
+             * @example PEN
+             */
             currency: string;
             /** @example PE */
             destination_country: string;
@@ -9695,6 +9984,39 @@ export interface components {
                 id: string | null;
                 type: string;
             };
+        };
+        StoreCurrencies: {
+            /** @description Every currency the store sells in, the default first */
+            currencies: components["schemas"]["StoreCurrency"][];
+            /** @description The variants' own prices and the reports' default are in it */
+            default_currency: string;
+        };
+        StoreCurrenciesReplace: {
+            /** @description The currencies the store sells in besides its default (listing the default is allowed, with rate 1) */
+            currencies: {
+                /** @example PEN */
+                code: string;
+                /** @description Units of this currency one unit of the default buys; null or absent: prices in it are only those set explicitly */
+                rate?: string | null;
+                /**
+                 * @description nearest (halves up; the default), up or down
+                 * @enum {string}
+                 */
+                rounding?: "nearest" | "up" | "down";
+                /** @description Minor units derived prices are rounded to (default 1) */
+                rounding_increment?: number;
+            }[];
+        };
+        StoreCurrency: {
+            code: string;
+            /** @description Minor-unit digits (ISO 4217): amounts are integers of 10^-decimals */
+            decimals: number;
+            /** @description Units of this currency one unit of the default buys ("1" for the default); null: only prices set in it explicitly */
+            rate: string | null;
+            /** @enum {string} */
+            rounding: "nearest" | "up" | "down";
+            /** @description Derived prices are rounded to a multiple of this many minor units */
+            rounding_increment: number;
         };
         StoreLocales: {
             /** @description The store's own texts are in it; reads fall back to it field by field */
@@ -10018,13 +10340,17 @@ export interface components {
             compare_at_price: number | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The currency of `price`: the store’s default, or the one a read asked for (`currency`, `market`, X-Market) */
             currency: string;
             custom_fields: components["schemas"]["VariantCustomFields"];
             /** Format: uuid */
             id: string;
             inventory_quantity: number;
             position: number;
+            /** @description Minor units of `currency`: the store default’s price, or in the currency a storefront read asked for, its explicit price there, else the derived one */
             price: number;
+            /** @description Admin callers: its explicit prices in the store's other currencies, by currency */
+            prices?: components["schemas"]["VariantPrice"][];
             /** Format: uuid */
             product_id: string;
             requires_shipping: boolean;
@@ -10045,6 +10371,8 @@ export interface components {
             custom_fields?: components["schemas"]["VariantCustomFieldValues"];
             inventory_quantity?: number;
             price: number;
+            /** @description Its prices in the store's other currencies, each set explicitly (replacing all it had when sent; [] removes them). A currency the store does not sell in, or its default (whose price is `price`), is 422 CURRENCY_NOT_LISTED. Without one, a currency's price is derived from `price` by the store's rate and rounding; a currency without a rate sells only what has an explicit price. */
+            prices?: components["schemas"]["VariantPriceInput"][];
             requires_shipping?: boolean;
             sku?: string | null;
             taxable?: boolean;
@@ -10065,11 +10393,29 @@ export interface components {
             custom_fields?: components["schemas"]["VariantCustomFieldValues"];
             inventory_quantity?: number;
             price?: number;
+            /** @description Its prices in the store's other currencies, each set explicitly (replacing all it had when sent; [] removes them). A currency the store does not sell in, or its default (whose price is `price`), is 422 CURRENCY_NOT_LISTED. Without one, a currency's price is derived from `price` by the store's rate and rounding; a currency without a rate sells only what has an explicit price. */
+            prices?: components["schemas"]["VariantPriceInput"][];
             requires_shipping?: boolean;
             sku?: string | null;
             taxable?: boolean;
             title?: string;
             weight_grams?: number | null;
+        };
+        VariantPrice: {
+            amount: number;
+            compare_at_amount: number | null;
+            currency: string;
+        };
+        VariantPriceInput: {
+            /** @description Minor units of the currency */
+            amount: number;
+            /** @description The price before a sale, in minor units of the currency */
+            compare_at_amount?: number | null;
+            /**
+             * @description One of the store's currencies other than its default
+             * @example PEN
+             */
+            currency: string;
         };
         VariantTranslation: {
             /** Format: date-time */
@@ -10085,6 +10431,10 @@ export interface components {
             title?: string;
         };
         VolumeDiscount: {
+            /** @description fixed_amount: the value set in other currencies of the store, minor units by code */
+            amounts: {
+                [key: string]: number;
+            };
             /** Format: date-time */
             created_at: string;
             currency: string;
@@ -10094,14 +10444,23 @@ export interface components {
             /** Format: uuid */
             product_id: string;
             /** @enum {string} */
-            type: "percentage";
+            type: "percentage" | "fixed_amount";
             /** Format: date-time */
             updated_at: string;
             value: number;
         };
         VolumeDiscountCreate: {
             /**
-             * @description Defaults to the store's currency
+             * @description fixed_amount only: the value in the store's other currencies, minor units by code. A currency left out gets it derived by the store's rate when currency is the store's default; without a rate, the tier does not apply to carts in it
+             * @example {
+             *       "USD": 50
+             *     }
+             */
+            amounts?: {
+                [key: string]: number;
+            };
+            /**
+             * @description The currency of a fixed_amount value. Defaults to the store's currency
              * @example PEN
              */
             currency?: string;
@@ -10109,11 +10468,11 @@ export interface components {
             /** Format: uuid */
             product_id: string;
             /**
-             * @description percentage (the only type); the default
+             * @description percentage (the default; applies in every currency) or fixed_amount (minor units off each unit)
              * @enum {string}
              */
-            type?: "percentage";
-            /** @description Basis points: 100 = 1.00% */
+            type?: "percentage" | "fixed_amount";
+            /** @description percentage: basis points, 100 = 1.00%, at most 10000; fixed_amount: minor units of currency off each unit */
             value: number;
         };
         Warehouse: {
@@ -12308,6 +12667,15 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16059,6 +16427,8 @@ export interface operations {
     getCatalogProducts: {
         parameters: {
             query?: {
+                /** @description The currency to price in, one the store sells in (another is a 422 CURRENCY_NOT_LISTED). Absent: the market's, else the store's default. */
+                currency?: string;
                 cursor?: string;
                 "filter[brand_id]"?: string;
                 "filter[handle]"?: string;
@@ -16069,6 +16439,8 @@ export interface operations {
                 limit?: number;
                 /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
                 locale?: string;
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. */
+                market?: string;
                 /** @description Words to find, each whatever its case and accents: 3 characters or more anywhere, 1–2 at the beginning of a word */
                 q?: string;
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "title" | "-title";
@@ -16212,8 +16584,12 @@ export interface operations {
     getCatalogProductsById: {
         parameters: {
             query?: {
+                /** @description The currency to price in, one the store sells in (another is a 422 CURRENCY_NOT_LISTED). Absent: the market's, else the store's default. */
+                currency?: string;
                 /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
                 locale?: string;
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. */
+                market?: string;
             };
             header?: never;
             path: {
@@ -17573,8 +17949,12 @@ export interface operations {
     getCatalogProductsHandleByHandle: {
         parameters: {
             query?: {
+                /** @description The currency to price in, one the store sells in (another is a 422 CURRENCY_NOT_LISTED). Absent: the market's, else the store's default. */
+                currency?: string;
                 /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
                 locale?: string;
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. */
+                market?: string;
             };
             header?: never;
             path: {
@@ -17959,7 +18339,10 @@ export interface operations {
     };
     postCheckoutCarts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. */
+                market?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18001,6 +18384,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22139,6 +22531,126 @@ export interface operations {
             };
         };
     };
+    getCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCurrencies"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreCurrenciesReplace"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StoreCurrencies"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCustomers: {
         parameters: {
             query?: {
@@ -22261,6 +22773,15 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22394,6 +22915,15 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22842,6 +23372,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25765,7 +26304,256 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMailTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mail"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMailTextsByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mail"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putMailTextsByKeyByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTextPut"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailText"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMailTextsByKeyByLocale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26625,6 +27413,324 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMarkets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Market"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMarkets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarketCreate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Market"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMarketsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Market"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMarketsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchMarketsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarketUpdate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Market"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29065,7 +30171,12 @@ export interface operations {
     };
     getPaymentsGateways: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the gateways that take this currency, one the store sells in (another is a 422 CURRENCY_NOT_LISTED; beside a market, it must be the market’s). Absent, with no market: every installed gateway */
+                currency?: string;
+                /** @description Only the gateways that take the market's currency: a market of the store by handle (or the X-Market header); unknown, 422 MARKET_NOT_FOUND */
+                market?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -29103,6 +30214,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35871,6 +36991,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getShippingRatesById: {
@@ -36185,6 +37314,8 @@ export interface operations {
             query?: {
                 /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
                 locale?: string;
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. Here it gives the rates' currency when the body names none. */
+                market?: string;
             };
             header?: never;
             path?: never;
