@@ -10,7 +10,7 @@ import type { QhatuConfig } from '../config.js';
 import type { CacheSync } from './cache-sync.js';
 import { storeLocales } from '../translations/locales.js';
 import { marketsOf, type MarketRow } from '../markets/market.js';
-import { storeMoneyOf, type Rounding } from '../markets/money.js';
+import { currencyRowsSql, storeMoneyOf, type CurrencyRow } from '../markets/money.js';
 
 export type TenantTokenKind = Exclude<TokenKind, 'platform'>;
 
@@ -43,7 +43,7 @@ interface TokenRow {
   default_locale: string;
   locales: string[];
   currency: string;
-  currencies: Array<{ code: string; rate: string | null; rounding_increment: number; rounding: Rounding }>;
+  currencies: CurrencyRow[];
   markets: MarketRow[];
   staff_status: string | null;
   role_id: string | null;
@@ -184,8 +184,7 @@ export class AccessTokens {
     // One statement for every kind: a staff member's status and role ride on the token's row. A read: asked again after a lost connection.
     const rows = await retryingRead(() => this.db.query<TokenRow>(
       `select t.id, t.kind, t.subject_id, t.expires_at, t.revoked_at, tn.status as tenant_status, tn.default_locale, tn.locales, tn.currency,
-              (select coalesce(json_agg(json_build_object('code', c.code, 'rate', c.rate::text, 'rounding_increment', c.rounding_increment, 'rounding', c.rounding) order by c.code), '[]')
-                 from core_store_currency c where c.tenant_id = t.tenant_id) as currencies,
+              ${currencyRowsSql('t.tenant_id')} as currencies,
               (select coalesce(json_agg(m order by m.handle), '[]') from core_market m where m.tenant_id = t.tenant_id) as markets,
               s.status as staff_status, r.id as role_id, r.built_in, r.permissions
          from core_access_token t

@@ -54,7 +54,7 @@ export function defaultCurrencyOf(code: string): StoreCurrency {
 /** A store's money from its record: its default currency and the rows of the others. */
 export function storeMoneyOf(
   defaultCurrency: string,
-  others: ReadonlyArray<{ code: string; rate: string | null; rounding_increment: number; rounding: Rounding }> | null | undefined,
+  others: readonly CurrencyRow[] | null | undefined,
 ): StoreMoney {
   const code = defaultCurrency.trim();
   return {
@@ -66,6 +66,15 @@ export function storeMoneyOf(
         .map((c) => ({ code: c.code.trim(), rate: c.rate === null ? null : normalizeRate(String(c.rate)), roundingIncrement: Number(c.rounding_increment), rounding: c.rounding, decimals: currencyDecimals(c.code.trim()) })),
     ],
   };
+}
+
+/** The row of the store's other currencies that `storeMoneyOf` takes. */
+export type CurrencyRow = { code: string; rate: string | null; rounding_increment: number; rounding: Rounding };
+
+/** SQL of the store's other currencies as a JSON array of `CurrencyRow`, for the store `tenantIdSql` names. */
+export function currencyRowsSql(tenantIdSql: string): string {
+  return `(select coalesce(json_agg(json_build_object('code', c.code, 'rate', c.rate::text, 'rounding_increment', c.rounding_increment, 'rounding', c.rounding) order by c.code), '[]')
+     from core_store_currency c where c.tenant_id = ${tenantIdSql})`;
 }
 
 /** One of the store's currencies, or undefined when it does not sell in it. */

@@ -3,7 +3,7 @@ import { AccessTokens } from '../auth/tokens.js';
 import type { SqlReader, TxReader } from '../db/database.js';
 import { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { normalizeRate, storeMoneyOf, type Rounding, type StoreMoney } from './money.js';
+import { currencyRowsSql, normalizeRate, storeMoneyOf, type CurrencyRow, type Rounding, type StoreMoney } from './money.js';
 
 /** At most this many currencies a store sells in (its default included). */
 export const MAX_CURRENCIES = 20;
@@ -15,11 +15,8 @@ export interface CurrencyInput {
   rounding?: Rounding;
 }
 
-type CurrencyRow = { code: string; rate: string | null; rounding_increment: number; rounding: Rounding };
-
 const MONEY_SQL = `select t.currency,
-       (select coalesce(json_agg(json_build_object('code', c.code, 'rate', c.rate::text, 'rounding_increment', c.rounding_increment, 'rounding', c.rounding) order by c.code), '[]')
-          from core_store_currency c where c.tenant_id = t.id) as currencies
+       ${currencyRowsSql('t.id')} as currencies
   from core_tenant t where t.id = ?`;
 
 /**

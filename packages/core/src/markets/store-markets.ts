@@ -5,7 +5,7 @@ import { Database, type Tx } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { localeNotListed, normalizeLocale, storeLocales } from '../translations/locales.js';
 import { marketOf, type MarketRow, type StoredMarket } from './market.js';
-import { currencyNotListed, storeMoneyOf, type Rounding } from './money.js';
+import { currencyNotListed, currencyRowsSql, storeMoneyOf, type CurrencyRow } from './money.js';
 
 /** At most this many markets a store has. */
 export const MAX_MARKETS = 50;
@@ -109,10 +109,9 @@ export class Markets {
 
   /** The currency is the store's, the locale listed, the handle and the countries free. */
   private async check(tx: Tx, fields: Required<MarketInput>, id: string | null): Promise<void> {
-    const [store] = await tx.query<{ currency: string; default_locale: string; locales: string[]; currencies: Array<{ code: string; rate: string | null; rounding_increment: number; rounding: Rounding }> }>(
+    const [store] = await tx.query<{ currency: string; default_locale: string; locales: string[]; currencies: CurrencyRow[] }>(
       `select t.currency, t.default_locale, t.locales,
-              (select coalesce(json_agg(json_build_object('code', c.code, 'rate', c.rate::text, 'rounding_increment', c.rounding_increment, 'rounding', c.rounding)), '[]')
-                 from core_store_currency c where c.tenant_id = t.id) as currencies
+              ${currencyRowsSql('t.id')} as currencies
          from core_tenant t where t.id = ?`,
       [tx.tenantId],
     );
