@@ -64,7 +64,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 240_000 }, ()
     it('refuses to work on a database that is behind', async () => {
       const early = await run(['tenants', 'create', '--name', 'Too Early'], behind.url);
       expect(early.code).toBe(1);
-      expect(early.stderr).toContain('the database is not up to date: 9 migration(s) pending (core/0001_tenancy, core/0002_staff, core/0003_search, core/0004_fact_versions, core/0005_idempotency_caller, ...)');
+      expect(early.stderr).toContain('the database is not up to date: 11 migration(s) pending (core/0001_tenancy, core/0002_staff, core/0003_search, core/0004_fact_versions, core/0005_idempotency_caller, ...)');
       expect(early.stderr).toContain('run `qhatu migrate` first');
     });
 
@@ -92,9 +92,11 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 240_000 }, ()
       expect(first.stdout).toContain('applied core/0007_idempotency_tenant');
       expect(first.stdout).toContain('applied core/0008_search_pages');
       expect(first.stdout).toContain('applied core/0009_locales');
-      expect(first.stdout).toContain('Applied 9 migration(s).');
+      expect(first.stdout).toContain('applied core/0010_markets');
+      expect(first.stdout).toContain('applied core/0011_mail_texts');
+      expect(first.stdout).toContain('Applied 11 migration(s).');
       const ledger = await admin(async (c) => (await c.query('select plugin, id from qhatu_migrations order by id')).rows, empty.url);
-      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }, { plugin: 'core', id: '0002_staff' }, { plugin: 'core', id: '0003_search' }, { plugin: 'core', id: '0004_fact_versions' }, { plugin: 'core', id: '0005_idempotency_caller' }, { plugin: 'core', id: '0006_rate_limits' }, { plugin: 'core', id: '0007_idempotency_tenant' }, { plugin: 'core', id: '0008_search_pages' }, { plugin: 'core', id: '0009_locales' }]);
+      expect(ledger).toEqual([{ plugin: 'core', id: '0001_tenancy' }, { plugin: 'core', id: '0002_staff' }, { plugin: 'core', id: '0003_search' }, { plugin: 'core', id: '0004_fact_versions' }, { plugin: 'core', id: '0005_idempotency_caller' }, { plugin: 'core', id: '0006_rate_limits' }, { plugin: 'core', id: '0007_idempotency_tenant' }, { plugin: 'core', id: '0008_search_pages' }, { plugin: 'core', id: '0009_locales' }, { plugin: 'core', id: '0010_markets' }, { plugin: 'core', id: '0011_mail_texts' }]);
 
       const again = await run(['migrate'], empty.url);
       expect(again.code).toBe(0);
@@ -110,7 +112,7 @@ describe.concurrent('the CLI on a PostgreSQL database', { timeout: 240_000 }, ()
         const done = await runCli(['migrate'], { cwd: project.dir, env: { DATABASE_URL: 'postgres://app@127.0.0.1:1/pooled', DATABASE_DIRECT_URL: direct.url, QHATU_PLATFORM_TOKEN: token } });
         expect(done.code, done.stderr).toBe(0);
         expect(done.stdout).toMatch(new RegExp(`Migrating postgres(ql)?://\\S+/${new URL(direct.url).pathname.slice(1)}\\b`));
-        expect(done.stdout).toContain('Applied 9 migration(s).');
+        expect(done.stdout).toContain('Applied 11 migration(s).');
       } finally {
         await direct.drop();
       }
