@@ -16,7 +16,7 @@ export const marketStatements: string[] = [
      PRIMARY KEY (tenant_id, code))`,
   tenantTable('core_store_currency'),
   `CREATE TABLE core_market (
-     id uuid PRIMARY KEY,
+     id uuid NOT NULL,
      tenant_id uuid NOT NULL REFERENCES core_tenant (id) ON DELETE CASCADE,
      handle text NOT NULL,
      name text NOT NULL,
@@ -26,6 +26,7 @@ export const marketStatements: string[] = [
      prices_include_tax boolean,
      created_at timestamptz NOT NULL DEFAULT now(),
      updated_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (tenant_id, id),
      UNIQUE (tenant_id, handle))`,
   tenantTable('core_market'),
   // Exact: numeric arithmetic, then the currency's increment and rule (halves away from zero for 'nearest').
