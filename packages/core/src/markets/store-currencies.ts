@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { AccessTokens } from '../auth/tokens.js';
+import { TenantContext } from '../context.js';
 import type { SqlReader, TxReader } from '../db/database.js';
 import { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -18,6 +19,15 @@ export interface CurrencyInput {
 const MONEY_SQL = `select t.currency,
        ${currencyRowsSql('t.id')} as currencies
   from core_tenant t where t.id = ?`;
+
+/**
+ * The store's currencies for work on `sql`'s store: the caller's, read with its token (no
+ * statement), when the caller is of that store; else `storeMoney` (one statement).
+ */
+export async function moneyFor(sql: TxReader | SqlReader): Promise<StoreMoney> {
+  const principal = TenantContext.principal();
+  return principal?.money && principal.tenantId === sql.tenantId ? principal.money : storeMoney(sql);
+}
 
 /**
  * The store's currencies and rates in one statement, for work that has no caller's token to read

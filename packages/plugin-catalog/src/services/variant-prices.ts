@@ -1,4 +1,4 @@
-import { AppError, convertSql, currencyNotListed, currencyOf, storeMoney, TenantContext, uuidArray, type SqlReader, type StoreMoney, type TxReader } from '@qhatu/core';
+import { AppError, convertSql, currencyNotListed, currencyOf, uuidArray, type SqlReader, type StoreMoney, type TxReader, moneyFor } from '@qhatu/core';
 
 /**
  * Prices in the store's other currencies (decision 0097): a variant's own `price` is in the
@@ -24,10 +24,8 @@ export interface PricedIn {
 
 const CODE = /^[A-Z]{3}$/;
 
-/** The store's money for a write: the caller's (read with its token), else one statement. */
-export async function moneyOf(tx: TxReader): Promise<StoreMoney> {
-  return TenantContext.principal()?.money ?? storeMoney(tx);
-}
+/** The store's currencies: the caller's (no statement), else one statement (core's `moneyFor`). */
+export const moneyOf = moneyFor;
 
 /**
  * The part of a read cache key after `moneyKey` for a read priced in another currency: its rate and

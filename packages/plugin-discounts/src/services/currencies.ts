@@ -1,4 +1,4 @@
-import { AppError, convertAmount, currencyNotListed, currencyOf, storeMoney, TenantContext, type ErrorDetail, type StoreMoney, type TxReader } from '@qhatu/core';
+import { AppError, convertAmount, currencyNotListed, currencyOf, type ErrorDetail, type StoreMoney, type TxReader, moneyFor } from '@qhatu/core';
 import type { AmountsByCurrency, Coupon } from '../entities/coupon.js';
 
 /**
@@ -7,10 +7,8 @@ import type { AmountsByCurrency, Coupon } from '../entities/coupon.js';
  * coupon (or tier) does not apply in that currency.
  */
 
-/** The store's currencies: the caller's, read with its token (no statement), else one statement. */
-export async function moneyOf(tx: TxReader): Promise<StoreMoney> {
-  return TenantContext.principal()?.money ?? storeMoney(tx);
-}
+/** The store's currencies: the caller's (no statement), else one statement (core's `moneyFor`). */
+export const moneyOf = moneyFor;
 
 /** An amount of `own` currency in `currency`: itself, the one set, or derived when `own` is the store's default; else null. */
 export function amountIn(money: StoreMoney, amount: number, own: string, set: AmountsByCurrency | null | undefined, currency: string): number | null {

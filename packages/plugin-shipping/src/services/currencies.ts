@@ -1,4 +1,4 @@
-import { convertSql, currencyOf, currencyNotListed, storeMoney, TenantContext, type SqlReader, type StoreMoney, type TxReader } from '@qhatu/core';
+import { convertSql, currencyOf, currencyNotListed, TenantContext, type StoreMoney, moneyFor } from '@qhatu/core';
 
 /**
  * Rates per currency (decision 0097). A rate row has its own currency; a service priced in a
@@ -11,10 +11,8 @@ export function callerMoney(): StoreMoney | undefined {
   return TenantContext.principal()?.money;
 }
 
-/** The caller's store money, else one statement on `sql` (a job, a webhook). */
-export async function moneyOf(sql: TxReader | SqlReader): Promise<StoreMoney> {
-  return callerMoney() ?? storeMoney(sql);
-}
+/** The store's currencies: the caller's (no statement), else one statement (core's `moneyFor`). */
+export const moneyOf = moneyFor;
 
 /**
  * How the default currency's amounts are written in `currency`: a SQL expression of `amount`, or
