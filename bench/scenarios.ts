@@ -241,6 +241,8 @@ const CEILING_ONE = 'ceiling: fastify, the product JSON from memory';
 const CEILING_LIST = 'ceiling: fastify, 25 products JSON from memory';
 const STOREFRONT_ONE = 'GET /catalog/products/:id (storefront)';
 const STOREFRONT_LIST = 'GET /catalog/products?limit=25 (storefront)';
+const ADMIN_PRODUCTS = 'GET /catalog/products?limit=25 (admin)';
+const ADMIN_ORDERS = 'GET /orders?limit=25 (admin)';
 
 /** The storefront answers the ceiling serves, fetched from the app once the store is seeded. */
 export function ceilingPaths(store: SeededStore): string[] {
@@ -259,6 +261,8 @@ export const TARGETS: Target[] = [
   { scenario: STOREFRONT_LIST, against: CEILING_LIST, min: 0.8 },
   { scenario: 'GraphQL product(id) (storefront)', against: STOREFRONT_ONE, min: 0.9 },
   { scenario: 'GraphQL products(limit: 25) (storefront)', against: READ_BASELINE, min: 0.5 },
+  { scenario: ADMIN_PRODUCTS, against: READ_BASELINE, min: 0.3 },
+  { scenario: ADMIN_ORDERS, against: READ_BASELINE, min: 0.3 },
   // Two HTTP requests an order against one transaction an order: 1.0× in requests is 0.5× in orders.
   { scenario: PLACE_ORDERS, against: PLACE_BASELINE, min: 1.0 },
 ];
@@ -277,7 +281,7 @@ export function scenarios(store: SeededStore): Scenario[] {
     { name: 'GET /catalog/products/:id (admin)', target: 'app', requests: [rotatingRead(store)] },
     { name: STOREFRONT_ONE, target: 'app', requests: [rotatingRead(store, '', store.storefrontToken)] },
     {
-      name: 'GET /catalog/products?limit=25 (admin)',
+      name: ADMIN_PRODUCTS,
       target: 'app',
       requests: [{ method: 'GET', path: '/api/v1/catalog/products?limit=25', headers: tenantHeaders(store) }],
     },
@@ -298,6 +302,8 @@ export function scenarios(store: SeededStore): Scenario[] {
     { name: 'cart → checkout → order', target: 'app', requests: cartToOrder(store), flow: 'orders', compareWith: WRITE_BASELINE },
     { name: PLACE_BASELINE, target: 'baseline', requests: [baselinePlace()] },
     { name: PLACE_ORDERS, target: 'app', ...placeOrders(store), flow: 'orders', compareWith: PLACE_BASELINE },
+    // Last: the orders the writes above placed (thousands) are the list's.
+    { name: ADMIN_ORDERS, target: 'app', requests: [{ method: 'GET', path: '/api/v1/orders?limit=25', headers: tenantHeaders(store) }] },
   ];
 }
 

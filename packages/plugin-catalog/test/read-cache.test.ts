@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createApp, Database, loadConfig, PostgresCacheSync, ReadCache, type QhatuApp } from '@qhatu/core';
 import { createTestApp, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import media from '@qhatu/plugin-media';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import catalog from '../src/index.js';
 import { createProduct } from './helpers.js';
@@ -98,6 +99,60 @@ describe('two API processes', () => {
     expect(seen.value).toBe(4200);
     const listed = await within(1000, async () => (await onOther(listUrl)).json().data[0].variants[0].price, (price) => price === 4200);
     expect(listed.value).toBe(4200);
+  });
+
+  it("keeps an admin's page under the catalog version its statement read: asked again, one statement compares versions; any committed change is in the next page, notice or none", async () => {
+    const p = await createProduct(one, shop, { title: 'Versioned poncho', variants: [{ title: 'One', price: 3000 }] });
+    const url = `/api/v1/catalog/products?filter[handle]=${p.handle}`;
+    const texts: string[] = [];
+    const reads = other.container.resolve(Database).statements;
+    const note = (sql: string) => texts.push(sql);
+    const adminPage = async () => {
+      texts.length = 0;
+      reads.on('statement', note);
+      try {
+        return await onOther(url, shop.adminToken);
+      } finally {
+        reads.off('statement', note);
+      }
+    };
+    // The creation's notice drops what this process kept of the store (a notice is never needed, but it is heard).
+    await other.container.resolve(ReadCache).caughtUp();
+    const first = await adminPage();
+    expect(first.json().data[0].variants[0].price).toBe(3000);
+    expect(texts).toHaveLength(1);
+    // Asked again: the same one statement, which now only compares the versions, and the same answer.
+    const again = await adminPage();
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/case when c\.version = '\d+' then null/);
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers['cache-control']).toBe('private, no-cache');
+    // A change through the other process is in this one's next admin page at once (no waiting for its notice).
+    await one.request({ method: 'PATCH', url: `/api/v1/catalog/products/${p.id}/variants/${p.variants[0].id}`, headers: shop.headers(), payload: { price: 3100 } });
+    expect((await adminPage()).json().data[0].variants[0].price).toBe(3100);
+    await other.container.resolve(ReadCache).caughtUp();
+    await adminPage();
+    // A writer whose notice never reaches this process (its triggers off, the version moved by hand):
+    // the storefront, which follows notices, keeps its answer; the admin's page follows the version.
+    expect(await cachedSoon(other, () => onOther(url))).toBe(true);
+    const client = new pg.Client({ connectionString: one.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query(`set local session_replication_role = replica`);
+      await client.query('update catalog_variant set price = 3200 where tenant_id = $1 and id = $2', [shop.id, p.variants[0].id]);
+      await client.query('update catalog_cache_version set version = version + 1 where tenant_id = $1', [shop.id]);
+      await client.query('commit');
+    } finally {
+      await client.end();
+    }
+    expect((await adminPage()).json().data[0].variants[0].price).toBe(3200);
+    expect((await onOther(url)).json().data[0].variants[0].price).toBe(3100);
+    // Another store's admin never gets this store's kept page.
+    const neighbour = await one.createTenant();
+    const theirs = await other.http.inject({ method: 'GET', url, headers: neighbour.headers(neighbour.adminToken) });
+    expect(theirs.json().data).toEqual([]);
   });
 
   it("moves the store's catalog version in the transaction of any writer of stock, and the other process follows", async () => {

@@ -17,6 +17,8 @@ export interface CachedAnswer {
   readonly gzip?: Buffer;
   /** The body as UTF-8 bytes, when the cache keeps it so: written as it is, with no encoding. */
   readonly bytes?: Buffer;
+  /** The version of the data the answer was made from, when its filler named one (an answer checked against the database's version). */
+  readonly version?: string;
 }
 
 /** An answer as the cache holds it: a large body gzipped (JSON shrinks to a fifth or less), a small one as it is. */
@@ -26,6 +28,7 @@ interface Kept {
   bytes?: Buffer;
   gzip?: Buffer;
   etag: string;
+  version?: string;
   size: number;
 }
 
@@ -37,9 +40,9 @@ function kept(answer: CachedAnswer, key: string): Kept {
   if (answer.body.length >= GZIP_FROM) {
     const gzip = gzipSync(answer.body, { level: 6 });
     // Strings are UTF-16 in V8 at worst: two bytes a character.
-    if (gzip.length < answer.body.length) return { gzip, etag: answer.etag, size: gzip.length + fixed };
+    if (gzip.length < answer.body.length) return { gzip, etag: answer.etag, version: answer.version, size: gzip.length + fixed };
   }
-  return { body: answer.body, etag: answer.etag, size: 2 * answer.body.length + fixed };
+  return { body: answer.body, etag: answer.etag, version: answer.version, size: 2 * answer.body.length + fixed };
 }
 
 /**
@@ -51,6 +54,7 @@ function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAn
   if (k.gzip === undefined) {
     return {
       etag: k.etag,
+      version: k.version,
       get body() {
         return k.body ?? k.bytes!.toString('utf8');
       },
@@ -74,6 +78,7 @@ function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAn
   };
   return {
     etag: k.etag,
+    version: k.version,
     gzip,
     get body() {
       return unzipped().toString('utf8');
@@ -87,10 +92,13 @@ function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAn
 /** The part of the budget that keeps the most recently read large answers unzipped, so a hot page is not unzipped on every read. */
 const HOT_SHARE = 8;
 
-/** A place in the cache taken before the database is read; `fill` keeps the answer only if nothing changed meanwhile. */
+/**
+ * A place in the cache taken before the database is read; `fill` keeps the answer only if nothing
+ * changed meanwhile, with the version of the data it was made from when the caller knows it.
+ */
 export interface CacheSlot {
   readonly hit?: CachedAnswer;
-  fill(body: string): CachedAnswer;
+  fill(body: string, version?: string): CachedAnswer;
 }
 
 /** A strong entity tag of a body: the first 16 bytes of its SHA-256. */
@@ -287,7 +295,7 @@ export class ReadCache {
 
   /** The slot of `key` (a request's URL, say) of the store's topic. */
   slot(tenantId: string, topic: string, key: string): CacheSlot {
-    if (!this.serving) return { fill: (body) => ({ body, etag: entityTag(body) }) };
+    if (!this.serving) return { fill: (body, version) => ({ body, etag: entityTag(body), version }) };
     const scope = `${topic}:${tenantId}`;
     const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
     const entries = this.entries!;
@@ -296,8 +304,8 @@ export class ReadCache {
     if (held) this.touched(full);
     return {
       hit: held && answerOf(held, full, this.hot),
-      fill: (body) => {
-        const answer = { body, etag: entityTag(body) };
+      fill: (body, version) => {
+        const answer = { body, etag: entityTag(body), version };
         // Kept only if the listener stayed up the whole time: a message may have been missed.
         if (this.trusted && this.epoch === epoch) this.keep(tenantId, full, answer);
         return answer;

@@ -16,8 +16,9 @@ import {
 } from '../schemas/product.js';
 import { Products, type ProductFilter } from '../services/products.js';
 import { productOut, variantOut, type ShowCustomFields } from './serialize.js';
-import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
+import { answerRead, NotModified, STOREFRONT_CACHED, UNCHANGED } from './storefront-cache.js';
 
+const ADMIN_KEPT = "An admin's page is read with the catalog's version and kept under it: asked again while the catalog has not changed, it is answered from memory after one light statement (any change, made through any process, is in the next page).";
 const SEARCH_ORDER = 'A search (q) keeps the order of the list: the newest products first by default, or the sort asked for; it pages by cursor like the list.';
 const PRICED =
   "Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default: " +
@@ -43,8 +44,8 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     ...answerAsBuilt,
     config: { auth: STOREFRONT },
     preValidation: fields.filterGuard(...filterable),
-    schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${SEARCH_ORDER} ${PRICED}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced) => {
+    schema: { tags, summary: 'List products (newest first unless sorted otherwise, with or without q)', description: `${STOREFRONT_CACHED} ${ADMIN_KEPT} ${SEARCH_ORDER} ${PRICED}`, querystring: listQuery, response: { 200: listOf(ProductOut), 304: NotModified, ...errorResponses(400, 401, 403, 422) } },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced, admin) => {
     const filter: ProductFilter = {
       ...(filtersOf(req.query) as ProductFilter),
       q: req.query.q,
@@ -55,7 +56,11 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
       customFields: fields.filtersOf(req.query, 'product'),
       variantFields: fields.filtersOf(req.query, 'variant', 'variants.custom_fields'),
     };
-    const { items, pagination } = await products.listAnswer(req.query, filter);
+    // An admin page is read with the catalog's version, and not written again while that is the kept answer's.
+    const read = await products.listAnswer(req.query, filter, admin && { unless: admin.unless });
+    admin?.seen(read.version);
+    if (read.unchanged) return UNCHANGED;
+    const { items, pagination } = read;
     const show = shown(activeOnly);
     for (const item of items) {
       item.custom_fields = show('product', item.custom_fields);
@@ -66,7 +71,7 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
       }
     }
     return { data: items, meta: { pagination } };
-  }));
+  }, { adminKept: true }));
 
   r.post('/catalog/products', {
     config: { auth: ADMIN, permission: 'catalog.write' },

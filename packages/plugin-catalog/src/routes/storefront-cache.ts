@@ -20,17 +20,33 @@ export const NotModified = NoContent.meta({ description: 'Not modified: the answ
 /** Storefront keys and customers see active products and collections only; they share one cache. */
 export const storefrontCaller = () => !hasPermission(TenantContext.principal(), 'catalog.read');
 
+/** Admin answers' keys begin so: never a storefront key (those begin with the URL, or a locale or market key before it). */
+const ADMIN_KEY = 'admin@';
+
+
+/** What a build answers instead of a body when the database still holds the version of the admin answer kept. */
+export const UNCHANGED = Symbol('unchanged');
+
+/** An admin read checked against the answer kept: the kept answer's version (if any), and the version the read saw. */
+export interface AdminKept {
+  readonly unless?: string;
+  seen(version: string | undefined): void;
+}
 
 /**
  * Answers a catalog read with an ETag (a 304 when If-None-Match holds it). A storefront caller's
- * answer comes from the read cache, serialized once; an admin caller's always from the database
- * (read-your-writes, and drafts never enter the storefront's entries).
+ * answer comes from the read cache, serialized once. An admin caller's comes from the database
+ * (read-your-writes, and drafts never enter the storefront's entries); a build that takes `admin`
+ * (a page of the list) reads the store's catalog version in its statement and is kept apart from
+ * the storefront's answers under it: asked again, the same one statement only compares versions,
+ * and the kept answer is sent while the database still holds its version (decision 0099).
  */
 export async function answerRead(
   cache: ReadCache,
   req: FastifyRequest,
   reply: FastifyReply,
-  build: (activeOnly: boolean, locale: string | undefined, priced: PricedIn | undefined) => Promise<unknown>,
+  build: (activeOnly: boolean, locale: string | undefined, priced: PricedIn | undefined, admin?: AdminKept) => Promise<unknown>,
+  options: { adminKept?: boolean } = {},
 ): Promise<void> {
   // The locale and the currency before anything else: one the store does not list (or an unknown market) is a 422, never an entry.
   const choice = requestLocale(req);
@@ -40,14 +56,21 @@ export async function answerRead(
   const priced = market.converted && money ? { money, currency: market.currency } : undefined;
   // The route's own serializer (its zod schema): the same body an uncached answer would have.
   const serialize = async (activeOnly: boolean) => reply.serialize(await build(activeOnly, translated, priced)) as string;
+  // Keyed by the locale and the currency chosen (Accept-Language and X-Market are not in the URL); the defaults' key is the URL alone.
+  const key = `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}${req.url}`;
   let answer: CachedAnswer;
   let kept: string | undefined;
   if (storefrontCaller()) {
-    // Keyed by the locale and the currency chosen (Accept-Language and X-Market are not in the URL); the defaults' key is the URL alone.
-    kept = `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}${req.url}`;
+    kept = key;
     const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, kept);
     answer = slot.hit ?? slot.fill(await serialize(true));
     reply.header('cache-control', PUBLIC);
+  } else if (options.adminKept && cache.serving) {
+    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, `${ADMIN_KEY}${key}`);
+    let seen: string | undefined;
+    const built = await build(false, translated, priced, { unless: slot.hit?.version, seen: (version) => (seen = version) });
+    answer = built === UNCHANGED && slot.hit ? slot.hit : slot.fill(reply.serialize(built) as string, seen);
+    reply.header('cache-control', PRIVATE);
   } else {
     const body = await serialize(false);
     answer = { body, etag: entityTag(body) };

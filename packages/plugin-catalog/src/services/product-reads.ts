@@ -347,21 +347,44 @@ export interface ProductJson {
  * its variants and the JSON of both): no entities, no mapping of rows, no check of the answer
  * against its schema on the way out (the catalog's tests hold it to `ProductOut`).
  */
-export async function readProductPageJson(sql: SqlReader, page: PageRequest, filter: ProductListFilter): Promise<{ items: ProductJson[]; pagination: Page<unknown>['pagination'] }> {
+export async function readProductPageJson(sql: SqlReader, page: PageRequest, filter: ProductListFilter, versioned?: VersionedRead): Promise<PageJson> {
   const desc = page.sort.startsWith('-');
   const field = page.sort.replace(/^-/, '');
   const statement = pageStatement(sql.tenantId, page, filter, 'tenant_id, id, title, handle, description_html, status, brand_id, supplier_id, tags, images, custom_fields, created_at, updated_at');
   // A title sort in a locale pages by the title it sorted by: the locale's (`sort_key`), or the own one in a search.
   const order = byTranslatedTitle(page, filter) ? 'p.sort_key' : `p.${SORTS[field].sql}`;
-  const [row] = await sql.query<{ items: string }>(
-    `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale, order === 'p.sort_key' ? order : 'p.title', filter) : filter.priced || filter.prices ? productJson('p.title', 'p.description_html', 'v.title', '', 'p.handle', filter) : PRODUCT_JSON} order by ${order} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text as items from (${statement.sql}) p`,
-    statement.params,
-  );
+  const json = (as: string) => `select coalesce(json_agg(${filter.locale ? translatedJson(filter.locale, order === 'p.sort_key' ? order : 'p.title', filter) : filter.priced || filter.prices ? productJson('p.title', 'p.description_html', 'v.title', '', 'p.handle', filter) : PRODUCT_JSON} order by ${order} ${desc ? 'desc' : 'asc'}, p.id ${desc ? 'desc' : 'asc'}), '[]')::text${as} from (${statement.sql}) p`;
+  // With the catalog's version read in the same statement (one snapshot), and the page left unwritten when that is the version of the answer kept.
+  // Prepared unless searched (a search's text varies with its words): planning the page's JSON costs more than checking a version.
+  const [row] = versioned
+    ? await sql.query<{ items: string | null; version: string }>(
+        `select c.version, case when c.version = ? then null else (${json('')}) end as items from (select ${CATALOG_VERSION_SQL} as version) c`,
+        [versioned.unless ?? null, ...statement.params, sql.tenantId],
+        { prepare: !filter.q },
+      )
+    : await sql.query<{ items: string; version?: string }>(json(' as items'), statement.params, { prepare: !filter.q });
+  if (row.items === null) return { unchanged: true, version: row.version! };
   const rows = JSON.parse(row.items) as ProductJson[];
   const hasNext = rows.length > page.limit;
   const items = hasNext ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const cursor = hasNext ? encodeCursor({ s: page.sort, v: field === 'title' && filter.locale ? last[SORT_KEY] : last[field], i: last.id }) : null;
   if (filter.locale) for (const item of items) delete item[SORT_KEY];
-  return { items, pagination: { cursor, has_next: hasNext, limit: page.limit } };
+  return { items, pagination: { cursor, has_next: hasNext, limit: page.limit }, version: row.version };
 }
+
+/** A page read with the store's catalog version: `unless` is the version of the answer the caller keeps. */
+export interface VersionedRead {
+  unless?: string;
+}
+
+/** A page as the list answers it; read versioned, the catalog version it was read at, or only that when it is the version the caller keeps. */
+export type PageJson =
+  | { unchanged?: false; items: ProductJson[]; pagination: Page<unknown>['pagination']; version?: string }
+  | { unchanged: true; version: string };
+
+/**
+ * The store's catalog version (`catalog_cache_version`, moved in the transaction of every change of
+ * what a product answer shows, decision 0005's trigger): '0' before its first change.
+ */
+const CATALOG_VERSION_SQL = `coalesce((select version::text from catalog_cache_version where tenant_id = ?), '0')`;

@@ -8,7 +8,7 @@ import { Variant } from '../entities/variant.js';
 import type { ProductInput, ProductPatch, VariantInput, VariantPatch } from '../schemas/product.js';
 import { CollectionProducts } from './collection-products.js';
 import { CatalogMedia, type MediaUser } from './media.js';
-import { readProduct, readProductByHandle, readProductPage, readProductPageJson, type ProductJson, type ReadMoney } from './product-reads.js';
+import { readProduct, readProductByHandle, readProductPage, readProductPageJson, type PageJson, type VersionedRead, type ReadMoney } from './product-reads.js';
 import { requireBrand, requireSupplier, refuseTakenSkus, retryTaken, taken } from './references.js';
 import { assertStoreCurrency } from './store-currency.js';
 import { checkPrices, explicitPrices, moneyOf, pricesAsSent, replacePrices, sellsInOthers, type PricedIn, type VariantPrice, type VariantPriceInput } from './variant-prices.js';
@@ -167,10 +167,15 @@ export class Products implements MediaUser {
   }
 
   /** The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's hot path). */
-  async listAnswer(page: PageRequest, filter: ProductFilter): Promise<{ items: ProductJson[]; pagination: Page<unknown>['pagination'] }> {
+  /**
+   * The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's
+   * hot path). `versioned`: with the catalog version it was read at, and only that version when it is
+   * the one of the answer the caller keeps (`unless`), in the same one statement.
+   */
+  async listAnswer(page: PageRequest, filter: ProductFilter, versioned?: VersionedRead): Promise<PageJson> {
     if (filter.activeOnly && filter.status && filter.status !== 'active') return { items: [], pagination: { cursor: null, has_next: false, limit: page.limit } };
     // Explicit prices ride in each variant's JSON (a store of one currency has none: the caller adds `[]`).
-    return this.db.readOneMayLag((sql) => readProductPageJson(sql, page, { ...filter, ...readMoney(filter), conditions: this.customFieldConditions(filter) }));
+    return this.db.readOneMayLag((sql) => readProductPageJson(sql, page, { ...filter, ...readMoney(filter), conditions: this.customFieldConditions(filter) }, versioned));
   }
 
   private customFieldConditions(filter: ProductFilter) {
