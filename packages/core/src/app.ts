@@ -21,7 +21,8 @@ import { documentCustomFields } from './custom-fields/openapi.js';
 import { CustomFields } from './custom-fields/registry.js';
 import { Database } from './db/database.js';
 import { directDatabaseUrl } from './db/direct.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import type { EmbeddedDatabase } from './db/embedded.js';
+import { startEmbeddedDatabaseInThread } from './db/embedded-thread.js';
 import { migrate, pendingMigrations } from './db/migrations.js';
 import { healthRoutes } from './http/health.js';
 import { buildHttp, type RouteInfo } from './http/server.js';
@@ -58,6 +59,11 @@ export interface CreateAppOptions {
   workers?: boolean;
   logger?: Logger;
   clock?: Clock;
+  /**
+   * The embedded database, already starting (the CLI starts it in its own thread before it loads the
+   * project's modules); without it, and without `DATABASE_URL`, the app starts one. The app closes it.
+   */
+  embedded?: Promise<EmbeddedDatabase>;
 }
 
 export interface QhatuApp {
@@ -127,7 +133,7 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
   const closers: Array<() => Promise<void> | void> = [];
   try {
     if (!config.databaseUrl) {
-      embedded = await startEmbeddedDatabase(config.dataDir);
+      embedded = await (options.embedded ?? startEmbeddedDatabaseInThread(config.dataDir));
       closers.push(() => embedded!.close());
       config = await ensurePlatformToken(config, logger);
     } else if (!config.platformToken && config.env === 'development') {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_DATA_DIR } from './db/embedded-thread.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -40,7 +41,7 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   QHATU_TRUST_PROXY: trustProxy.optional(),
   QHATU_QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,40}$/i, 'letters, digits, dashes and underscores').default('qhatu'),
-  QHATU_DATA_DIR: z.string().min(1).default('./.qhatu'),
+  QHATU_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   QHATU_PLATFORM_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   SMTP_URL: z.string().url().optional(),
   QHATU_PUBLIC_URL: z.string().url().optional(),

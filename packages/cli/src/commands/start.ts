@@ -30,14 +30,20 @@ export function startCommand(): Command {
 async function start(options: StartOptions): Promise<void> {
   // Listen for signals from the start: Ctrl+C during a long migration stops once it is done.
   const stopped = shutdownSignal();
-  const project = await loadProject(options.config);
-  const config = await readConfig();
-  const release = config.embedded ? lockDataDir(config.dataDir, 'start') : undefined;
+  // The embedded database starts in a thread of its own while the project's modules load (its data folder locked first).
+  const { embeddedDataDir, startEmbeddedDatabaseInThread } = await import('@qhatu/core/embedded');
+  const dataDir = embeddedDataDir();
+  const release = dataDir ? lockDataDir(dataDir, 'start') : undefined;
+  const embedded = dataDir ? startEmbeddedDatabaseInThread(dataDir) : undefined;
+  // Its failure is the app's to report (or moot when the project fails first): never an unhandled rejection.
+  embedded?.catch(() => undefined);
   try {
+    const project = await loadProject(options.config);
+    const config = await readConfig();
     // Development (the embedded database, or QHATU_ENV=development on PostgreSQL) runs the jobs here.
     const workers = options.workers ?? config.env === 'development';
     const { createApp } = await import('@qhatu/core');
-    const app = await createApp({ plugins: project.plugins, config, workers, migrate: config.embedded || Boolean(options.migrate) });
+    const app = await createApp({ plugins: project.plugins, config, workers, migrate: config.embedded || Boolean(options.migrate), embedded });
     try {
       await requireMigrated(app, 'start with --migrate');
       const address = await app.listen();
@@ -50,6 +56,8 @@ async function start(options: StartOptions): Promise<void> {
       await app.close();
     }
   } finally {
+    // Closed by the app; also when the project or the configuration failed before the app took it.
+    await embedded?.then((database) => database.close(), () => undefined);
     release?.();
   }
 }

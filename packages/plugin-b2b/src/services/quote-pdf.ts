@@ -1,4 +1,4 @@
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import type { PDFFont, PDFPage } from 'pdf-lib';
 import type { B2BCustomer } from '../entities/b2b-customer.js';
 import type { Quote } from '../entities/quote.js';
 
@@ -9,7 +9,6 @@ export interface Seller {
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 50;
-const GREY = rgb(0.35, 0.35, 0.35);
 
 // The standard fonts speak WinAnsi: Latin-1 and a few typographic marks; anything else prints as '?'.
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
@@ -31,6 +30,9 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * the subtotal, the price-list discount, the total, the notes and how long the offer holds.
  */
 export async function quotePdf(quote: Quote, customer: B2BCustomer, seller: Seller, at: Date): Promise<Buffer> {
+  // Loaded when the first quote is printed, not at every start (a tenth of a second of the store's start).
+  const { PDFDocument, StandardFonts, rgb } = await import('pdf-lib');
+  const GREY = rgb(0.35, 0.35, 0.35);
   const doc = await PDFDocument.create();
   doc.setTitle(`Quote ${quote.number}`);
   doc.setAuthor(winAnsi(seller.name));

@@ -1,5 +1,11 @@
 import { decodeHTMLAttribute } from 'entities';
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtml from 'sanitize-html';
+
+// Loaded when the first HTML is cleaned, not at every start (with its parser, some hundredths of a second).
+const load = createRequire(import.meta.url);
+let loaded: typeof sanitizeHtml | undefined;
+const sanitizer = (): typeof sanitizeHtml => (loaded ??= load('sanitize-html') as typeof sanitizeHtml);
 
 /** What a setting's value is to a storefront, told by its name (decision 0056). */
 export type SettingKind = 'html' | 'url' | 'text';
@@ -37,7 +43,7 @@ export const THEME_HTML_ALLOW_LIST: sanitizeHtml.IOptions = {
 };
 
 export function sanitizeThemeHtml(html: string): string {
-  return sanitizeHtml(html, THEME_HTML_ALLOW_LIST);
+  return sanitizer()(html, THEME_HTML_ALLOW_LIST);
 }
 
 /** Starts a tag, an end tag, a comment or a declaration when it follows `<`. */
