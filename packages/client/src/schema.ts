@@ -2614,7 +2614,9 @@ export interface paths {
         };
         /**
          * A customer's orders (same parameters as the order list)
-         * @description Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         * @description A staff member's page is kept with the snapshot it was read at: asked again while no transaction has changed the store's orders since, it is answered from memory after one light statement (any change, made through any process or in the database, is in the next page).
+         *
+         *     Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         get: operations["getCustomersByIdOrders"];
         put?: never;
@@ -3833,7 +3835,9 @@ export interface paths {
         };
         /**
          * List orders (a customer token: its own; newest first unless sorted otherwise, with or without q)
-         * @description Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
+         * @description A staff member's page is kept with the snapshot it was read at: asked again while no transaction has changed the store's orders since, it is answered from memory after one light statement (any change, made through any process or in the database, is in the next page).
+         *
+         *     Needs the permission `orders.read` (staff members by their role; admin API keys hold every permission unless given a role).
          */
         get: operations["getOrders"];
         put?: never;

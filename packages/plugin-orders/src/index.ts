@@ -1,4 +1,4 @@
-import { definePlugin, OutboxRelay } from '@qhatu/core';
+import { Database, definePlugin, Jobs, OutboxRelay } from '@qhatu/core';
 import { Fulfillment } from './entities/fulfillment.js';
 import { LineItem } from './entities/line-item.js';
 import { Order } from './entities/order.js';
@@ -23,6 +23,7 @@ import { orderStockMigration } from './migrations/0007_stock.js';
 import { orderCustomFieldsMigration } from './migrations/0008_custom_fields.js';
 import { orderCustomLinesMigration } from './migrations/0009_custom_lines.js';
 import { orderAmountWaivedMigration } from './migrations/0010_amount_waived.js';
+import { orderChangesMigration } from './migrations/0011_changes.js';
 import { OrderSettings } from './entities/settings.js';
 import { orderSettingsRoutes } from './routes/settings.js';
 import { Settlement } from './services/settlement.js';
@@ -60,13 +61,15 @@ export { orderOut, lineItemOut, fulfillmentOut } from './routes/serialize.js';
 export const PAYMENT_CONFIRMED_EVENT = 'payments.payment.confirmed';
 export const PAYMENT_CONFIRMED_JOB = 'orders.payment-confirmed';
 export const STOCK_ARRIVED_JOB = 'orders.stock-arrived';
+/** Forgets which transactions changed orders an hour ago (the staff's kept order pages are checked against the last ten minutes). */
+export const PRUNE_CHANGES_JOB = 'orders.prune-changes';
 
 /** Orders: price snapshots, numbers per store, the order lifecycle, fulfilments and their stock. */
 export default definePlugin({
   name: 'orders',
   dependsOn: ['catalog', 'customers', 'inventory'],
   entities: [Order, LineItem, Fulfillment, OrderSettings],
-  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration, orderCustomFieldsMigration, orderCustomLinesMigration, orderAmountWaivedMigration],
+  migrations: [ordersMigration, awaitingStockMigration, paymentsLedgerMigration, orderTaxesMigration, orderOffersMigration, ordersSearchMigration, orderStockMigration, orderCustomFieldsMigration, orderCustomLinesMigration, orderAmountWaivedMigration, orderChangesMigration],
   // Other plugins and the project add fields to orders (`customFields: { order: {...} }`).
   customFieldHosts: [{ entity: 'order', table: 'orders_order', graphqlType: 'Order' }],
   machines: [orderMachine],
@@ -105,12 +108,19 @@ export default definePlugin({
       attempts: 5,
       backoffMs: 2000,
     },
+    [PRUNE_CHANGES_JOB]: {
+      // Every store in one statement, as the owner (a housekeeping delete by age on its own index).
+      handler: (_data: unknown, { container }) => container.resolve(Database).query(`delete from orders_change where changed_at < now() - interval '1 hour'`).then(() => undefined),
+      attempts: 1,
+    },
     [STOCK_ARRIVED_JOB]: {
       handler: (data: { variant_id?: unknown; delta?: unknown }, { container }) => container.resolve(Orders).stockArrived(data).then(() => undefined),
       attempts: 3,
       backoffMs: 2000,
     },
   },
+  // One queued run per interval slot, however many worker processes there are.
+  background: ({ container }) => container.resolve(Jobs).every(PRUNE_CHANGES_JOB, 10 * 60_000),
   routes: async (app, { container }) => {
     await orderSettingsRoutes(app, container);
     await orderRoutes(app, container);

@@ -1,6 +1,6 @@
-import { ADMIN, answerAsBuilt, AppError, CustomFields, dataOf, errorResponses, IdParams, listOf, TenantContext, type PageRequest } from '@qhatu/core';
+import { ADMIN, answerAsBuilt, AppError, CLOCK, CustomFields, dataOf, errorResponses, IdParams, listOf, ReadCache, TenantContext, type Clock, type Page, type PageRequest } from '@qhatu/core';
 import { Customers } from '@qhatu/plugin-customers';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
 import type { OrderStatus } from '../entities/order.js';
@@ -17,9 +17,16 @@ import {
   OrderUndoReadyToShip,
 } from '../schemas/order.js';
 import { Fulfillments } from '../services/fulfillments.js';
-import { OrderReads, type OrderFilter, type OrderView } from '../services/order-reads.js';
+import { OrderReads, type OrderFilter, type OrderJson, type OrderView } from '../services/order-reads.js';
 import { Orders } from '../services/orders.js';
 import { fulfillmentOut, orderOut } from './serialize.js';
+
+/** The read cache's topic of the staff's kept order pages (checked against the database, never announced). */
+const ORDERS_TOPIC = 'orders';
+/** A kept page is checked for ten minutes at most: the changes it is checked against are kept an hour. */
+const KEPT_MS = 10 * 60_000;
+
+const KEPT = "A staff member's page is kept with the snapshot it was read at: asked again while no transaction has changed the store's orders since, it is answered from memory after one light statement (any change, made through any process or in the database, is in the next page).";
 
 /** Admin keys see every order; a customer token only its customer's. */
 const READERS = ['admin', 'customer'] as const;
@@ -52,6 +59,8 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   const fulfillments = container.resolve(Fulfillments);
   const customers = container.resolve(Customers);
   const fields = container.resolve(CustomFields);
+  const cache = container.resolve(ReadCache);
+  const clock = container.resolve<Clock>(CLOCK);
   const tags = ['Orders'];
   const one = { 200: dataOf(OrderOut), ...errorResponses(400, 401, 403, 404, 409, 422) };
   // Filters on the indexed custom fields the store declares (422 CUSTOM_FIELD_NOT_INDEXED for the others).
@@ -60,9 +69,27 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   const out = (v: OrderView) => orderOut(v, fields.present('order', v.order.customFields));
   const view = async (id: string) => ({ data: out(await reads.get(id)) });
   // Answered as PostgreSQL writes the page (`OrderReads.listAnswer`); `test/list.test.ts` holds the answers to `OrderOut`.
-  const list = async (query: OrderListQuery, filter: OrderFilter) => {
-    const { items, pagination } = await reads.listAnswer(query as PageRequest, filter);
-    return { data: items.map((item) => ({ ...item, custom_fields: fields.present('order', item.custom_fields) })), meta: { pagination } };
+  const answer = (items: OrderJson[], pagination: Page<unknown>['pagination']) => ({
+    data: items.map((item) => ({ ...item, custom_fields: fields.present('order', item.custom_fields) })),
+    meta: { pagination },
+  });
+  /**
+   * A page of the list. A customer's is read each time; a staff member's is kept in memory with the
+   * snapshot it was read at, and sent again while no transaction has changed the store's orders
+   * since (the same one statement checks, decision 0101), for ten minutes at most.
+   */
+  const list = async (req: FastifyRequest, reply: FastifyReply, query: OrderListQuery, filter: OrderFilter) => {
+    if (filter.ownerId || !cache.serving) {
+      const read = await reads.listAnswer(query as PageRequest, filter);
+      return read.unchanged ? undefined : answer(read.items, read.pagination);
+    }
+    const slot = cache.slot(TenantContext.tenantId(), ORDERS_TOPIC, `admin@${req.url}`);
+    const [at, snapshot] = slot.hit?.version?.split(' ') ?? [];
+    const held = snapshot && clock.now().getTime() - Number(at) < KEPT_MS ? slot.hit : undefined;
+    const read = await reads.listAnswer(query as PageRequest, filter, { unless: held ? snapshot : undefined });
+    const sent = read.unchanged && held ? held : read.unchanged ? undefined : slot.fill(JSON.stringify(answer(read.items, read.pagination)), `${clock.now().getTime()} ${read.snapshot}`);
+    if (!sent) throw new Error('An order page read as unchanged without an answer kept');
+    return reply.type('application/json; charset=utf-8').send(sent.body);
   };
 
   r.post('/orders', {
@@ -84,8 +111,8 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
     ...answerAsBuilt,
     config: { auth: READERS, permission: 'orders.read' },
     preValidation,
-    schema: { tags, summary: 'List orders (a customer token: its own; newest first unless sorted otherwise, with or without q)', querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
-  }, async (req) => list(req.query, filterOf(req.query, fields)));
+    schema: { tags, summary: 'List orders (a customer token: its own; newest first unless sorted otherwise, with or without q)', description: KEPT, querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req, reply) => list(req, reply, req.query, filterOf(req.query, fields)));
 
   r.get('/orders/:id', {
     config: { auth: READERS, permission: 'orders.read' },
@@ -104,12 +131,12 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
     ...answerAsBuilt,
     config: { auth: READERS, permission: 'orders.read' },
     preValidation,
-    schema: { tags, summary: "A customer's orders (same parameters as the order list)", params: IdParams, querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404, 422) } },
-  }, async (req) => {
+    schema: { tags, summary: "A customer's orders (same parameters as the order list)", description: KEPT, params: IdParams, querystring: listQuery, response: { 200: listOf(OrderOut), ...errorResponses(400, 401, 403, 404, 422) } },
+  }, async (req, reply) => {
     const owner = ownerId();
     if (owner && owner !== req.params.id) throw AppError.notFound('Customer', 'CUSTOMER_NOT_FOUND');
     await customers.get(req.params.id);
-    return list(req.query, { ...filterOf(req.query, fields), customer_id: req.params.id });
+    return list(req, reply, req.query, { ...filterOf(req.query, fields), customer_id: req.params.id });
   });
 
   r.post('/orders/:id/cancel', {

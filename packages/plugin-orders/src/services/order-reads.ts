@@ -58,6 +58,19 @@ const ORDER_JSON = `json_build_object('id', o.id, 'number', o.number, 'status', 
 
 const PAGE_COLUMNS = 'tenant_id, id, number, status, customer_id, customer_email, currency, subtotal, shipping_total, discount_total, tax_total, shipping_tax, prices_include_tax, total, amount_paid, amount_refunded, amount_waived, shipping_address, history, cancel_reason, cancelled_at, paid_at, fulfilled_at, custom_fields, created_at, updated_at';
 
+/**
+ * True when no transaction that changed the store's orders is invisible to the snapshot given (the
+ * kept answer's): every such transaction left a row in `orders_change` (migration 0011), and one
+ * not in the snapshot has an id from the snapshot's xmin on. Null (no snapshot kept) is false.
+ */
+const UNCHANGED_SINCE = `?::pg_snapshot is not null and not exists (select 1 from orders_change c
+    where c.tenant_id = ? and c.xid >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ?::pg_snapshot))`;
+
+/** A page as the list answers it; read with `kept`, the snapshot it was read at, or only that when the kept answer still holds. */
+export type OrderPage =
+  | { unchanged?: false; items: OrderJson[]; pagination: Page<unknown>['pagination']; snapshot?: string }
+  | { unchanged: true; snapshot: string };
+
 /** An order as the list answers it (`OrderOut`), custom fields as stored until presented. */
 export type OrderJson = Omit<z.output<typeof OrderOut>, 'custom_fields'> & { custom_fields: unknown };
 
@@ -125,24 +138,34 @@ export class OrderReads {
   /**
    * A page of orders as the list answers it, with their lines and shipments, made by PostgreSQL
    * in one round trip: no entities, no check of the answer against its schema on the way out
-   * (the orders' tests hold it to `OrderOut`).
+   * (the orders' tests hold it to `OrderOut`). `kept`: with the snapshot the page was read at, and
+   * without the page when nothing of the store changed since the snapshot of the answer the caller
+   * keeps (`unless`), in the same one statement (decision 0101).
    */
-  async listAnswer(page: PageRequest, filter: OrderFilter): Promise<{ items: OrderJson[]; pagination: Page<unknown>['pagination'] }> {
+  async listAnswer(page: PageRequest, filter: OrderFilter, kept?: { unless?: string }): Promise<OrderPage> {
     const field = page.sort.replace(/^-/, '');
     const dir = page.sort.startsWith('-') ? 'desc' : 'asc';
     return this.db.readOne(async (sql) => {
       const statement = pageStatement(sql.tenantId, page, filter, this.fieldConditions(filter), PAGE_COLUMNS);
-      const [row] = await sql.query<{ items: string }>(
-        `select coalesce(json_agg(${ORDER_JSON} order by o.${field} ${dir}, o.id ${dir}), '[]')::text as items from (${statement.sql}) o`,
-        statement.params,
-        // Prepared unless searched (a search's text varies with its words): planning the page's JSON costs about what running it does.
-        { prepare: !filter.q },
-      );
+      const json = (as: string) => `select coalesce(json_agg(${ORDER_JSON} order by o.${field} ${dir}, o.id ${dir}), '[]')::text${as} from (${statement.sql}) o`;
+      // Prepared unless searched (a search's text varies with its words): planning the page's JSON costs about what running it does.
+      const [row] = kept
+        ? await sql.query<{ items: string | null; snapshot: string }>(
+            `select pg_current_snapshot()::text as snapshot, case when ${UNCHANGED_SINCE} then null else (${json('')}) end as items`,
+            [kept.unless ?? null, sql.tenantId, kept.unless ?? null, kept.unless ?? null, ...statement.params],
+            { prepare: !filter.q },
+          )
+        : await sql.query<{ items: string; snapshot?: string }>(json(' as items'), statement.params, { prepare: !filter.q });
+      if (row.items === null) return { unchanged: true, snapshot: row.snapshot! };
       const rows = JSON.parse(row.items) as OrderJson[];
       const hasNext = rows.length > page.limit;
       const items = hasNext ? rows.slice(0, page.limit) : rows;
       const last = items[items.length - 1];
-      return { items, pagination: { cursor: hasNext ? encodeCursor({ s: page.sort, v: last[field as 'created_at' | 'number' | 'total'], i: last.id }) : null, has_next: hasNext, limit: page.limit } };
+      return {
+        items,
+        pagination: { cursor: hasNext ? encodeCursor({ s: page.sort, v: last[field as 'created_at' | 'number' | 'total'], i: last.id }) : null, has_next: hasNext, limit: page.limit },
+        snapshot: row.snapshot,
+      };
     });
   }
 
