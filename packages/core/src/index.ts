@@ -9,7 +9,7 @@ export { assertPermission, CORE_PERMISSIONS, hasPermission, isAdminRule, Permiss
 export { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, type CacheSync, type CacheSyncHandlers, type CacheTopicHandlers } from './auth/cache-sync.js';
 export { EXPECTATION_FAILED, expectSql, isExpectationFailure } from './db/expect.js';
 export { FactCache, factVersionSql, factVersionTrigger, type FactCacheSettings, type FactVersion, type KeptFacts } from './cache/fact-cache.js';
-export { entityTag, ReadCache, type CachedAnswer, type CacheSlot, type ReadCacheSettings } from './cache/read-cache.js';
+export { entityTag, ReadCache, type CachedAnswer, type CacheSlot, type CheckedRead, type ReadCacheSettings } from './cache/read-cache.js';
 export { FrontDoor, matchesEtag } from './http/front-door.js';
 export { StaffDirectory } from './staff/directory.js';
 export { StaffMembers } from './staff/members.js';

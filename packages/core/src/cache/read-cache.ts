@@ -101,6 +101,13 @@ export interface CacheSlot {
   fill(body: string, version?: string): CachedAnswer;
 }
 
+/**
+ * A read checked against the answer kept (`ReadCache.checked`): `unless` is the kept answer's version
+ * (absent when none is kept, or it is too old); the read answers the version it saw, with a body
+ * unless that version is `unless`.
+ */
+export type CheckedRead = (unless: string | undefined) => Promise<{ version: string; body?: string }>;
+
 /** A strong entity tag of a body: the first 16 bytes of its SHA-256. */
 export function entityTag(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
@@ -291,6 +298,27 @@ export class ReadCache {
     if (!held) return undefined;
     this.touched(full);
     return answerOf(held, full, this.hot);
+  }
+
+  /**
+   * An answer kept with the version of the data it was made from and checked against the database
+   * at every read (decisions 0099, 0101), where notices alone would be too late (an admin must see
+   * a change made through any process at once): `read` gets the kept answer's version and, in one
+   * statement, answers the version it sees and a body only when that differs. A kept answer older
+   * than `maxAgeMs` (by `now`) is not offered. Nothing is kept while the cache is not serving.
+   */
+  async checked(tenantId: string, topic: string, key: string, read: CheckedRead, options: { maxAgeMs?: number; now?: () => number } = {}): Promise<CachedAnswer> {
+    const now = options.now ?? Date.now;
+    const slot = this.slot(tenantId, topic, key);
+    // The version as kept: the time it was kept, then the caller's version.
+    const [at, version] = slot.hit?.version?.split(/ (.*)/s) ?? [];
+    const held = version !== undefined && now() - Number(at) < (options.maxAgeMs ?? Infinity) ? slot.hit : undefined;
+    const seen = await read(held ? version : undefined);
+    if (seen.body === undefined) {
+      if (!held) throw new Error(`A checked read of "${key}" answered no body with no answer kept`);
+      return held;
+    }
+    return slot.fill(seen.body, `${now()} ${seen.version}`);
   }
 
   /** The slot of `key` (a request's URL, say) of the store's topic. */

@@ -58,7 +58,7 @@ export async function productRoutes(app: FastifyInstance, container: DependencyC
     };
     // An admin page is read with the catalog's version, and not written again while that is the kept answer's.
     const read = await products.listAnswer(req.query, filter, admin && { unless: admin.unless });
-    admin?.seen(read.version);
+    if (read.version !== undefined) admin?.seen(read.version);
     if (read.unchanged) return UNCHANGED;
     const { items, pagination } = read;
     const show = shown(activeOnly);

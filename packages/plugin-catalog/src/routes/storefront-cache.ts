@@ -30,7 +30,7 @@ export const UNCHANGED = Symbol('unchanged');
 /** An admin read checked against the answer kept: the kept answer's version (if any), and the version the read saw. */
 export interface AdminKept {
   readonly unless?: string;
-  seen(version: string | undefined): void;
+  seen(version: string): void;
 }
 
 /**
@@ -65,11 +65,12 @@ export async function answerRead(
     const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, kept);
     answer = slot.hit ?? slot.fill(await serialize(true));
     reply.header('cache-control', PUBLIC);
-  } else if (options.adminKept && cache.serving) {
-    const slot = cache.slot(TenantContext.tenantId(), CATALOG_TOPIC, `${ADMIN_KEY}${key}`);
-    let seen: string | undefined;
-    const built = await build(false, translated, priced, { unless: slot.hit?.version, seen: (version) => (seen = version) });
-    answer = built === UNCHANGED && slot.hit ? slot.hit : slot.fill(reply.serialize(built) as string, seen);
+  } else if (options.adminKept) {
+    answer = await cache.checked(TenantContext.tenantId(), CATALOG_TOPIC, `${ADMIN_KEY}${key}`, async (unless) => {
+      let seen = '';
+      const built = await build(false, translated, priced, { unless, seen: (version) => (seen = version) });
+      return built === UNCHANGED ? { version: seen } : { version: seen, body: reply.serialize(built) as string };
+    });
     reply.header('cache-control', PRIVATE);
   } else {
     const body = await serialize(false);

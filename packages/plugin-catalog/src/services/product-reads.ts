@@ -1,6 +1,7 @@
 import { AppError, encodeCursor, keyset, localeLiteral, pgDate, searchPage, textSearchConfig, uuidArray, type CustomFieldValues, type KeysetColumn, type Page, type PageRequest, type SqlPart, type SqlReader, type StoreMoney } from '@qhatu/core';
 import type { Product, ProductImage, ProductStatus } from '../entities/product.js';
 import type { Variant } from '../entities/variant.js';
+import { SELLABLE_FACTS } from './sellables.js';
 import { translatedSortPage } from './translated-sort.js';
 import { CATALOG_TRANSLATIONS } from './translations.js';
 import { explicitPricesJson, priceInSql, type PricedIn, type VariantPrice } from './variant-prices.js';
@@ -384,7 +385,7 @@ export type PageJson =
   | { unchanged: true; version: string };
 
 /**
- * The store's catalog version (`catalog_cache_version`, moved in the transaction of every change of
- * what a product answer shows, decision 0005's trigger): '0' before its first change.
+ * The store's catalog version (moved in the transaction of every change of what a product answer
+ * shows), as the carts' kept facts read it: '0' before its first change.
  */
-const CATALOG_VERSION_SQL = `coalesce((select version::text from catalog_cache_version where tenant_id = ?), '0')`;
+const CATALOG_VERSION_SQL = `coalesce(${SELLABLE_FACTS.versionSql('?')}, '0')`;

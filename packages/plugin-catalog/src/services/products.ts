@@ -166,7 +166,6 @@ export class Products implements MediaUser {
     });
   }
 
-  /** The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's hot path). */
   /**
    * The same page as the list answers it, JSON made by PostgreSQL in one round trip (the REST list's
    * hot path). `versioned`: with the catalog version it was read at, and only that version when it is

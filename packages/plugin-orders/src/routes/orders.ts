@@ -79,17 +79,15 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
    * since (the same one statement checks, decision 0101), for ten minutes at most.
    */
   const list = async (req: FastifyRequest, reply: FastifyReply, query: OrderListQuery, filter: OrderFilter) => {
-    if (filter.ownerId || !cache.serving) {
+    if (filter.ownerId) {
       const read = await reads.listAnswer(query as PageRequest, filter);
       return read.unchanged ? undefined : answer(read.items, read.pagination);
     }
-    const slot = cache.slot(TenantContext.tenantId(), ORDERS_TOPIC, `admin@${req.url}`);
-    const [at, snapshot] = slot.hit?.version?.split(' ') ?? [];
-    const held = snapshot && clock.now().getTime() - Number(at) < KEPT_MS ? slot.hit : undefined;
-    const read = await reads.listAnswer(query as PageRequest, filter, { unless: held ? snapshot : undefined });
-    const sent = read.unchanged && held ? held : read.unchanged ? undefined : slot.fill(JSON.stringify(answer(read.items, read.pagination)), `${clock.now().getTime()} ${read.snapshot}`);
-    if (!sent) throw new Error('An order page read as unchanged without an answer kept');
-    return reply.type('application/json; charset=utf-8').send(sent.body);
+    const kept = await cache.checked(TenantContext.tenantId(), ORDERS_TOPIC, `admin@${req.url}`, async (unless) => {
+      const read = await reads.listAnswer(query as PageRequest, filter, { unless });
+      return read.unchanged ? { version: read.snapshot } : { version: read.snapshot!, body: JSON.stringify(answer(read.items, read.pagination)) };
+    }, { maxAgeMs: KEPT_MS, now: () => clock.now().getTime() });
+    return reply.type('application/json; charset=utf-8').send(kept.body);
   };
 
   r.post('/orders', {
