@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '@qhatu/plugin-payments';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 
 const TIMEOUT_MS = 20_000;
 /**
@@ -15,9 +15,22 @@ const MAX_NETWORK_RETRIES = 1;
 const MAX_CLIENTS = 100;
 
 const clients = new Map<string, Stripe>();
+let sdk: Promise<typeof Stripe> | undefined;
+
+/**
+ * Stripe's Node SDK, loaded on its first use rather than when the process starts (it is some 200
+ * modules): a store that takes no Stripe payment never loads it.
+ */
+export function loadStripe(): Promise<typeof Stripe> {
+  sdk ??= import('stripe').then((module) => module.default);
+  // A failed load is tried again on the next call rather than kept.
+  sdk.catch(() => (sdk = undefined));
+  return sdk;
+}
 
 /** The Stripe client for this store's secret key at the operator's base URL (protocol, host, port), with the operator's timeout if set. */
-export function stripeClient(ctx: GatewayContext): Stripe {
+export async function stripeClient(ctx: GatewayContext): Promise<Stripe> {
+  const StripeSdk = await loadStripe();
   const key = ctx.credentials.secret_key ?? '';
   // The map is keyed by a hash, so no secret key sits in it as a key.
   const timeout = ctx.timeoutMs ?? TIMEOUT_MS;
@@ -29,7 +42,7 @@ export function stripeClient(ctx: GatewayContext): Stripe {
     return cached;
   }
   // Without telemetry the SDK neither writes an id file under ~/.config/stripe nor sends the machine's OS.
-  const client = new Stripe(key, { ...address(ctx.baseUrl), timeout, maxNetworkRetries: MAX_NETWORK_RETRIES, telemetry: false });
+  const client = new StripeSdk(key, { ...address(ctx.baseUrl), timeout, maxNetworkRetries: MAX_NETWORK_RETRIES, telemetry: false });
   clients.set(id, client);
   if (clients.size > MAX_CLIENTS) clients.delete(clients.keys().next().value!);
   return client;

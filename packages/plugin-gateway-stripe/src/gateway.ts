@@ -8,8 +8,8 @@ import type {
   RefundRequest,
   RefundResult,
 } from '@qhatu/plugin-payments';
-import Stripe from 'stripe';
-import { stripeClient } from './client.js';
+import type Stripe from 'stripe';
+import { loadStripe, stripeClient } from './client.js';
 import { STRIPE_CURRENCIES } from './currencies.js';
 import { verifyStripeSignature } from './signature.js';
 
@@ -43,14 +43,14 @@ export function intentResult(intent: Stripe.PaymentIntent): ChargeResult {
   }
 }
 
-const { StripeAuthenticationError, StripeCardError, StripeIdempotencyError, StripeInvalidRequestError, StripePermissionError } = Stripe.errors;
 
 /**
  * Stripe's answer refusing the request (a card, a parameter, the key, the account's permissions, a
  * reused idempotency key). Anything else (no connection, a timeout, a 5xx, rate limiting) is not
  * an answer about this payment and is thrown.
  */
-function refusal(error: unknown): Stripe.errors.StripeError | null {
+async function refusal(error: unknown): Promise<Stripe.errors.StripeError | null> {
+  const { StripeAuthenticationError, StripeCardError, StripeIdempotencyError, StripeInvalidRequestError, StripePermissionError } = (await loadStripe()).errors;
   const refused = [StripeCardError, StripeInvalidRequestError, StripeAuthenticationError, StripePermissionError, StripeIdempotencyError].some((type) => error instanceof type);
   return refused ? (error as Stripe.errors.StripeError) : null;
 }
@@ -77,7 +77,7 @@ export const stripeGateway: PaymentGateway = {
 
   async charge(ctx: GatewayContext, req: ChargeRequest): Promise<ChargeResult> {
     try {
-      const intent = await stripeClient(ctx).paymentIntents.create(
+      const intent = await (await stripeClient(ctx)).paymentIntents.create(
         {
           amount: req.amount,
           currency: req.currency.toLowerCase(),
@@ -91,34 +91,34 @@ export const stripeGateway: PaymentGateway = {
       );
       return intentResult(intent);
     } catch (error) {
-      const refused = refusal(error);
+      const refused = await refusal(error);
       if (!refused) throw error;
       return { status: 'failed', providerPaymentId: refused.payment_intent?.id ?? null, failureReason: reason(refused) };
     }
   },
 
   async status(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
-    return intentResult(await stripeClient(ctx).paymentIntents.retrieve(providerPaymentId));
+    return intentResult(await (await stripeClient(ctx)).paymentIntents.retrieve(providerPaymentId));
   },
 
   async cancel(ctx: GatewayContext, providerPaymentId: string): Promise<ChargeResult> {
-    const stripe = stripeClient(ctx);
+    const stripe = await stripeClient(ctx);
     try {
       return intentResult(await stripe.paymentIntents.cancel(providerPaymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: `qhatu-cancel-${providerPaymentId}` }));
     } catch (error) {
-      if (!refusal(error)) throw error;
+      if (!(await refusal(error))) throw error;
       // Stripe refuses to cancel an intent that moved on (the shopper finished): its state is the answer.
       return intentResult(await stripe.paymentIntents.retrieve(providerPaymentId));
     }
   },
 
   async refundStatus(ctx: GatewayContext, providerRefundId: string): Promise<RefundResult> {
-    return refundResult(await stripeClient(ctx).refunds.retrieve(providerRefundId));
+    return refundResult(await (await stripeClient(ctx)).refunds.retrieve(providerRefundId));
   },
 
   async refund(ctx: GatewayContext, req: RefundRequest): Promise<RefundResult> {
     try {
-      const refund = await stripeClient(ctx).refunds.create(
+      const refund = await (await stripeClient(ctx)).refunds.create(
         {
           payment_intent: req.providerPaymentId,
           amount: req.amount,
@@ -129,13 +129,13 @@ export const stripeGateway: PaymentGateway = {
       );
       return refundResult(refund);
     } catch (error) {
-      const refused = refusal(error);
+      const refused = await refusal(error);
       if (!refused) throw error;
       return { status: 'failed', providerRefundId: null, failureReason: reason(refused) };
     }
   },
 
-  verifyNotification(ctx: GatewayContext, n: InboundNotification): boolean {
+  verifyNotification(ctx: GatewayContext, n: InboundNotification): Promise<boolean> {
     const header = n.headers['stripe-signature'];
     return verifyStripeSignature(Array.isArray(header) ? header[0] : header, n.rawBody, ctx.credentials.webhook_secret ?? '', n.now);
   },

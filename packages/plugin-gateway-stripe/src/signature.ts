@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import Stripe from 'stripe';
+import { loadStripe } from './client.js';
 
 /** Stripe's default tolerance between the signature's timestamp and now (the SDK's DEFAULT_TOLERANCE). */
 export const TOLERANCE_SECONDS = 300;
@@ -14,17 +14,19 @@ export function signStripePayload(payload: string | Buffer, secret: string, time
  * Verifies a `Stripe-Signature` header over the raw body with the SDK's `verifyHeader`, at the
  * app's clock `now`: any v1 value may match (Stripe sends several while a secret rolls), each
  * compared with `timingSafeEqual`, and the signature may be at most `tolerance` seconds old.
- * False, never a throw, on anything wrong.
+ * False, never a rejection, on anything wrong.
  */
-export function verifyStripeSignature(header: string | undefined, rawBody: Buffer, secret: string, now: Date, tolerance = TOLERANCE_SECONDS): boolean {
-  if (!header || !secret || !Stripe.webhooks.signature) return false;
+export async function verifyStripeSignature(header: string | undefined, rawBody: Buffer, secret: string, now: Date, tolerance = TOLERANCE_SECONDS): Promise<boolean> {
+  if (!header || !secret) return false;
   // The SDK bounds only the age: a timestamp ahead of the clock, or one that is not a number,
   // would pass its window. Exactly one whole-number `t`, within the tolerance either way.
   const stamps = header.split(',').filter((part) => part.startsWith('t='));
   if (stamps.length !== 1 || !/^t=\d{1,12}$/.test(stamps[0])) return false;
   if (Math.abs(now.getTime() / 1000 - Number(stamps[0].slice(2))) > tolerance) return false;
   try {
-    return Stripe.webhooks.signature.verifyHeader(rawBody, header, secret, tolerance, undefined, now.getTime());
+    const signature = (await loadStripe()).webhooks.signature;
+    if (!signature) return false;
+    return signature.verifyHeader(rawBody, header, secret, tolerance, undefined, now.getTime());
   } catch {
     return false;
   }

@@ -1,11 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { NotificationRouter } from './embedded-notifications.js';
 
 export interface EmbeddedDatabase {
@@ -28,11 +25,19 @@ async function freePort(host: string): Promise<number> {
 /**
  * PostgreSQL in WASM (PGlite) with its data in `<dataDir>/pgdata`, served on a loopback
  * port so that the same drivers (MikroORM, BullMQ) connect to it as to a real server.
- * It is one session shared by every connection: fine for trying and developing.
+ * It is one session shared by every connection: fine for trying and developing. PGlite is loaded
+ * here, not with the platform's modules: a process on a real server never loads it.
  */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const dir = path.resolve(dataDir, 'pgdata');
-  await mkdir(dir, { recursive: true });
+  const [{ PGlite }, { btree_gin }, { pg_trgm }, { unaccent }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/btree_gin'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('@electric-sql/pglite/contrib/unaccent'),
+    import('@electric-sql/pglite-socket'),
+    mkdir(dir, { recursive: true }),
+  ]);
   // The extensions plugins' migrations may create for indexed search, as on a real server.
   const db = await PGlite.create(dir, { extensions: { pg_trgm, unaccent, btree_gin } });
   // The job queue's functions live in their own schema; its driver's startup search_path is ignored here.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { QhatuConfig } from '../config.js';
@@ -43,12 +43,12 @@ const TENANT_FOLDER = /^[A-Za-z0-9_-]{1,64}$/;
  * Outgoing e-mail. Without `SMTP_URL` every message is written as an RFC 5322 `.eml` file to
  * `<data dir>/mail/<tenant>/<timestamp>-<id>.eml` (development, tests); with it, it goes through
  * nodemailer's SMTP transport. The sender is `QHATU_MAIL_FROM` (default `Qhatu <no-reply@localhost>`).
+ * nodemailer is loaded by the first message, not when the process starts.
  */
 @injectable()
 export class Mailer {
   readonly from: string;
-  private readonly smtp?: Transporter;
-  private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  private transports?: Promise<{ smtp?: Transporter; composer: Transporter }>;
 
   constructor(
     @inject(CONFIG) private readonly config: QhatuConfig,
@@ -56,7 +56,17 @@ export class Mailer {
     @inject(LOGGER) private readonly logger: Logger,
   ) {
     this.from = config.environment.QHATU_MAIL_FROM?.trim() || DEFAULT_MAIL_FROM;
-    if (config.smtpUrl) this.smtp = createTransport(config.smtpUrl);
+  }
+
+  /** The SMTP transport (with `SMTP_URL`) and the one that writes `.eml` files, made on the first message. */
+  private transport(): Promise<{ smtp?: Transporter; composer: Transporter }> {
+    this.transports ??= import('nodemailer').then(({ createTransport }) => ({
+      ...(this.config.smtpUrl ? { smtp: createTransport(this.config.smtpUrl) } : {}),
+      composer: createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+    }));
+    // A failed load is tried again by the next message rather than kept.
+    this.transports.catch(() => (this.transports = undefined));
+    return this.transports;
   }
 
   /** Where the file transport writes a tenant's messages. */
@@ -82,12 +92,13 @@ export class Mailer {
       messageId: `<${id}@qhatu>`,
       headers: { 'X-Qhatu-Tenant': message.tenantId },
     };
-    if (this.smtp) {
-      const info = await this.smtp.sendMail(options);
+    const { smtp, composer } = await this.transport();
+    if (smtp) {
+      const info = await smtp.sendMail(options);
       this.logger.debug({ messageId: info.messageId, tenantId: message.tenantId }, 'mail sent over SMTP');
       return { messageId: String(info.messageId), transport: 'smtp' };
     }
-    const built = await this.composer.sendMail(options);
+    const built = await composer.sendMail(options);
     await mkdir(folder, { recursive: true });
     const file = path.join(folder, `${at.toISOString().replace(/[:.]/g, '-')}-${id}.eml`);
     await writeFile(file, built.message as Buffer, { flag: 'wx' });
@@ -97,6 +108,6 @@ export class Mailer {
 
   /** Closes the SMTP connections, if any. */
   close(): void {
-    this.smtp?.close();
+    void this.transports?.then(({ smtp }) => smtp?.close(), () => undefined);
   }
 }

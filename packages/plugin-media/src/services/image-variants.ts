@@ -1,5 +1,4 @@
 import { AppError, Database, type JobContext } from '@qhatu/core';
-import sharp from 'sharp';
 import { inject, injectable } from 'tsyringe';
 import { MediaFile } from '../entities/media-file.js';
 import { filePrefix, MEDIA_STORAGE, readAll, type MediaStorage } from '../storage/storage.js';
@@ -68,6 +67,8 @@ async function render(bytes: Buffer, contentType: string): Promise<Rendition[]> 
   // Sized variants keep JPEG or PNG; other formats become WebP.
   const sized = contentType === 'image/jpeg' ? 'jpeg' : contentType === 'image/png' ? 'png' : 'webp';
   const out: Rendition[] = [];
+  // sharp (a native library) is loaded by the first image, not when the process starts.
+  const { default: sharp } = await import('sharp');
   for (const spec of IMAGE_VARIANTS) {
     let image = sharp(bytes, { failOn: 'error' }).rotate();
     if (spec.box) image = image.resize({ width: spec.box, height: spec.box, fit: 'inside', withoutEnlargement: true });
