@@ -1,10 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { createApp } from '../packages/core/src/app.js';
-import { loadConfig } from '../packages/core/src/config.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fullStore from '../starters/full-store/qhatu.config.js';
 import { startBaseline } from './baseline.js';
 
@@ -79,8 +78,14 @@ function ask(child: ChildProcess, message: ToChild): Promise<FromChild> {
 }
 
 /** Starts a server in a child process and resolves once it listens. */
+/** `BENCH_COMPILED=1`: the app's process runs the packages' compiled dist/ (as `pnpm start` does), not their sources. */
+const COMPILED = process.env.BENCH_COMPILED === '1';
+const SOURCE_CONDITION = '--conditions=qhatu-source';
+
 export async function spawnServer(kind: ServerKind, options: ServerOptions): Promise<RunningServer> {
-  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], { stdio: 'inherit' });
+  // Without the source condition every @qhatu package (the starter's plugins and core) resolves to dist/.
+  const env = COMPILED ? { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(SOURCE_CONDITION, '').trim() } : process.env;
+  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], { stdio: 'inherit', env });
   try {
     // The options (the platform token among them) go over IPC, not argv, so `ps` does not show them.
     const answer = await ask(child, { type: 'start', kind, options });
@@ -111,6 +116,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** The real app as production runs it: one process, the full-store starter's plugins, no job workers. */
 async function startApp(options: ServerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  // @qhatu/core as the starter's plugins resolve it: its sources under the tests' condition, else dist/.
+  const core = createRequire(fileURLToPath(new URL('../starters/full-store/qhatu.config.ts', import.meta.url))).resolve('@qhatu/core');
+  const { createApp, loadConfig } = (await import(pathToFileURL(core).href)) as typeof import('../packages/core/src/index.js');
   const config = loadConfig({
     DATABASE_URL: options.databaseUrl,
     QHATU_PLATFORM_TOKEN: options.platformToken,

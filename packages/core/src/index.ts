@@ -40,6 +40,7 @@ export { directDatabaseUrl } from './db/direct.js';
 export { dropSearchIndex, searchCondition, searchIndex, searchPage, searchWhere, type SearchIndexSpec, type SearchPageSpec, type SqlPart } from './db/search.js';
 export { COUNTRY_CODES, CountryCode } from './http/country-codes.js';
 export { AppError, isAppError, withArticle, type ErrorDetail } from './errors.js';
+export { onFirstUse } from './on-first-use.js';
 export { DEFAULT_MAIL_FROM, Mailer, type MailAttachment, type MailMessage, type SentMail } from './mail/mailer.js';
 export { fillPlaceholders, MAIL_KEY, MailTexts, textToHtml, type ComposedMail, type MailText } from './mail/texts.js';
 export { EventBus, type DomainEvent } from './events/bus.js';

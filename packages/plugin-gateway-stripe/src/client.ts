@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { onFirstUse } from '@qhatu/core';
 import type { GatewayContext } from '@qhatu/plugin-payments';
 import type Stripe from 'stripe';
 
@@ -15,18 +16,12 @@ const MAX_NETWORK_RETRIES = 1;
 const MAX_CLIENTS = 100;
 
 const clients = new Map<string, Stripe>();
-let sdk: Promise<typeof Stripe> | undefined;
 
 /**
  * Stripe's Node SDK, loaded on its first use rather than when the process starts (it is some 200
  * modules): a store that takes no Stripe payment never loads it.
  */
-export function loadStripe(): Promise<typeof Stripe> {
-  sdk ??= import('stripe').then((module) => module.default);
-  // A failed load is tried again on the next call rather than kept.
-  sdk.catch(() => (sdk = undefined));
-  return sdk;
-}
+export const loadStripe = onFirstUse(() => import('stripe').then((module) => module.default));
 
 /** The Stripe client for this store's secret key at the operator's base URL (protocol, host, port), with the operator's timeout if set. */
 export async function stripeClient(ctx: GatewayContext): Promise<Stripe> {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { QhatuConfig } from '../config.js';
 import { leavesDatabase } from '../db/retry.js';
+import { onFirstUse } from '../on-first-use.js';
 import { CLOCK, CONFIG, LOGGER, type Clock } from '../tokens.js';
 
 export const DEFAULT_MAIL_FROM = 'Qhatu <no-reply@localhost>';
@@ -48,7 +48,15 @@ const TENANT_FOLDER = /^[A-Za-z0-9_-]{1,64}$/;
 @injectable()
 export class Mailer {
   readonly from: string;
-  private transports?: Promise<{ smtp?: Transporter; composer: Transporter }>;
+  /** The SMTP transport (with `SMTP_URL`) and the one that writes `.eml` files, made by the first message. */
+  private readonly transport = onFirstUse(() =>
+    import('nodemailer').then(({ createTransport }) => ({
+      ...(this.config.smtpUrl ? { smtp: createTransport(this.config.smtpUrl) } : {}),
+      composer: createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+    })),
+  );
+  /** Whether a message asked for the transports (closing does not load nodemailer to close nothing). */
+  private used = false;
 
   constructor(
     @inject(CONFIG) private readonly config: QhatuConfig,
@@ -56,17 +64,6 @@ export class Mailer {
     @inject(LOGGER) private readonly logger: Logger,
   ) {
     this.from = config.environment.QHATU_MAIL_FROM?.trim() || DEFAULT_MAIL_FROM;
-  }
-
-  /** The SMTP transport (with `SMTP_URL`) and the one that writes `.eml` files, made on the first message. */
-  private transport(): Promise<{ smtp?: Transporter; composer: Transporter }> {
-    this.transports ??= import('nodemailer').then(({ createTransport }) => ({
-      ...(this.config.smtpUrl ? { smtp: createTransport(this.config.smtpUrl) } : {}),
-      composer: createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
-    }));
-    // A failed load is tried again by the next message rather than kept.
-    this.transports.catch(() => (this.transports = undefined));
-    return this.transports;
   }
 
   /** Where the file transport writes a tenant's messages. */
@@ -92,6 +89,7 @@ export class Mailer {
       messageId: `<${id}@qhatu>`,
       headers: { 'X-Qhatu-Tenant': message.tenantId },
     };
+    this.used = true;
     const { smtp, composer } = await this.transport();
     if (smtp) {
       const info = await smtp.sendMail(options);
@@ -108,6 +106,6 @@ export class Mailer {
 
   /** Closes the SMTP connections, if any. */
   close(): void {
-    void this.transports?.then(({ smtp }) => smtp?.close(), () => undefined);
+    if (this.used) void this.transport().then(({ smtp }) => smtp?.close(), () => undefined);
   }
 }

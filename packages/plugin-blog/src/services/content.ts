@@ -1,10 +1,9 @@
 import { createRequire } from 'node:module';
+import { onFirstUse } from '@qhatu/core';
 import type sanitizeHtml from 'sanitize-html';
 
 // Loaded when the first HTML is cleaned, not at every start (with its parser, some hundredths of a second).
-const load = createRequire(import.meta.url);
-let loaded: typeof sanitizeHtml | undefined;
-const sanitizer = (): typeof sanitizeHtml => (loaded ??= load('sanitize-html') as typeof sanitizeHtml);
+const sanitizer = onFirstUse(() => createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml);
 
 /**
  * The HTML a post may keep. Everything else is dropped before the post is stored:

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { onFirstUse } from '@qhatu/core';
 import type { S3Settings } from '../settings.js';
 import { encodeKey, readAll, type MediaStorage, type StoredObject } from './storage.js';
 
@@ -11,7 +12,6 @@ type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3
  */
 export class S3Storage implements MediaStorage {
   private readonly base: string;
-  private loaded?: Promise<{ sdk: Sdk; client: S3Client }>;
 
   constructor(private readonly settings: S3Settings) {
     this.base = settings.publicUrl ?? bucketUrl(settings);
@@ -22,8 +22,8 @@ export class S3Storage implements MediaStorage {
     return (await this.sdk()).client;
   }
 
-  private sdk(): Promise<{ sdk: Sdk; client: S3Client }> {
-    this.loaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]) => {
+  private readonly sdk = onFirstUse(() =>
+    Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]): { sdk: Sdk; client: S3Client } => {
       const client = new s3.S3Client({
         region: this.settings.region,
         endpoint: this.settings.endpoint,
@@ -34,11 +34,8 @@ export class S3Storage implements MediaStorage {
         responseChecksumValidation: 'WHEN_REQUIRED',
       });
       return { sdk: { ...s3, getSignedUrl: presigner.getSignedUrl }, client };
-    });
-    // A failed load is tried again on the next call rather than kept.
-    this.loaded.catch(() => (this.loaded = undefined));
-    return this.loaded;
-  }
+    }),
+  );
 
   async presignPut(key: string, contentType: string, size: number, expiresAt: Date): Promise<string> {
     const { sdk, client } = await this.sdk();
