@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { FrontDoor, ReadCache } from '@qhatu/core';
 import { captureLogs, createTestApp, type LogLine, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import media from '@qhatu/plugin-media';
@@ -163,6 +164,53 @@ describe('a storefront read asked again', () => {
     await caughtUp();
     const fresh = await post(body);
     expect([fresh.atDoor, JSON.parse(fresh.body).data.product.title]).toEqual([false, 'Big teapot']);
+  });
+
+  it('answers a query whose body comes in pieces, and two on one connection; a body cut short is not answered and harms nothing', async () => {
+    const shop = await t.createTenant();
+    const product = await createProduct(t, shop, { title: 'Kettle' });
+    await caughtUp();
+    const body = JSON.stringify({ query: 'query P($id: ID!) { product(id: $id) { id title } }', variables: { id: product.id } });
+    const head = (length: number) =>
+      // As fetch sends it (its Accept-Language is part of what the answer depends on).
+      [`POST /graphql HTTP/1.1`, `host: 127.0.0.1`, `accept-language: *`, `content-type: application/json`, `content-length: ${length}`, ...Object.entries(shop.headers(shop.storefrontToken)).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+    const framework = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...shop.headers(shop.storefrontToken), 'content-type': 'application/json' }, body });
+    const expected = await framework.text();
+    const { port } = new URL(base);
+    /** Writes the pieces over one socket, a few milliseconds apart, and reads until `answers` bodies or the socket ends. */
+    const raw = (pieces: string[], answers: number) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        const done = () => (socket.destroy(), resolve(text));
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (text.split(expected).length - 1 >= answers) done();
+        });
+        socket.on('end', done);
+        socket.on('error', reject);
+        socket.on('connect', async () => {
+          for (const piece of pieces) {
+            socket.write(piece);
+            await new Promise((r) => setTimeout(r, 15));
+          }
+          if (answers === 0) socket.end();
+        });
+      });
+    const before = door.answered;
+    const split = await raw([head(Buffer.byteLength(body)), body.slice(0, 20), body.slice(20)], 1);
+    expect(split).toMatch(/^HTTP\/1\.1 200 /);
+    expect(split.endsWith(expected)).toBe(true);
+    expect(door.answered).toBe(before + 1);
+    const twice = await raw([head(Buffer.byteLength(body)) + body + head(Buffer.byteLength(body)) + body], 2);
+    expect(twice.split(expected).length - 1).toBe(2);
+    expect(door.answered).toBe(before + 3);
+    // Ten bytes promised that never come: no answer from the door, and the server goes on.
+    await raw([head(Buffer.byteLength(body) + 10), body], 0);
+    expect(door.answered).toBe(before + 3);
+    const after = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...shop.headers(shop.storefrontToken), 'content-type': 'application/json' }, body });
+    expect([after.status, await after.text()]).toEqual([200, expected]);
+    expect(door.answered).toBe(before + 4);
   });
 
   it('logs and counts a door answer as the framework logs and counts its own', async () => {
