@@ -166,26 +166,19 @@ export class FrontDoor {
     // A query: its body is read here, and handed on with the request when the door does not answer it.
     const chunks: Buffer[] = [];
     let received = 0;
-    let answered = false;
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       chunks.push(chunk);
-      // The whole body is in (most often with the headers, in one chunk): answered now, not a tick later at the stream's end.
-      if (received === length) {
-        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-        (req as ReadRequest)[READ_BODY] = body;
-        answered = this.answer(req, res, body);
-      }
+      if (received < length) return;
+      // The whole body is in (most often with the headers, in one chunk): answered now, not a tick
+      // later at the stream's end. A body that never comes whole ends in 'error', never in 'end'.
+      req.off('data', onData);
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      (req as ReadRequest)[READ_BODY] = body;
+      if (!this.answer(req, res, body)) req.once('end', () => next(req, res));
     };
     req.on('data', onData);
     req.once('error', () => res.destroy());
-    req.once('end', () => {
-      req.off('data', onData);
-      if (answered) return;
-      // Not answered, or a body that did not match its Content-Length: the framework takes it (and refuses the latter).
-      if (received !== length) (req as ReadRequest)[READ_BODY] = Buffer.concat(chunks, received);
-      next(req, res);
-    });
   }
 
   /**
