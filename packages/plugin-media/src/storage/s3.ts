@@ -4,8 +4,6 @@ import { onFirstUse } from '@qhatu/core';
 import type { S3Settings } from '../settings.js';
 import { encodeKey, readAll, type MediaStorage, type StoredObject } from './storage.js';
 
-type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3-request-presigner'), 'getSignedUrl'>;
-
 /**
  * An S3-compatible bucket; clients upload straight to it with presigned PUT addresses. The AWS SDK
  * (about a megabyte of modules) is loaded on the first use, not when the process starts.
@@ -23,8 +21,8 @@ export class S3Storage implements MediaStorage {
   }
 
   private readonly sdk = onFirstUse(() =>
-    Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]): { sdk: Sdk; client: S3Client } => {
-      const client = new s3.S3Client({
+    Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([sdk, { getSignedUrl }]) => {
+      const client = new sdk.S3Client({
         region: this.settings.region,
         endpoint: this.settings.endpoint,
         forcePathStyle: this.settings.forcePathStyle,
@@ -33,16 +31,16 @@ export class S3Storage implements MediaStorage {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       });
-      return { sdk: { ...s3, getSignedUrl: presigner.getSignedUrl }, client };
+      return { sdk, getSignedUrl, client };
     }),
   );
 
   async presignPut(key: string, contentType: string, size: number, expiresAt: Date): Promise<string> {
-    const { sdk, client } = await this.sdk();
+    const { sdk, getSignedUrl, client } = await this.sdk();
     const command = new sdk.PutObjectCommand({ Bucket: this.settings.bucket, Key: key, ContentType: contentType, ContentLength: size });
     const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000));
     // Content type and length are signed: the bucket refuses any other.
-    return sdk.getSignedUrl(client, command, { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) });
+    return getSignedUrl(client, command, { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) });
   }
 
   async head(key: string): Promise<StoredObject | null> {
@@ -95,7 +93,7 @@ function bucketUrl({ bucket, region, endpoint, forcePathStyle }: S3Settings): st
   return `${url.protocol}//${bucket}.${url.host}${base}`;
 }
 
-function isMissing(sdk: Sdk, error: unknown): boolean {
+function isMissing(sdk: typeof import('@aws-sdk/client-s3'), error: unknown): boolean {
   if (error instanceof sdk.S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return true;
   return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 }

@@ -81,11 +81,11 @@ export async function orderRoutes(app: FastifyInstance, container: DependencyCon
   const list = async (req: FastifyRequest, reply: FastifyReply, query: OrderListQuery, filter: OrderFilter) => {
     if (filter.ownerId) {
       const read = await reads.listAnswer(query as PageRequest, filter);
-      return read.unchanged ? undefined : answer(read.items, read.pagination);
+      return answer(read.items, read.pagination);
     }
     const kept = await cache.checked(TenantContext.tenantId(), ORDERS_TOPIC, `admin@${req.url}`, async (unless) => {
       const read = await reads.listAnswer(query as PageRequest, filter, { unless });
-      return read.unchanged ? { version: read.snapshot } : { version: read.snapshot!, body: JSON.stringify(answer(read.items, read.pagination)) };
+      return read.unchanged ? { version: read.snapshot } : { version: read.snapshot, body: JSON.stringify(answer(read.items, read.pagination)) };
     }, { maxAgeMs: KEPT_MS, now: () => clock.now().getTime() });
     return reply.type('application/json; charset=utf-8').send(kept.body);
   };

@@ -66,10 +66,15 @@ const PAGE_COLUMNS = 'tenant_id, id, number, status, customer_id, customer_email
 const UNCHANGED_SINCE = `?::pg_snapshot is not null and not exists (select 1 from orders_change c
     where c.tenant_id = ? and c.xid >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ?::pg_snapshot))`;
 
-/** A page as the list answers it; read with `kept`, the snapshot it was read at, or only that when the kept answer still holds. */
-export type OrderPage =
-  | { unchanged?: false; items: OrderJson[]; pagination: Page<unknown>['pagination']; snapshot?: string }
-  | { unchanged: true; snapshot: string };
+/** A page as the list answers it. */
+export interface OrderPage {
+  unchanged?: false;
+  items: OrderJson[];
+  pagination: Page<unknown>['pagination'];
+}
+
+/** A page read with `kept`: with the snapshot it was read at, or only that when the kept answer still holds. */
+export type KeptOrderPage = (OrderPage & { snapshot: string }) | { unchanged: true; snapshot: string };
 
 /** An order as the list answers it (`OrderOut`), custom fields as stored until presented. */
 export type OrderJson = Omit<z.output<typeof OrderOut>, 'custom_fields'> & { custom_fields: unknown };
@@ -142,7 +147,9 @@ export class OrderReads {
    * without the page when nothing of the store changed since the snapshot of the answer the caller
    * keeps (`unless`), in the same one statement (decision 0101).
    */
-  async listAnswer(page: PageRequest, filter: OrderFilter, kept?: { unless?: string }): Promise<OrderPage> {
+  listAnswer(page: PageRequest, filter: OrderFilter): Promise<OrderPage>;
+  listAnswer(page: PageRequest, filter: OrderFilter, kept: { unless?: string }): Promise<KeptOrderPage>;
+  async listAnswer(page: PageRequest, filter: OrderFilter, kept?: { unless?: string }): Promise<OrderPage | KeptOrderPage> {
     const field = page.sort.replace(/^-/, '');
     const dir = page.sort.startsWith('-') ? 'desc' : 'asc';
     return this.db.readOne(async (sql) => {
@@ -164,7 +171,7 @@ export class OrderReads {
       return {
         items,
         pagination: { cursor: hasNext ? encodeCursor({ s: page.sort, v: last[field as 'created_at' | 'number' | 'total'], i: last.id }) : null, has_next: hasNext, limit: page.limit },
-        snapshot: row.snapshot,
+        ...(kept ? { snapshot: row.snapshot! } : {}),
       };
     });
   }
