@@ -101,10 +101,15 @@ async function loadCeiling(app: RunningServer, baseline: RunningServer, store: S
 const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
 async function measure(server: RunningServer, scenario: Scenario, load: LoadSettings, profileFile?: string): Promise<ScenarioResult> {
-  if (profileFile) await server.startProfile();
-  // CPU is counted from the load's start: a scenario's preparation (carts to check out) is not its work.
+  // CPU is counted, and profiled, from the load's start: a scenario's preparation (carts to check out) is not its work.
   let before: CpuReading | undefined;
-  const result = await runScenario(server.url, scenario, load, async () => void (before = await readCpu(server.pid)));
+  const result = await runScenario(server.url, scenario, load, async () => {
+    if (profileFile) {
+      await server.startProfile();
+      log(`${scenario.name}: profiling the load`);
+    }
+    before = await readCpu(server.pid);
+  });
   const spent = cpuBetween(before!, await readCpu(server.pid));
   // The warm-up ran at the same pace: the measured seconds' share of the CPU is their share of the time.
   const share = load.durationSeconds / (load.durationSeconds + load.warmupSeconds);

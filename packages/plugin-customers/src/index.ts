@@ -27,7 +27,7 @@ import { StoreSettings } from './services/store-settings.js';
 
 export { Customer, CUSTOMER_STATUSES, type CustomerStatus } from './entities/customer.js';
 export { CustomerAddress } from './entities/address.js';
-export { Customers, customerEvent, listedLocale } from './services/customers.js';
+export { Customers, customerByEmailSql, customerEvent, listedLocale } from './services/customers.js';
 export { CustomerAddresses } from './services/addresses.js';
 export { CustomerAccounts, type CustomerSession, type Registration } from './services/accounts.js';
 export { REGISTRATION_MODES, type RegistrationMode } from './entities/store-settings.js';

@@ -24,7 +24,7 @@ export { StockAdjustment, ADJUSTMENT_REASONS, type AdjustmentReason } from './en
 export { StockReservation } from './entities/stock-reservation.js';
 export { Reservations, type HeldLine, type HoldInput, type ReservationChange, type ReservationLine, type ReserveInput, type Shortfall } from './services/reservations.js';
 export { VariantSetting } from './entities/variant-setting.js';
-export { VariantSettings, type StockTerms } from './services/variant-settings.js';
+export { VariantSettings, stockTermsFrom, stockTermsSql, type StockTerms } from './services/variant-settings.js';
 export { Stock, type RestockInput } from './services/stock.js';
 export { Warehouses } from './services/warehouses.js';
 

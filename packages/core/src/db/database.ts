@@ -32,6 +32,8 @@ interface PendingEntry {
   connection?: object;
   /** With read replicas: told the primary's WAL position once its COMMIT went through (read-your-writes). */
   committedAt?: (lsn: string | undefined) => void;
+  /** The outbox rows of the transaction's events (`Tx.publish`): inserted in the round trip of its COMMIT. */
+  outbox: DomainEvent[];
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
@@ -105,9 +107,12 @@ function rideOnBegin(client: KnexClient): void {
       pending.connection = connection as object;
       sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
     }
+    const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
+    // The transaction's events go into the outbox in the COMMIT's round trip, just before it.
+    const outbox = ours && pending.outbox.length > 0 ? `${outboxInsertSql(pending.outbox.splice(0))}; ` : '';
     // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
-    const noting = obj.sql === 'COMMIT;' && pending?.committedAt && pending.connection === connection ? pending.committedAt : undefined;
-    if (noting) sent = { ...obj, sql: `COMMIT; ${COMMIT_LSN_SQL}` };
+    const noting = ours && pending.committedAt ? pending.committedAt : undefined;
+    if (outbox || noting) sent = { ...obj, sql: `${outbox}COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}` };
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
     const answered = noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent);
     return answered.catch((error: unknown) => {
@@ -140,6 +145,10 @@ export class Tx implements TxReader {
     private readonly clock: Clock,
     readonly pending: DomainEvent[],
     private readonly committed: Array<() => Promise<void> | void> = [],
+    /** Where the outbox rows go when the transaction inserts them with its COMMIT (`tenant()`); else the ORM flushes them. */
+    private readonly outbox?: DomainEvent[],
+    /** `query` with `prepare` (`tenant()`, unless the deployment prepares nothing). */
+    private readonly prepared?: <R>(sql: string, params: unknown[]) => Promise<R[]>,
   ) {}
 
   /**
@@ -166,6 +175,11 @@ export class Tx implements TxReader {
   publish<T extends Record<string, unknown>>(type: string, data: T): DomainEvent<T> {
     if (!this.tenantId) throw new Error(`Event ${type} published outside a tenant`);
     const event = domainEvent(type, this.tenantId, this.clock.now(), data);
+    this.pending.push(event as DomainEvent);
+    if (this.outbox) {
+      this.outbox.push(event as DomainEvent);
+      return event;
+    }
     this.em.create(OutboxEvent, {
       id: event.id,
       tenantId: event.tenantId,
@@ -175,14 +189,18 @@ export class Tx implements TxReader {
       occurredAt: event.time,
       publishedAt: null,
     });
-    this.pending.push(event as DomainEvent);
     return event;
   }
 
   readonly now = (): Date => this.clock.now();
 
-  /** SQL on this transaction (`em.execute`). */
-  query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+  /**
+   * SQL on this transaction (`em.execute`). `prepare`: parsed and planned once per connection (a
+   * named statement of the protocol), for a large statement of a hot path whose planning costs as
+   * much as running it; with `DATABASE_PREPARE=off` it is sent as it is.
+   */
+  query<R = Record<string, unknown>>(sql: string, params: unknown[] = [], options: { prepare?: boolean } = {}): Promise<R[]> {
+    if (options.prepare && this.prepared) return this.prepared<R>(sql, params);
     return this.em.execute<R[]>(sql, params);
   }
 }
@@ -215,6 +233,12 @@ export interface SqlTx extends TxReader {
 }
 
 const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
+
+/** The outbox rows of `events` in one statement, their values written in (it goes out in the simple protocol, with COMMIT). */
+function outboxInsertSql(events: DomainEvent[]): string {
+  const rows = events.map((e) => inlined('(?, ?, ?, ?, ?::jsonb, ?)', [e.id, e.tenantId, e.type, e.source, JSON.stringify(e.data), e.time]));
+  return `insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values ${rows.join(', ')}`;
+}
 
 /** An event of `tenantId` about to be recorded in the outbox. */
 function domainEvent<T extends Record<string, unknown>>(type: string, tenantId: string, time: Date, data: T): DomainEvent<T> {
@@ -292,6 +316,11 @@ export interface SqlStatement {
 // The statements prepared on each pooled connection, by name; a name is a digest of the statement's text.
 const preparedOn = new WeakMap<object, Set<string>>();
 const preparedNames = new Map<string, string>();
+
+/** The name of a statement prepared by the protocol (`Tx.query`), apart from those of `PREPARE`: the driver keeps its own list of them. */
+function protocolName(sql: string): string {
+  return `${preparedName(sql)}_p`;
+}
 
 function preparedName(sql: string): string {
   let name = preparedNames.get(sql);
@@ -476,7 +505,7 @@ export class Database {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const valid = UUID.test(tenantId);
-    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined };
+    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined, outbox: [] };
     const replicas = this.replicas;
     if (replicas && valid) {
       const caller = callerKey(tenantId);
@@ -488,7 +517,8 @@ export class Database {
         if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
         entry.sent = true;
         em.setFilterParams('tenant', { tenantId });
-        const tx = (opened = new Tx(em, tenantId, this.clock, []));
+        // The events' outbox rows ride on COMMIT where BEGIN rode (its connection is known); else the ORM writes them.
+        const tx = (opened = new Tx(em, tenantId, this.clock, [], [], entry.connection ? entry.outbox : undefined, this.prepare ? this.preparedIn(em) : undefined));
         const inner = { ...(scope ?? {}), tenantId };
         active.set(inner, { tx, entry });
         // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
@@ -736,6 +766,22 @@ export class Database {
     } finally {
       if (connection) await release(client, connection, failure);
     }
+  }
+
+  /** `Tx.query` with `prepare` in the transaction of `em`: a named statement of the protocol, which the driver parses once per connection. */
+  private preparedIn(em: EntityManager) {
+    return async <R>(sql: string, params: unknown[]): Promise<R[]> => {
+      const trx = em.getTransactionContext() as { client: { acquireConnection(): Promise<unknown> } } | undefined;
+      if (!trx) throw new Error('An open tenant transaction has no connection');
+      const connection = (await trx.client.acquireConnection()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> };
+      if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `/* ${protocolName(sql)} */ ${inlined(sql, params)}`);
+      try {
+        return (await connection.query({ name: protocolName(sql), text: numbered(sql), values: params })).rows;
+      } catch (error) {
+        markIfLost(connection, error);
+        throw error;
+      }
+    };
   }
 
   /** `write` joining an open `tenant()` transaction: on its connection, events on it, queued writes when `work` ends. */

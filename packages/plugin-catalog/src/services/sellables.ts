@@ -19,16 +19,17 @@ export interface SellableFacts {
  * answers one JSON array: put it in a select list to read them in the caller's own statement (a
  * cart reads its lines and their variants together), then turn the column into a map with
  * `sellablesFrom`. `tenantIdSql` names the tenant (a column or a placeholder of the caller's). The
- * ids drive the join (primary-key lookups), whatever the planner's statistics say of the tables.
+ * ids, as one array, drive the read (primary-key lookups): were they a set to join, a function's
+ * guess of a hundred rows (`jsonb_array_elements`) would have the planner hash every variant of the store.
  */
 export function sellablesSql(tenantIdSql: string, variantIdsSql: string): string {
   return `(select coalesce(json_agg(json_build_object(
              'variant', json_build_object('id', v.id, 'productId', v.product_id, 'title', v.title, 'sku', v.sku, 'price', v.price,
                                           'currency', v.currency, 'weightGrams', v.weight_grams, 'requiresShipping', v.requires_shipping, 'taxable', v.taxable),
              'product', json_build_object('id', p.id, 'title', p.title, 'status', p.status, 'images', p.images))), '[]'::json)
-      from (select distinct id from (${variantIdsSql}) as named(id)) as wanted
-      join catalog_variant v on v.tenant_id = ${tenantIdSql} and v.id = wanted.id
-      join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id)`;
+      from catalog_variant v
+      join catalog_product p on p.tenant_id = v.tenant_id and p.id = v.product_id
+     where v.tenant_id = ${tenantIdSql} and v.id = any(array(${variantIdsSql})))`;
 }
 
 /** The column of `sellablesSql`, by variant id. */

@@ -1,7 +1,7 @@
 import type { SqlTx, Tx, CustomFieldValues } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import type { Checkout, CheckoutAddress, CheckoutLine, ShippingRate } from '../entities/checkout.js';
-import type { PricingReads, Sellable } from './pricing.js';
+import type { Sellable } from './pricing.js';
 
 /**
  * The checkout's rows in plain SQL, for its two hot steps (decision 0080): making a checkout and
@@ -39,45 +39,58 @@ export function updateCheckout(sql: SqlTx, c: Checkout): void {
 }
 
 const VARIANTS_OF_CHECKOUT = `select (l ->> 'variant_id')::uuid from jsonb_array_elements(c.line_items) as l`;
+const PRODUCTS_OF_CHECKOUT = `select (l ->> 'product_id')::uuid from jsonb_array_elements(c.line_items) as l`;
 
-/** The shipping step's read (see `lockForShipping`); built once. */
-let shippingRead: string | undefined;
+/** What the shipping step reads besides the checkout and its catalog facts, as columns of its locking read (`lockForShipping`). */
+export interface ShippingReadColumns {
+  /**
+   * The pricing's reads at the address (`tiers`, and the tax calculator's `place_tax_facts` where it
+   * has them), given SQL of the checkout's variants and products and of the address's country and province.
+   */
+  pricing(variantIdsSql: string, productIdsSql: string, place: { countrySql: string; provinceSql: string }): string;
+  /** What placing its order reads (the customer of the e-mail, how the variants are sold), as one column named `placing`. */
+  placing(emailSql: string, variantIdsSql: string): string;
+}
 
-function shippingReadSql(tiersSql: (tenantSql: string, productIdsSql: string) => string): string {
-  shippingRead ??= `
+/** The shipping step's locking read, built from `columns` (once per `Checkouts`). */
+export function shippingReadSql(columns: ShippingReadColumns): string {
+  const place = { countrySql: '(select country from place)', provinceSql: '(select province from place)' };
+  return `
+    with place as (select ?::text as country, ?::text as province)
     select c.*, k.custom_fields as cart_custom_fields,
            ${sellablesSql('c.tenant_id', VARIANTS_OF_CHECKOUT)} as sellables,
-           ${tiersSql('c.tenant_id', `select v.product_id from catalog_variant v where v.tenant_id = c.tenant_id and v.id in (${VARIANTS_OF_CHECKOUT})`)} as tiers
+           ${columns.pricing(VARIANTS_OF_CHECKOUT, PRODUCTS_OF_CHECKOUT, place)},
+           ${columns.placing('c.email', VARIANTS_OF_CHECKOUT)} as placing
       from checkout_checkout c left join checkout_cart k on k.tenant_id = c.tenant_id and k.id = c.cart_id
      where c.tenant_id = ? and c.id = ?
        for update of c`;
-  return shippingRead;
 }
 
-/** What the shipping step reads first: the checkout (locked), its cart's custom fields, the catalog's facts of its lines and their volume tiers. */
+/** What the shipping step reads first: the checkout (locked), its cart's custom fields, the catalog's facts of its lines, what its pricing and its order read. */
 export interface CheckoutForShipping {
   checkout: Checkout;
   cartFields: CustomFieldValues;
   catalog: Map<string, Sellable>;
-  read: PricingReads;
+  /** The row's columns, for `CartPricing.placeReadsFrom`. */
+  row: Record<string, unknown>;
+  /** `Orders.placingReadsSql`'s column. */
+  placing: unknown;
 }
 
 /**
  * Locks the checkout for the rest of `tx` and reads, in the same statement, everything its
- * pricing reads but the tax of its address: one round trip. Null when the store has no such checkout.
+ * pricing at `address` and the placing of its order read (`shippingReadSql`): one round trip.
+ * Null when the store has no such checkout.
  */
-export async function lockForShipping(
-  tx: Tx,
-  id: string,
-  tiersSql: (tenantSql: string, productIdsSql: string) => string,
-): Promise<CheckoutForShipping | null> {
-  const [row] = await tx.query<Record<string, unknown>>(shippingReadSql(tiersSql), [tx.tenantId, id]);
+export async function lockForShipping(tx: Tx, readSql: string, id: string, address: { country_code: string; province?: string | null }): Promise<CheckoutForShipping | null> {
+  const [row] = await tx.query<Record<string, unknown>>(readSql, [address.country_code, address.province ?? null, tx.tenantId, id], { prepare: true });
   if (!row) return null;
   return {
     checkout: checkoutFromRow(row),
     cartFields: (row.cart_custom_fields as CustomFieldValues | null) ?? {},
     catalog: sellablesFrom(row.sellables),
-    read: { tiers: row.tiers },
+    row,
+    placing: row.placing,
   };
 }
 

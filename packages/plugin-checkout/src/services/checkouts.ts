@@ -8,7 +8,7 @@ import { Checkout, type CheckoutAddress, type CheckoutLine, type ShippingRate } 
 import { CHECKOUT_ABANDONED, CHECKOUT_COMPLETED, CHECKOUT_UPDATED, checkoutMachine } from '../machines/checkout.js';
 import { CHECKOUT_ABANDONED_HOOKS, type CheckoutAbandonedHook } from './abandonment.js';
 import { assertCustomer, Carts, lineFacts, writeLines, type Shopper } from './carts.js';
-import { insertCheckout, lockForShipping, updateCheckout } from './checkout-rows.js';
+import { insertCheckout, lockForShipping, shippingReadSql, updateCheckout } from './checkout-rows.js';
 import { assertShipsTo } from './markets.js';
 import { CartPricing, refreshLine, type CartQuote, type LineToPrice, type PricingReads, type Sellable } from './pricing.js';
 import { storeRate } from './shipping-prices.js';
@@ -209,9 +209,10 @@ export class Checkouts {
   async setShipping(id: string, input: ShippingInput, shopper: Shopper): Promise<Checkout> {
     const number = input.shipping_rate ? await this.orders.reserveNumber() : undefined;
     return this.db.tenant(async (tx) => {
-      const found = await lockForShipping(tx, id, (tenantSql, productIdsSql) => this.discounts.volumeTiersSql(tenantSql, productIdsSql));
+      const found = await lockForShipping(tx, this.shippingRead(), id, input.shipping_address);
       if (!found || (shopper.customerId && found.checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
-      const { checkout, catalog, read, cartFields } = found;
+      const { checkout, catalog, cartFields, placing } = found;
+      const read = this.pricing.placeReadsFrom(found.row);
       const action = input.shipping_rate ? 'await_payment' : 'set_addresses';
       // Refused before anything changes: a final checkout keeps its data.
       if (!checkoutMachine.can(checkout, action)) await checkoutMachine.apply(tx, checkout, action);
@@ -231,7 +232,7 @@ export class Checkouts {
       // The order, its lines and the checkout go out together.
       return this.db.write(async (sql) => {
         if (action === 'await_payment') {
-          const order = await this.placeOrder(tx, sql, checkout, { number, catalog: factsIn(checkout.currency, catalog, quote.catalogPrices), cartFields });
+          const order = await this.placeOrder(tx, sql, checkout, { number, catalog: factsIn(checkout.currency, catalog, quote.catalogPrices), cartFields, placing });
           checkout.orderId = order.id;
           await checkoutMachine.apply(tx, checkout, action);
           // Nothing to pay (a 100 % coupon, free shipping): the order is paid already.
@@ -246,6 +247,17 @@ export class Checkouts {
         return checkout;
       }, tx.tenantId);
     });
+  }
+
+  private shippingReadText?: string;
+
+  /** The shipping step's locking read: the checkout, its catalog facts, its pricing's reads at the address and its order's. */
+  private shippingRead(): string {
+    this.shippingReadText ??= shippingReadSql({
+      pricing: (variantIdsSql, productIdsSql, place) => this.pricing.placeReadsSql('c.tenant_id', variantIdsSql, productIdsSql, place),
+      placing: (emailSql, variantIdsSql) => this.orders.placingReadsSql('c.tenant_id', emailSql, variantIdsSql),
+    });
+    return this.shippingReadText;
   }
 
   /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
@@ -281,7 +293,7 @@ export class Checkouts {
     tx: Tx,
     sql: SqlTx,
     checkout: Checkout,
-    read: { number?: number; catalog: Map<string, Sellable>; cartFields: Record<string, unknown> },
+    read: { number?: number; catalog: Map<string, Sellable>; cartFields: Record<string, unknown>; placing: unknown },
   ): Promise<Order> {
     // The cart's custom fields that orders declare too (the cart is frozen: they are as checked out).
     const customFields = this.fields.carries('cart', 'order') ? this.fields.carry('cart', 'order', read.cartFields) : undefined;
@@ -303,6 +315,7 @@ export class Checkouts {
       customFields,
       number: read.number,
       catalog: read.catalog,
+      reads: read.placing,
       writes: sql,
     });
     // What the warehouses could not hold of a line the variant lets the store backorder.

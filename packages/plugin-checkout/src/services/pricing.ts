@@ -46,6 +46,8 @@ const NOWHERE: TaxedFor = { address: null, shipping: 0 };
 export interface PricingReads {
   tiers?: unknown;
   taxFacts?: unknown;
+  /** The tax calculator's facts at the address the quote is taxed for (`placeFactsSql`), read with it. */
+  placeTaxFacts?: unknown;
 }
 
 /** The store's versions of what a quote reads, by topic, as a statement read them (`CartPricing.versionsSql`). */
@@ -148,6 +150,21 @@ export class CartPricing {
     return `${this.discounts.volumeTiersSql(tenantSql, productIdsSql)} as tiers${tax ? `, ${tax} as tax_facts` : ''}`;
   }
 
+  /**
+   * The columns `tiers` and `place_tax_facts` for a caller's select list: what a quote taxed at an
+   * address reads (the checkout's shipping step), `place` giving the address's country code and
+   * province as SQL; hand the row to `quote` through `placeReadsFrom`.
+   */
+  placeReadsSql(tenantSql: string, variantIdsSql: string, productIdsSql: string, place: { countrySql: string; provinceSql: string }): string {
+    const tax = this.taxes.placeFactsSql?.(tenantSql, `${variantIdsSql} union all ${productIdsSql}`, place);
+    return `${this.discounts.volumeTiersSql(tenantSql, productIdsSql)} as tiers${tax ? `, ${tax} as place_tax_facts` : ''}`;
+  }
+
+  /** The reads of `placeReadsSql` in a row. */
+  placeReadsFrom(row: Record<string, unknown>): PricingReads {
+    return { tiers: row.tiers, ...('place_tax_facts' in row && { placeTaxFacts: row.place_tax_facts }) };
+  }
+
   /** The reads of `readsSql` in a row. */
   readsFrom(row: Record<string, unknown>): PricingReads {
     return { tiers: row.tiers, ...('tax_facts' in row && { taxFacts: row.tax_facts }) };
@@ -240,7 +257,7 @@ export class CartPricing {
     };
     // The market's tax mode, when it has one, over the store's setting the calculator follows.
     const marketMode = marketTaxMode(target);
-    const taxes = inTaxMode(await taxesFor(this.taxes, tx, request, taxedFor.address ? undefined : read.taxFacts), request, marketMode);
+    const taxes = inTaxMode(await taxesFor(this.taxes, tx, request, taxedFor.address ? read.placeTaxFacts : read.taxFacts), request, marketMode);
     const totals: CartTotals = {
       itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
       subtotal,

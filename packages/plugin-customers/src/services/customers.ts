@@ -54,7 +54,7 @@ export class Customers {
     });
   }
 
-  /** The customer with this e-mail (compared without case), or null. */
+  /** The customer with this e-mail (compared without case), or null; a caller's statement reads it with `customerByEmailSql`. */
   async findByEmail(email: string): Promise<Customer | null> {
     return this.db.tenant(({ em }) => em.findOne(Customer, { email: email.trim().toLowerCase() }));
   }
@@ -204,4 +204,14 @@ export function customerEvent(c: Customer) {
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };
+}
+
+/**
+ * The customer of an e-mail as one JSON column of a caller's statement (`{ id, firstName, lastName }`,
+ * or null), read in a round trip the caller makes anyway: `tenantSql` names the tenant, `emailSql`
+ * the e-mail, lower case (as e-mails are stored).
+ */
+export function customerByEmailSql(tenantSql: string, emailSql: string): string {
+  return `(select json_build_object('id', u.id, 'firstName', u.first_name, 'lastName', u.last_name)
+             from customers_customer u where u.tenant_id = ${tenantSql} and u.email = ${emailSql} limit 1)`;
 }

@@ -8,7 +8,7 @@ import { StockReservation } from '../entities/stock-reservation.js';
 import { Warehouse } from '../entities/warehouse.js';
 import { HoldInput, ReservationLines, ReserveInput, type ReservationLine, type Shortfall } from '../schemas/reservation.js';
 import { insufficientStock, StockLedger, type Shortage, type StockSession } from './stock-ledger.js';
-import { VariantSettings } from './variant-settings.js';
+import { VariantSettings, type StockTerms } from './variant-settings.js';
 
 export type { HoldInput, ReservationLine, ReserveInput, Shortfall } from '../schemas/reservation.js';
 
@@ -58,12 +58,13 @@ export class Reservations {
    * (decision 0054); untracked variants are sold without a reservation (one statement tells).
    * What a tracked variant is short of: `refuse` answers 409 INSUFFICIENT_STOCK, `backorder` too
    * unless the variant allows backorders, `accept` never; the rest of what is available is reserved
-   * and the line says what is `short`. Nothing is written when it refuses.
+   * and the line says what is `short`. Nothing is written when it refuses. `known`: the variants'
+   * terms as the caller read them in this transaction (`stockTermsSql`); read here when absent.
    */
-  async hold(tx: Tx, input: HoldInput): Promise<HeldLine[]> {
+  async hold(tx: Tx, input: HoldInput, known?: Map<string, StockTerms>): Promise<HeldLine[]> {
     const { orderId, lines, shortfall } = parse(HoldInput, input);
     const wanted = merge(lines);
-    const terms = await this.settings.terms(tx, [...wanted.keys()]);
+    const terms = known && [...wanted.keys()].every((id) => known.has(id)) ? known : await this.settings.terms(tx, [...wanted.keys()]);
     const out = [...wanted].map(([variantId, requested]): HeldLine => {
       const t = terms.get(variantId);
       return { variantId, tracked: t?.tracked ?? false, allowBackorder: t?.allowBackorder ?? false, requested, reserved: 0, short: 0 };

@@ -82,15 +82,28 @@ export class VariantSettings {
   async terms(tx: Tx, variantIds: string[]): Promise<Map<string, StockTerms>> {
     const ids = [...new Set(variantIds)];
     if (ids.length === 0) return new Map();
-    const rows = await tx.em.execute<Array<{ variant_id: string; tracked: boolean | null; allow_backorder: boolean | null; stocked: boolean }>>(
-      `select i.id as variant_id, s.tracked, s.allow_backorder,
-              exists (select 1 from inventory_stock st where st.tenant_id = ? and st.variant_id = i.id) as stocked
-         from unnest(?::uuid[]) as i (id)
-         left join inventory_variant_setting s on s.tenant_id = ? and s.variant_id = i.id`,
-      [tx.tenantId, uuidArray(ids), tx.tenantId],
-    );
-    return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, tracked: r.tracked ?? r.stocked, allowBackorder: r.allow_backorder ?? false }]));
+    const [row] = await tx.em.execute<Array<{ terms: unknown }>>(`select ${stockTermsSql('?', 'select unnest(?::uuid[])')} as terms`, [tx.tenantId, uuidArray(ids)]);
+    return stockTermsFrom(row.terms);
   }
+}
+
+/**
+ * `terms` as one JSON column of a caller's statement (the checkout's locking read), read in the
+ * round trip the caller makes anyway: `tenantSql` names the tenant (it appears once, first),
+ * `variantIdsSql` selects the variants' ids. `stockTermsFrom` reads the column.
+ */
+export function stockTermsSql(tenantSql: string, variantIdsSql: string): string {
+  return `(select coalesce(json_agg(json_build_object('variant_id', i.id, 'tracked', s.tracked, 'allow_backorder', s.allow_backorder,
+              'stocked', exists (select 1 from inventory_stock st where st.tenant_id = x.tenant_id and st.variant_id = i.id))), '[]'::json)
+         from (select ${tenantSql}::uuid as tenant_id) x
+         cross join (select distinct id from (${variantIdsSql}) as named(id)) as i
+         left join inventory_variant_setting s on s.tenant_id = x.tenant_id and s.variant_id = i.id)`;
+}
+
+/** The terms of `stockTermsSql`'s column, by variant. */
+export function stockTermsFrom(column: unknown): Map<string, StockTerms> {
+  const rows = (typeof column === 'string' ? JSON.parse(column) : column) as Array<{ variant_id: string; tracked: boolean | null; allow_backorder: boolean | null; stocked: boolean }>;
+  return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, tracked: r.tracked ?? r.stocked, allowBackorder: r.allow_backorder ?? false }]));
 }
 
 /** The variants of the store among `ids` with their product, SKU and whether they have stock records; one statement. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { AppError, CustomFields, Database, LOGGER, Tenant, TenantContext, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type SellableFacts } from '@qhatu/plugin-catalog';
-import { Customers } from '@qhatu/plugin-customers';
+import { Customers, customerByEmailSql, type Customer } from '@qhatu/plugin-customers';
+import { stockTermsFrom, stockTermsSql } from '@qhatu/plugin-inventory';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
@@ -71,6 +72,11 @@ export interface PlaceOrderInput {
   number?: number;
   /** The catalog's facts of the lines' variants as the caller read them in this transaction (the checkout's one read); absent: read here. */
   catalog?: Map<string, SellableFacts>;
+  /**
+   * The column of `Orders.placingReadsSql` as the caller's statement read it in this transaction, for
+   * these lines and this e-mail (the customer of the e-mail, how the variants are sold); absent: read here.
+   */
+  reads?: unknown;
   /**
    * The caller's `Database.write` in this transaction: the order and its lines are queued on it
    * and go out with the caller's own writes, in one round trip (decision 0080).
@@ -178,6 +184,16 @@ export class Orders {
     });
   }
 
+  /**
+   * What `place` reads besides the catalog, as one JSON column of a caller's statement (the
+   * checkout's locking read), handed back as `PlaceOrderInput.reads`: the customer of the e-mail and
+   * how each variant is sold (its stock kept or not). `tenantSql` names the tenant, `emailSql` the
+   * e-mail (lower case), `variantIdsSql` selects the lines' variants.
+   */
+  placingReadsSql(tenantSql: string, emailSql: string, variantIdsSql: string): string {
+    return `json_build_object('customer', ${customerByEmailSql(tenantSql, emailSql)}, 'stock', ${stockTermsSql(tenantSql, variantIdsSql)})`;
+  }
+
   async placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
     return (await this.place(tx, input)).order;
   }
@@ -217,13 +233,14 @@ export class Orders {
     }
 
     const email = input.customerEmail.trim().toLowerCase();
-    const customer = input.customerId ? null : await this.customers.findByEmail(email);
+    const reads = input.reads === undefined ? undefined : placingReadsFrom(input.reads);
+    const customer = input.customerId ? null : reads ? reads.customer : await this.customers.findByEmail(email);
     const customerId = input.customerId ?? customer?.id ?? null;
     const offered = await this.offeredLines(tx, input.lines, byId);
     const id = randomUUID();
     // Refused before anything is priced or numbered: the checkout stays at its step.
     const stockLines = ordered.map((v) => ({ variantId: v.id, quantity: merged.get(v.id)!, requiresShipping: v.requiresShipping, offerId: offered.get(v.id)?.offerId }));
-    const backordered = await this.shipping.holdNew(tx, id, stockLines, input.shortfall ?? 'backorder');
+    const backordered = await this.shipping.holdNew(tx, id, stockLines, input.shortfall ?? 'backorder', reads?.stock);
     const set = new Map(input.lines.flatMap((l) => (l.unitPrice === undefined ? [] : [[l.variantId, l.unitPrice] as const])));
     const unit = await this.prices.unitPrices(tx, ordered.filter((v) => !offered.has(v.id) && !set.has(v.id)), customerId);
 
@@ -320,9 +337,9 @@ export class Orders {
   }
 
   /**
-   * Writes a new order and its lines in two statements and one round trip (or queues them on the
-   * caller's `writes`), then hands them to the unit of work as stored: a change later in this
-   * transaction (paid at once, a seller's offer) is saved as an update.
+   * Writes a new order and its lines in two statements and one round trip, then hands them to the
+   * unit of work as stored: a change later in this transaction (paid at once, a seller's offer) is
+   * saved as an update. Or queues them on the caller's `writes` (only when nothing later changes them).
    */
   private async persist(tx: Tx, order: Order, lines: LineItem[], writes?: SqlTx): Promise<{ order: Order; lines: LineItem[] }> {
     const queue = (sql: SqlTx) => {
@@ -338,8 +355,12 @@ export class Orders {
       }));
       if (rows.length > 0) sql.later(INSERT_LINES_SQL, [tx.tenantId, JSON.stringify(rows)]);
     };
-    if (writes) queue(writes);
-    else await this.db.write(async (sql) => queue(sql), tx.tenantId);
+    // Queued on the caller's writes, they are written after everything in this transaction that could change them: nothing to hand over.
+    if (writes) {
+      queue(writes);
+      return { order, lines };
+    }
+    await this.db.write(async (sql) => queue(sql), tx.tenantId);
     return { order: tx.em.merge(Order, order), lines: lines.map((l) => tx.em.merge(LineItem, l)) };
   }
 
@@ -589,4 +610,10 @@ export class Orders {
     }
     return shipments[shipments.length - 1] ?? null;
   }
+}
+
+/** `Orders.placingReadsSql`'s column. */
+function placingReadsFrom(column: unknown) {
+  const read = (typeof column === 'string' ? JSON.parse(column) : column) as { customer: Pick<Customer, 'id' | 'firstName' | 'lastName'> | null; stock: unknown };
+  return { customer: read.customer, stock: stockTermsFrom(read.stock) };
 }

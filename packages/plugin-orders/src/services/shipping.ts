@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
-import { Reservations, type HeldLine, type Shortfall } from '@qhatu/plugin-inventory';
+import { Reservations, type HeldLine, type Shortfall, type StockTerms } from '@qhatu/plugin-inventory';
 import { inject, injectable } from 'tsyringe';
 import { Fulfillment, type FulfillmentItem, type FulfillmentStatus } from '../entities/fulfillment.js';
 import type { LineItem } from '../entities/line-item.js';
@@ -54,12 +54,13 @@ export class Shipping {
   /**
    * A new order's stock (decision 0054): what its lines of tracked variants need is held in this
    * transaction as `shortfall` allows (inventory's 409 INSUFFICIENT_STOCK otherwise). Answers the
-   * units short per variant, sold as a backorder.
+   * units short per variant, sold as a backorder. `terms`: how the variants are sold, as the
+   * caller read them in this transaction (`Orders.placingReadsSql`).
    */
-  async holdNew(tx: Tx, orderId: string, lines: StockLine[], shortfall: Shortfall): Promise<Map<string, number>> {
+  async holdNew(tx: Tx, orderId: string, lines: StockLine[], shortfall: Shortfall, terms?: Map<string, StockTerms>): Promise<Map<string, number>> {
     const wanted = lines.filter(fromWarehouses).map((l) => ({ variantId: l.variantId, quantity: l.quantity }));
     if (wanted.length === 0) return new Map();
-    const held = await this.reservations.hold(tx, { orderId, lines: wanted, shortfall });
+    const held = await this.reservations.hold(tx, { orderId, lines: wanted, shortfall }, terms);
     return new Map(held.filter((l) => l.short > 0).map((l) => [l.variantId, l.short]));
   }
 

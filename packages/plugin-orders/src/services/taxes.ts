@@ -54,7 +54,10 @@ export interface TaxQuote {
  * any, nothing is taxed.
  */
 export interface TaxCalculator {
-  /** The tax of the request's lines; `prefetched`: what `originFactsSql` read, for a request without an address. */
+  /**
+   * The tax of the request's lines; `prefetched`: what `originFactsSql` read, for a request without
+   * an address, or what `placeFactsSql` read for the request's address.
+   */
   calculate(tx: TxReader, request: TaxRequest, prefetched?: unknown): Promise<TaxQuote>;
   /**
    * Optional: what `calculate` reads for a request without an address (a cart), as an SQL
@@ -63,6 +66,12 @@ export interface TaxCalculator {
    * names the tenant, `idsSql` selects the ids of the lines' variants and products.
    */
   originFactsSql?(tenantSql: string, idsSql: string): string;
+  /**
+   * Optional: what `calculate` reads for a request with an address, as `originFactsSql` does for one
+   * without: `place.countrySql` and `place.provinceSql` are SQL of the address's country code and
+   * province as given (the checkout's shipping step reads it in the statement that locks the checkout).
+   */
+  placeFactsSql?(tenantSql: string, idsSql: string, place: { countrySql: string; provinceSql: string }): string;
   /** Optional, with `originFactsSql`: its column kept in memory by id (decision 0049); the ids are the lines' variants and products. */
   readonly originFacts?: KeptFacts;
 }

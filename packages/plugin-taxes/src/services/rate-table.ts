@@ -89,12 +89,17 @@ export class TaxRateTable implements TaxCalculator {
     return `(select row_to_json(f) from (${factsSql({ country: 'x.origin_country', province: 'x.origin_province' }, tenantSql, idsSql)}) f)`;
   }
 
+  /** The facts at an address (its country and province as given), as one JSON value of a caller's statement. */
+  placeFactsSql(tenantSql: string, idsSql: string, place: { countrySql: string; provinceSql: string }): string {
+    return `(select row_to_json(f) from (${factsSql({ country: `upper(${place.countrySql})`, province: `upper(trim(${place.provinceSql}))` }, tenantSql, idsSql)}) f)`;
+  }
+
   async calculate(tx: TxReader, request: TaxRequest, prefetched?: unknown): Promise<TaxQuote> {
     const ids = [...new Set(request.lines.flatMap((l) => [l.variantId, l.productId]))];
     const address = request.address;
     const [facts] =
-      prefetched !== undefined && !address
-        ? [prefetched as Facts | null]
+      prefetched !== undefined
+        ? [(typeof prefetched === 'string' ? JSON.parse(prefetched) : prefetched) as Facts | null]
         : await tx.query<Facts>(FACTS, [
             Boolean(address), address?.country_code.toUpperCase() ?? null,
             Boolean(address), address?.province ?? null,
