@@ -337,6 +337,60 @@ describe('the ORM-free write path (Database.write)', () => {
     }
   });
 
+  it("inside tenant(): the events' outbox rows go out with COMMIT, and deferred writes with COMMIT or before the next statement", async () => {
+    const db = t.app.container.resolve(Database);
+    const [first, second, third] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const seen: string[] = [];
+    const off = t.app.container.resolve(EventBus).on('notes.note.created', (event) => void seen.push(String(event.data.id)));
+    // Writes deferred, then the transaction's COMMIT: BEGIN, the read, then the writes, the outbox rows and COMMIT in one round trip.
+    const last = await t.countQueries(() =>
+      db.tenant(async (tx) => {
+        await tx.query('select 1 from test_note where id = ?', [first], { prepare: true });
+        tx.publish('notes.note.created', { id: first });
+        await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, first, "deferred it's", sql.now()]), a.id, { deferred: true });
+      }, a.id),
+    );
+    expect(last.statements).toHaveLength(3);
+    expect(last.statements[2]).toMatch(/^insert into test_note .*; COMMIT;$/s);
+    expect(await db.query('select body from test_note where id = ?', [first])).toEqual([{ body: "deferred it's" }]);
+    expect(await outboxOf(first)).toEqual([{ type: 'notes.note.created', data: { id: first } }]);
+    await vi.waitFor(() => expect(seen).toContain(first));
+    off();
+    // A statement after them (the ORM's, a prepared read) finds them written.
+    const later = await db.tenant(async (tx) => {
+      await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, second, 'then read', sql.now()]), a.id, { deferred: true });
+      const [viaOrm] = await tx.em.execute<Array<{ n: number }>>('select count(*)::int as n from test_note where id = ?', [second]);
+      await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, third, 'then prepared', sql.now()]), a.id, { deferred: true });
+      const viaPrepared = await tx.query<{ n: number }>('select count(*)::int as n from test_note where id = ?', [third], { prepare: true });
+      return [viaOrm.n, viaPrepared[0].n];
+    }, a.id);
+    expect(later).toEqual([1, 1]);
+    // Work that fails after them: nothing written.
+    const dropped = crypto.randomUUID();
+    await expect(
+      db.tenant(async () => {
+        await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, dropped, 'dropped', sql.now()]), a.id, { deferred: true });
+        throw new Error('changed my mind');
+      }, a.id),
+    ).rejects.toThrow('changed my mind');
+    // A deferred write that fails fails the transaction at its COMMIT: nothing of it is saved.
+    const other = crypto.randomUUID();
+    await expect(
+      db.tenant(async (tx) => {
+        tx.publish('notes.note.created', { id: other });
+        await db.write(async (sql) => {
+          sql.later(insertNote, [sql.tenantId, other, 'other', sql.now()]);
+          sql.later(insertNote, [sql.tenantId, first, 'a repeated key', sql.now()]);
+        }, a.id, { deferred: true });
+      }, a.id),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await db.query('select 1 from test_note where id = any(?::uuid[])', [`{${dropped},${other}}`])).toEqual([]);
+    expect(await outboxOf(other)).toEqual([]);
+    // The connections came back clean: every one still writes and reads.
+    const again = await Promise.all(Array.from({ length: 12 }, () => db.tenant((tx) => tx.query<{ n: number }>('select count(*)::int as n from test_note where id = ?', [first], { prepare: true }), a.id)));
+    expect(again.every(([row]) => row.n === 1)).toBe(true);
+  });
+
   it('with writes only, is one round trip from BEGIN to COMMIT', async () => {
     const db = t.app.container.resolve(Database);
     const id = crypto.randomUUID();

@@ -34,6 +34,10 @@ interface PendingEntry {
   committedAt?: (lsn: string | undefined) => void;
   /** The outbox rows of the transaction's events (`Tx.publish`): inserted in the round trip of its COMMIT. */
   outbox: DomainEvent[];
+  /** Writes of `write({ deferred: true })`, written in: sent before the transaction's next statement, or with its COMMIT. */
+  deferred: string[];
+  /** `Database.statements`, told of a round trip that sends the deferred writes on their own. */
+  statements?: EventEmitter;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
@@ -56,16 +60,35 @@ const ORM_BY_ID = /^(update|delete from) "([a-z_][a-z0-9_]*)" [\s\S]* where ("id
  * one node that holds it. Any other statement is sent as it is.
  */
 function namingTenant(connection: object, sql: string): string {
-  // Inside the transaction's work, its scope names it; the ORM's flush at its end runs beside the work, where its entry does.
-  const scope = TenantContext.current();
-  const entry = (scope ? active.get(scope)?.entry : undefined) ?? beginning.getStore();
-  if (!entry?.tenantId || entry.connection !== connection) return sql;
+  const entry = entryOn(connection);
+  if (!entry?.tenantId) return sql;
   const match = ORM_BY_ID.exec(sql);
   if (!match || !tenantTables.has(match[2])) return sql;
   const tail = match[3];
   return `${sql.slice(0, sql.length - tail.length)}"tenant_id" = '${entry.tenantId}' and ${tail}`;
 }
 const riding = new WeakSet<object>();
+const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+
+/** The open `tenant()` transaction on `connection`, if any. */
+function entryOn(connection: object): PendingEntry | undefined {
+  // Inside the transaction's work, its scope names it; the ORM's flush at its end runs beside the work, where its entry does.
+  const scope = TenantContext.current();
+  const entry = (scope ? active.get(scope)?.entry : undefined) ?? beginning.getStore();
+  return entry?.connection === connection ? entry : undefined;
+}
+
+/** Sends the deferred writes of the transaction on `connection` (before another statement of it), if it has any. */
+async function flushDeferred(connection: object, entry = entryOn(connection)): Promise<void> {
+  if (!entry || entry.deferred.length === 0) return;
+  entry.statements?.emit('statement', '-- the deferred writes, on their own round trip');
+  try {
+    await (connection as PgClient).query(entry.deferred.splice(0).join('; '));
+  } catch (error) {
+    markIfLost(connection, error);
+    throw error;
+  }
+}
 
 /**
  * Lets the BEGIN of a tenant transaction carry the tenant setup: the statement knex sends as
@@ -93,7 +116,11 @@ function rideOnBegin(client: KnexClient): void {
   proto._query = function (this: KnexClient, connection, obj) {
     const control = obj.sql === 'BEGIN;' || obj.sql === 'COMMIT;';
     if (!control) {
-      return query.call(this, connection, obj).catch((error: unknown) => {
+      const entry = entryOn(connection as object);
+      // A rollback drops the writes it would undo; any other statement comes after them.
+      if (entry && ROLLBACK.test(obj.sql)) entry.deferred.length = 0;
+      const before = entry && entry.deferred.length > 0 ? flushDeferred(connection as object, entry) : Promise.resolve();
+      return before.then(() => query.call(this, connection, obj)).catch((error: unknown) => {
         markIfLost(connection, error);
         throw error;
       });
@@ -108,19 +135,22 @@ function rideOnBegin(client: KnexClient): void {
       sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
     }
     const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
-    // The transaction's events go into the outbox in the COMMIT's round trip, just before it.
+    // The deferred writes and the outbox rows of the transaction's events go out in the COMMIT's round trip, just before it.
+    const deferred = ours && pending.deferred.length > 0 ? `${pending.deferred.splice(0).join('; ')}; ` : '';
     const outbox = ours && pending.outbox.length > 0 ? `${outboxInsertSql(pending.outbox.splice(0))}; ` : '';
     // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
     const noting = ours && pending.committedAt ? pending.committedAt : undefined;
-    if (outbox || noting) sent = { ...obj, sql: `${outbox}COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}` };
+    if (deferred || outbox || noting) sent = { ...obj, sql: `${deferred}${outbox}COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}` };
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
     const answered = noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent);
-    return answered.catch((error: unknown) => {
+    return answered.catch(async (error: unknown) => {
       if (attempt) {
         attempt.controlFailure ??= error;
         if (neverSent(error)) attempt.commitSent = false;
       }
       markIfLost(connection, error);
+      // A write riding on COMMIT failed before it: COMMIT did not run, and the transaction is left aborted; it is ended here.
+      if ((deferred || outbox) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
       throw error;
     });
   };
@@ -505,7 +535,7 @@ export class Database {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const valid = UUID.test(tenantId);
-    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined, outbox: [] };
+    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined, outbox: [], deferred: [], statements: this.statements };
     const replicas = this.replicas;
     if (replicas && valid) {
       const caller = callerKey(tenantId);
@@ -518,7 +548,7 @@ export class Database {
         entry.sent = true;
         em.setFilterParams('tenant', { tenantId });
         // The events' outbox rows ride on COMMIT where BEGIN rode (its connection is known); else the ORM writes them.
-        const tx = (opened = new Tx(em, tenantId, this.clock, [], [], entry.connection ? entry.outbox : undefined, this.prepare ? this.preparedIn(em) : undefined));
+        const tx = (opened = new Tx(em, tenantId, this.clock, [], [], entry.connection ? entry.outbox : undefined, this.prepare ? this.preparedIn(em, entry) : undefined));
         const inner = { ...(scope ?? {}), tenantId };
         active.set(inner, { tx, entry });
         // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
@@ -688,12 +718,14 @@ export class Database {
    * outbox rows and COMMIT go out as one simple query at the end. A failure anywhere rolls the
    * whole transaction back. Row-level security holds as in `tenant()`, and events are emitted
    * after commit as there. Inside an open `tenant()` transaction of the same tenant it works on
-   * that transaction (the queued writes run when `work` ends).
+   * that transaction (the queued writes run when `work` ends; with `deferred`, they go out with the
+   * transaction's next statement instead, its COMMIT when it has no other: a round trip saved, for
+   * writes whose failure nothing in the transaction catches, as it then fails that statement).
    */
-  async write<T>(work: (sql: SqlTx) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+  async write<T>(work: (sql: SqlTx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { deferred?: boolean } = {}): Promise<T> {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
-    if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work);
+    if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work, options.deferred ? open.entry : undefined);
     const { result, pending, committed } = await retrying((attempt) => this.writeOnce(work, tenantId, attempt), this.noteRetry);
     await this.bus.committed(pending);
     for (const fn of committed) await Promise.resolve().then(fn).catch(this.logFailure);
@@ -769,11 +801,12 @@ export class Database {
   }
 
   /** `Tx.query` with `prepare` in the transaction of `em`: a named statement of the protocol, which the driver parses once per connection. */
-  private preparedIn(em: EntityManager) {
+  private preparedIn(em: EntityManager, entry: PendingEntry) {
     return async <R>(sql: string, params: unknown[]): Promise<R[]> => {
       const trx = em.getTransactionContext() as { client: { acquireConnection(): Promise<unknown> } } | undefined;
       if (!trx) throw new Error('An open tenant transaction has no connection');
       const connection = (await trx.client.acquireConnection()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> };
+      if (entry.connection === connection) await flushDeferred(connection, entry);
       if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `/* ${protocolName(sql)} */ ${inlined(sql, params)}`);
       try {
         return (await connection.query({ name: protocolName(sql), text: numbered(sql), values: params })).rows;
@@ -785,11 +818,12 @@ export class Database {
   }
 
   /** `write` joining an open `tenant()` transaction: on its connection, events on it, queued writes when `work` ends. */
-  private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>): Promise<T> {
+  private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>, deferTo?: PendingEntry): Promise<T> {
     const trx = tx.em.getTransactionContext() as { client: { acquireConnection(): Promise<PgClient> } } | undefined;
     if (!trx) throw new Error('An open tenant transaction has no connection');
     const connection = await trx.client.acquireConnection();
     const send = async (text: string) => {
+      await flushDeferred(connection);
       this.statements.emit('statement', text);
       return connection.query(text);
     };
@@ -805,7 +839,14 @@ export class Database {
       afterCommit: (fn) => tx.afterCommit(fn),
     });
     if (writes.length > 0) {
-      const results = await send(writes.map((st) => inlined(st.sql, st.params ?? [])).join('; '));
+      const text = writes.map((st) => inlined(st.sql, st.params ?? [])).join('; ');
+      if (deferTo?.connection === connection && writes.every((st) => !st.rows)) {
+        // Shown now, counted with the statement it rides on.
+        this.statements.emit('statement', text, { riding: true });
+        deferTo.deferred.push(text);
+        return result;
+      }
+      const results = await send(text);
       deliverRows(writes, writes.map(() => 1), 0, results);
     }
     return result;

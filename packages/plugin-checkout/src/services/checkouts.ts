@@ -245,7 +245,8 @@ export class Checkouts {
         }
         updateCheckout(sql, checkout);
         return checkout;
-      }, tx.tenantId);
+        // The last of the transaction: its writes ride on COMMIT.
+      }, tx.tenantId, { deferred: true });
     });
   }
 
