@@ -337,6 +337,41 @@ describe('the ORM-free write path (Database.write)', () => {
     }
   });
 
+  it('tenant() with `before`: a short transaction of its own in the round trip of BEGIN, kept whatever the transaction does after', async () => {
+    const db = t.app.container.resolve(Database);
+    const [kept, rolled, nested] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const before = (id: string, got: string[]) => ({ sql: `${insertNote} returning id`, params: [a.id, id, 'before', new Date()], rows: (rows: Array<{ id: string }>) => void got.push(rows[0].id) });
+    const got: string[] = [];
+    const { result, statements } = await t.countQueries(() =>
+      db.tenant(async (tx) => {
+        // Its rows are there when the work begins; the statement's transaction committed already.
+        const seen = [...got];
+        const [row] = await tx.em.execute<Array<{ role: string }>>(`select current_user as role`);
+        return { seen, role: row.role };
+      }, a.id, { before: before(kept, got) }),
+    );
+    expect(result).toEqual({ seen: [kept], role: 'qhatu_app' });
+    expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; SET LOCAL synchronous_commit = off; insert into test_note .* returning id; COMMIT; BEGIN; select set_config\('role'/s);
+    expect(statements).toHaveLength(3);
+    // The transaction rolled back: what `before` wrote stays.
+    const lost: string[] = [];
+    await expect(db.tenant(async () => { throw new Error('changed my mind'); }, a.id, { before: before(rolled, lost) })).rejects.toThrow('changed my mind');
+    expect(lost).toEqual([rolled]);
+    expect(await db.query('select body from test_note where id = ?', [rolled])).toEqual([{ body: 'before' }]);
+    // Inside an open transaction: on a connection of its own, committed before the work goes on.
+    const inner: string[] = [];
+    await db.tenant(async () => {
+      await db.tenant(async () => expect(inner).toEqual([nested]), a.id, { before: before(nested, inner) });
+      expect((await db.query('select 1 from test_note where id = ?', [nested])).length).toBe(1);
+    }, a.id);
+    // A `before` that fails (a repeated key) fails the transaction before its work; the connection comes back clean.
+    let ran = false;
+    await expect(db.tenant(async () => void (ran = true), a.id, { before: before(kept, []) })).rejects.toMatchObject({ code: '23505' });
+    expect(ran).toBe(false);
+    const again = await Promise.all(Array.from({ length: 12 }, () => db.tenant((tx) => tx.query<{ n: number }>('select count(*)::int as n from test_note where id = ?', [kept]), a.id)));
+    expect(again.every(([row]) => row.n === 1)).toBe(true);
+  });
+
   it("inside tenant(): the events' outbox rows go out with COMMIT, and deferred writes with COMMIT or before the next statement", async () => {
     const db = t.app.container.resolve(Database);
     const [first, second, third] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];

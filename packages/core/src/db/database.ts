@@ -36,8 +36,12 @@ interface PendingEntry {
   outbox: DomainEvent[];
   /** Writes of `write({ deferred: true })`, written in: sent before the transaction's next statement, or with its COMMIT. */
   deferred: string[];
-  /** `Database.statements`, told of a round trip that sends the deferred writes on their own. */
+  /** `Database.statements`, told of a round trip that sends the deferred writes on their own, and of what BEGIN and COMMIT carried. */
   statements?: EventEmitter;
+  /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip of BEGIN. */
+  before?: { text: string; rows: (rows: never[]) => void };
+  /** The failure of the BEGIN's round trip: the work must not run (knex may call it all the same). */
+  failed?: unknown;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
@@ -81,9 +85,10 @@ function entryOn(connection: object): PendingEntry | undefined {
 /** Sends the deferred writes of the transaction on `connection` (before another statement of it), if it has any. */
 async function flushDeferred(connection: object, entry = entryOn(connection)): Promise<void> {
   if (!entry || entry.deferred.length === 0) return;
-  entry.statements?.emit('statement', '-- the deferred writes, on their own round trip');
+  const text = entry.deferred.splice(0).join('; ');
+  entry.statements?.emit('statement', text);
   try {
-    await (connection as PgClient).query(entry.deferred.splice(0).join('; '));
+    await (connection as PgClient).query(text);
   } catch (error) {
     markIfLost(connection, error);
     throw error;
@@ -129,10 +134,14 @@ function rideOnBegin(client: KnexClient): void {
     if (attempt && obj.sql === 'COMMIT;') attempt.commitSent = true;
     const pending = beginning.getStore();
     let sent = obj;
+    let before: PendingEntry['before'];
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
       pending.connection = connection as object;
-      sent = { ...obj, sql: `BEGIN; ${pending.sql}` };
+      before = pending.before;
+      // `before` first, in a transaction of its own whose commit does not wait for the disk (this one's, later in the same log, makes it durable).
+      sent = { ...obj, sql: before ? `BEGIN; ${pending.sql}; SET LOCAL synchronous_commit = off; ${before.text}; COMMIT; BEGIN; ${pending.sql}` : `BEGIN; ${pending.sql}` };
+      if (before) pending.statements?.emit('statement', sent.sql, { rewrites: true });
     }
     const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
     // The deferred writes and the outbox rows of the transaction's events go out in the COMMIT's round trip, just before it.
@@ -141,16 +150,22 @@ function rideOnBegin(client: KnexClient): void {
     // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
     const noting = ours && pending.committedAt ? pending.committedAt : undefined;
     if (deferred || outbox || noting) sent = { ...obj, sql: `${deferred}${outbox}COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}` };
+    if (deferred || outbox) pending?.statements?.emit('statement', sent.sql, { rewrites: true });
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
-    const answered = noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent);
+    const answered = (noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent)).then((done) => {
+      // BEGIN, the tenant, SET, `before`: its rows are the fourth result.
+      if (before) before.rows(resultsOf(done)[3].rows as never[]);
+      return done;
+    });
     return answered.catch(async (error: unknown) => {
       if (attempt) {
         attempt.controlFailure ??= error;
         if (neverSent(error)) attempt.commitSent = false;
       }
       markIfLost(connection, error);
-      // A write riding on COMMIT failed before it: COMMIT did not run, and the transaction is left aborted; it is ended here.
-      if ((deferred || outbox) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
+      if (pending && obj.sql === 'BEGIN;' && pending.connection === connection) pending.failed = error;
+      // A write riding on COMMIT (or `before`, on BEGIN) failed: the rest of the round trip did not run, and a transaction is left aborted; it is ended here.
+      if ((deferred || outbox || before) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
       throw error;
     });
   };
@@ -329,6 +344,20 @@ function literal(value: unknown): string {
   throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
 }
 
+/**
+ * A statement `Database.tenant` runs just before its transaction, in a short transaction of its own
+ * sent in the round trip of the transaction's BEGIN, whose commit does not wait for the disk (the
+ * transaction's own commit, later in the same log, makes it durable): for a counter the transaction
+ * must not keep locked while it works (an order's number, decision 0081). Its rows reach `rows`
+ * before the transaction's work begins. Inside an open transaction it runs on a connection of its own.
+ */
+export interface BeforeStatement {
+  /** One statement, `?` placeholders; its parameters are written in. */
+  sql: string;
+  params: unknown[];
+  rows: (rows: never[]) => void;
+}
+
 /** A statement of `SqlTx.batch`. */
 export interface SqlStatement {
   sql: string;
@@ -427,6 +456,12 @@ function markIfLost(connection: unknown, error: unknown): void {
   if (isConnectionLost(error)) (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
 }
 
+/** The results of a knex answer to a simple query, one per statement. */
+function resultsOf(done: unknown): Array<{ rows?: unknown[] }> {
+  const response = (done as { response?: { rows?: unknown[] } | Array<{ rows?: unknown[] }> } | undefined)?.response;
+  return Array.isArray(response) ? response : response ? [response] : [];
+}
+
 /** The `lsn` of the last result of a knex answer (`COMMIT; select ... as lsn`). */
 function lsnOf(done: unknown): string | undefined {
   const response = (done as { response?: { rows?: Array<{ lsn?: string }> } | Array<{ rows?: Array<{ lsn?: string }> }> } | undefined)?.response;
@@ -519,23 +554,27 @@ export class Database {
    * After a lost connection or a serialization failure `work` may run again (decision 0051): it
    * should only touch the database, or say when it does more (`leavesDatabase()`).
    */
-  async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+  async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
-    if (open && open.tx.tenantId === tenantId) return work(open.tx);
+    if (open && open.tx.tenantId === tenantId) {
+      if (options.before) await this.beforeAlone(options.before, tenantId);
+      return work(open.tx);
+    }
     // A lost connection or a serialization failure runs the whole body again when that is safe (decision 0051).
-    const { result, tx } = await retrying(() => this.tenantOnce(work, tenantId, scope), this.noteRetry);
+    const { result, tx } = await retrying(() => this.tenantOnce(work, tenantId, scope, options.before), this.noteRetry);
     await this.bus.committed(tx.pending);
     await tx.runAfterCommit(this.logFailure);
     return result;
   }
 
   /** One attempt of `tenant()`: the result, and the `Tx` whose events and after-commit steps follow its commit. */
-  private async tenantOnce<T>(work: (tx: Tx) => Promise<T>, tenantId: string, scope: RequestScope | undefined): Promise<{ result: T; tx: Tx }> {
+  private async tenantOnce<T>(work: (tx: Tx) => Promise<T>, tenantId: string, scope: RequestScope | undefined, before?: BeforeStatement): Promise<{ result: T; tx: Tx }> {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const valid = UUID.test(tenantId);
     const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined, outbox: [], deferred: [], statements: this.statements };
+    if (before && valid) entry.before = { text: inlined(before.sql, before.params), rows: before.rows };
     const replicas = this.replicas;
     if (replicas && valid) {
       const caller = callerKey(tenantId);
@@ -543,9 +582,12 @@ export class Database {
     }
     const result = await beginning.run(entry, () =>
       this.orm.em.fork({ clear: true }).transactional(async (em) => {
-        // BEGIN carried the tenant setup unless a knex spelling it otherwise kept it from doing so.
+        // BEGIN carried the tenant setup (and `before`) unless a knex spelling it otherwise kept it from doing so.
+        if (entry.failed !== undefined) throw entry.failed;
+        const rode = entry.sent && entry.connection !== undefined;
         if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
         entry.sent = true;
+        if (before && !rode) await this.beforeAlone(before, tenantId);
         em.setFilterParams('tenant', { tenantId });
         // The events' outbox rows ride on COMMIT where BEGIN rode (its connection is known); else the ORM writes them.
         const tx = (opened = new Tx(em, tenantId, this.clock, [], [], entry.connection ? entry.outbox : undefined, this.prepare ? this.preparedIn(em, entry) : undefined));
@@ -800,6 +842,16 @@ export class Database {
     }
   }
 
+  /** `before` in a transaction of its own on a pooled connection (never joined to one open in this scope), its commit not waiting for the disk. */
+  private async beforeAlone(before: BeforeStatement, tenantId: string): Promise<void> {
+    await TenantContext.run({ ...TenantContext.current(), tenantId }, () =>
+      this.write(async (sql) => {
+        sql.later('set local synchronous_commit = off');
+        sql.later(before.sql, before.params, { rows: before.rows as SqlStatement['rows'] });
+      }, tenantId),
+    );
+  }
+
   /** `Tx.query` with `prepare` in the transaction of `em`: a named statement of the protocol, which the driver parses once per connection. */
   private preparedIn(em: EntityManager, entry: PendingEntry) {
     return async <R>(sql: string, params: unknown[]): Promise<R[]> => {
@@ -841,8 +893,7 @@ export class Database {
     if (writes.length > 0) {
       const text = writes.map((st) => inlined(st.sql, st.params ?? [])).join('; ');
       if (deferTo?.connection === connection && writes.every((st) => !st.rows)) {
-        // Shown now, counted with the statement it rides on.
-        this.statements.emit('statement', text, { riding: true });
+        // Shown with the statement it rides on.
         deferTo.deferred.push(text);
         return result;
       }

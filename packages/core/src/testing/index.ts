@@ -127,18 +127,15 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
       };
     },
     async countQueries(work) {
-      const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
       const knex = app.orm.em.getConnection().getKnex();
       const reads = app.container.resolve(Database).statements;
       const statements: string[] = [];
-      // Deferred writes ride on the transaction's next statement (its COMMIT, most often): shown with it, one round trip.
-      let riders: string[] = [];
-      const push = (sql: string) => {
-        statements.push(riders.length === 0 ? sql : ROLLBACK.test(sql) ? sql : `${riders.join('; ')}; ${sql}`);
-        riders = [];
+      const listener = (q: { sql: string }) => statements.push(q.sql);
+      // A BEGIN or COMMIT that carried more (a statement before the transaction, deferred writes, outbox rows) is shown as it went out.
+      const readListener = (sql: string, how?: { rewrites?: boolean }) => {
+        if (how?.rewrites && statements.length > 0) statements[statements.length - 1] = sql;
+        else statements.push(sql);
       };
-      const listener = (q: { sql: string }) => push(q.sql);
-      const readListener = (sql: string, how?: { riding?: boolean }) => (how?.riding ? riders.push(sql) : push(sql));
       knex.on('query', listener);
       reads.on('statement', readListener);
       try {

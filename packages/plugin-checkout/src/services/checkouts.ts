@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, TenantContext, type SqlTx, type Tx } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { Order, Orders, STORE_SHIPPING_PRICES, type StoreShippingPrices } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
@@ -202,12 +202,15 @@ export class Checkouts {
    * in this transaction (with the coupon's use) and the checkout awaits its payment. Once an order
    * exists the shipping step is closed: 409 CHECKOUT_ORDER_PLACED.
    *
-   * Its statements (decision 0080): the checkout locked and read with its catalog facts in one, the
-   * order, its lines and the checkout written in one; the order's number is taken before the
-   * transaction opens (decision 0081), so that no checkout of the store waits for another's.
+   * Its statements (decisions 0080, 0102): the checkout locked and read with what its pricing and
+   * its order read in one, the order, its lines and the checkout written with COMMIT; the order's
+   * number is taken in a short transaction of its own before this one opens, in its BEGIN's round
+   * trip (decision 0081), so that no checkout of the store waits for another's.
    */
   async setShipping(id: string, input: ShippingInput, shopper: Shopper): Promise<Checkout> {
-    const number = input.shipping_rate ? await this.orders.reserveNumber() : undefined;
+    // The order's number, taken in a short transaction of its own in the round trip of this one's BEGIN.
+    let number: number | undefined;
+    const before = input.shipping_rate ? this.orders.numberBefore((taken) => (number = taken)) : undefined;
     return this.db.tenant(async (tx) => {
       const found = await lockForShipping(tx, this.shippingRead(), id, input.shipping_address);
       if (!found || (shopper.customerId && found.checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
@@ -247,7 +250,7 @@ export class Checkouts {
         return checkout;
         // The last of the transaction: its writes ride on COMMIT.
       }, tx.tenantId, { deferred: true });
-    });
+    }, TenantContext.tenantId(), { before });
   }
 
   private shippingReadText?: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, LOGGER, Tenant, TenantContext, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, LOGGER, Tenant, TenantContext, type BeforeStatement, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Customers, customerByEmailSql, type Customer } from '@qhatu/plugin-customers';
 import { stockTermsFrom, stockTermsSql } from '@qhatu/plugin-inventory';
@@ -68,7 +68,7 @@ export interface PlaceOrderInput {
   shortfall?: 'backorder' | 'accept';
   /** Checked values of the order's custom fields (`CustomFields.create`, or a cart's carried over); absent: the defaults. */
   customFields?: CustomFieldValues;
-  /** The order's number, taken beforehand with `Orders.reserveNumber` (decision 0081); absent: the store's next, taken in this transaction. */
+  /** The order's number, taken beforehand with `Orders.numberBefore` (decision 0081); absent: the store's next, taken in this transaction. */
   number?: number;
   /** The catalog's facts of the lines' variants as the caller read them in this transaction (the checkout's one read); absent: read here. */
   catalog?: Map<string, SellableFacts>;
@@ -365,26 +365,19 @@ export class Orders {
   }
 
   /**
-   * The store's next order number, in a transaction of its own that ends at once (decision 0081):
-   * taken before the order's transaction opens, so that orders of one store placed at the same
-   * time never wait for each other on the counter row. A number taken for an order that is then
-   * not placed is not used again (a gap in the numbers). Its commit does not wait for the disk: the
-   * order's own commit, later in the same log, makes it durable with the order.
+   * The store's next order number as the statement a caller's `Database.tenant` sends before its
+   * transaction, in the round trip of its BEGIN (`before`; decisions 0081 and 0102): in a transaction
+   * of its own that ends at once and does not wait for the disk (the order's own commit, later in the
+   * same log, makes it durable with the order), so that orders of one store placed at the same time
+   * never wait for each other on the counter row. `taken` has the number before the transaction's
+   * work begins. A number taken for an order that is then not placed is not used again (a gap).
    */
-  async reserveNumber(): Promise<number> {
-    let number: number | undefined;
-    // A scope of its own: never joined to a transaction the caller has open (whose commit must wait for the disk).
-    await TenantContext.run({ ...TenantContext.current(), tenantId: TenantContext.tenantId() }, () =>
-      this.db.write(async (sql) => {
-        sql.later('set local synchronous_commit = off');
-        sql.later<{ last_number: number }>(NEXT_NUMBER_SQL, [sql.tenantId, FIRST_ORDER_NUMBER], {
-          prepare: true,
-          rows: (rows) => (number = Number(rows[0].last_number)),
-        });
-      }),
-    );
-    if (number === undefined) throw new Error('No order number was taken');
-    return number;
+  numberBefore(taken: (number: number) => void): BeforeStatement {
+    return {
+      sql: NEXT_NUMBER_SQL,
+      params: [TenantContext.tenantId(), FIRST_ORDER_NUMBER],
+      rows: (rows: Array<{ last_number: number | string }>) => taken(Number(rows[0].last_number)),
+    };
   }
 
   /**
@@ -414,7 +407,7 @@ export class Orders {
     return out;
   }
 
-  /** The store's next number in this transaction: its counter row stays locked until the transaction ends (see `reserveNumber`). */
+  /** The store's next number in this transaction: its counter row stays locked until the transaction ends (see `numberBefore`). */
   private async nextNumber(tx: Tx): Promise<number> {
     const [row] = await tx.em.execute<Array<{ last_number: number }>>(NEXT_NUMBER_SQL, [tx.tenantId, FIRST_ORDER_NUMBER]);
     return Number(row.last_number);
