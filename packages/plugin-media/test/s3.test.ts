@@ -54,7 +54,12 @@ describe('S3-compatible storage', () => {
     expect(url.origin).toBe(endpoint);
     expect(url.pathname).toBe(`/${BUCKET}/${shop.id}/${ticket.file_id}/llama.png`);
     expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
+    // Valid until the answered expires_at exactly (15 minutes from the upload's start; a little less once signed).
+    const expires = Number(url.searchParams.get('X-Amz-Expires'));
+    expect(expires).toBeGreaterThan(880);
+    expect(expires).toBeLessThanOrEqual(900);
+    const signedAt = url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
+    expect(Math.abs(Date.parse(signedAt) + expires * 1000 - Date.parse(ticket.expires_at))).toBeLessThan(1000);
     expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
 
     const early = await call('POST', `/api/v1/media/${ticket.file_id}/confirm`);

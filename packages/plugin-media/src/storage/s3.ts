@@ -38,9 +38,11 @@ export class S3Storage implements MediaStorage {
   async presignPut(key: string, contentType: string, size: number, expiresAt: Date): Promise<string> {
     const { sdk, getSignedUrl, client } = await this.sdk();
     const command = new sdk.PutObjectCommand({ Bucket: this.settings.bucket, Key: key, ContentType: contentType, ContentLength: size });
-    const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000));
+    // Signed for whole seconds that end at `expiresAt` exactly, however long the SDK took to load.
+    const expiresIn = Math.max(1, Math.ceil((expiresAt.getTime() - Date.now()) / 1000));
+    const signingDate = new Date(expiresAt.getTime() - expiresIn * 1000);
     // Content type and length are signed: the bucket refuses any other.
-    return getSignedUrl(client, command, { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) });
+    return getSignedUrl(client, command, { expiresIn, signingDate, signableHeaders: new Set(['content-type', 'content-length']) });
   }
 
   async head(key: string): Promise<StoredObject | null> {
