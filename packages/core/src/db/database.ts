@@ -304,6 +304,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * which every path takes alike (the ORM's, `read`'s and the literals of `readOne` and `write`).
  * What is not a UUID is left out (it could match no row anyway).
  */
+/**
+ * A JSON column as a caller's statement read it (`json_agg`, `json_build_object`): the driver hands
+ * `json` over parsed, text when the value went through a text parameter or a cache; either way, the value.
+ */
+export function jsonColumn<T>(column: unknown): T {
+  return (typeof column === 'string' ? JSON.parse(column) : column) as T;
+}
+
 export function uuidArray(ids: Iterable<string>): string {
   return `{${[...ids].filter((id) => UUID.test(id)).join(',')}}`;
 }
@@ -456,6 +464,13 @@ function markIfLost(connection: unknown, error: unknown): void {
   if (isConnectionLost(error)) (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
 }
 
+/** The connection of the open transaction of `em` (its statements go out on it, in order). */
+async function connectionOf(em: EntityManager): Promise<PgClient> {
+  const trx = em.getTransactionContext() as { client: { acquireConnection(): Promise<PgClient> } } | undefined;
+  if (!trx) throw new Error('An open tenant transaction has no connection');
+  return trx.client.acquireConnection();
+}
+
 /** The results of a knex answer to a simple query, one per statement. */
 function resultsOf(done: unknown): Array<{ rows?: unknown[] }> {
   const response = (done as { response?: { rows?: unknown[] } | Array<{ rows?: unknown[] }> } | undefined)?.response;
@@ -464,9 +479,7 @@ function resultsOf(done: unknown): Array<{ rows?: unknown[] }> {
 
 /** The `lsn` of the last result of a knex answer (`COMMIT; select ... as lsn`). */
 function lsnOf(done: unknown): string | undefined {
-  const response = (done as { response?: { rows?: Array<{ lsn?: string }> } | Array<{ rows?: Array<{ lsn?: string }> }> } | undefined)?.response;
-  const last = Array.isArray(response) ? response[response.length - 1] : response;
-  return last?.rows?.[0]?.lsn;
+  return (resultsOf(done).at(-1)?.rows?.[0] as { lsn?: string } | undefined)?.lsn;
 }
 
 /** Where the connections of a read come from: the primary's pool, or a replica's. */
@@ -855,9 +868,7 @@ export class Database {
   /** `Tx.query` with `prepare` in the transaction of `em`: a named statement of the protocol, which the driver parses once per connection. */
   private preparedIn(em: EntityManager, entry: PendingEntry) {
     return async <R>(sql: string, params: unknown[]): Promise<R[]> => {
-      const trx = em.getTransactionContext() as { client: { acquireConnection(): Promise<unknown> } } | undefined;
-      if (!trx) throw new Error('An open tenant transaction has no connection');
-      const connection = (await trx.client.acquireConnection()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> };
+      const connection = (await connectionOf(em)) as unknown as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> };
       if (entry.connection === connection) await flushDeferred(connection, entry);
       if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `/* ${protocolName(sql)} */ ${inlined(sql, params)}`);
       try {
@@ -871,9 +882,7 @@ export class Database {
 
   /** `write` joining an open `tenant()` transaction: on its connection, events on it, queued writes when `work` ends. */
   private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>, deferTo?: PendingEntry): Promise<T> {
-    const trx = tx.em.getTransactionContext() as { client: { acquireConnection(): Promise<PgClient> } } | undefined;
-    if (!trx) throw new Error('An open tenant transaction has no connection');
-    const connection = await trx.client.acquireConnection();
+    const connection = await connectionOf(tx.em);
     const send = async (text: string) => {
       await flushDeferred(connection);
       this.statements.emit('statement', text);

@@ -1,4 +1,4 @@
-import { joinedColumns, joinedEntity, type KeptFacts, type Tx } from '@qhatu/core';
+import { joinedColumns, joinedEntity, jsonColumn, type KeptFacts, type Tx } from '@qhatu/core';
 import { Product } from '../entities/product.js';
 import { Variant } from '../entities/variant.js';
 
@@ -34,7 +34,7 @@ export function sellablesSql(tenantIdSql: string, variantIdsSql: string): string
 
 /** The column of `sellablesSql`, by variant id. */
 export function sellablesFrom(column: unknown): Map<string, SellableFacts> {
-  const list = (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as SellableFacts[];
+  const list = jsonColumn<SellableFacts[] | null>(column) ?? [];
   return new Map(list.map((s) => [s.variant.id, s]));
 }
 

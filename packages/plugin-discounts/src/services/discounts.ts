@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, factVersionSql, TenantContext, uuidArray, type KeptFacts, type StoreMoney, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, factVersionSql, jsonColumn, TenantContext, uuidArray, type KeptFacts, type StoreMoney, type Tx, type TxReader } from '@qhatu/core';
 import { injectable } from 'tsyringe';
 import { Coupon } from '../entities/coupon.js';
 import { Redemption } from '../entities/redemption.js';
@@ -315,7 +315,7 @@ const VOLUME_TIER_FACTS: KeptFacts<VolumeTier[]> = {
 
 /** The column of `volumeTiersSql`. */
 function tiersFrom(column: unknown): VolumeTier[] {
-  return (typeof column === 'string' ? JSON.parse(column) : (column ?? [])) as VolumeTier[];
+  return jsonColumn<VolumeTier[] | null>(column) ?? [];
 }
 
 /**

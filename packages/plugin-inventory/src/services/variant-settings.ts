@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, paginate, uuidArray, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, jsonColumn, paginate, uuidArray, type Page, type PageRequest, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { VariantSetting } from '../entities/variant-setting.js';
 
@@ -102,7 +102,7 @@ export function stockTermsSql(tenantSql: string, variantIdsSql: string): string 
 
 /** The terms of `stockTermsSql`'s column, by variant. */
 export function stockTermsFrom(column: unknown): Map<string, StockTerms> {
-  const rows = (typeof column === 'string' ? JSON.parse(column) : column) as Array<{ variant_id: string; tracked: boolean | null; allow_backorder: boolean | null; stocked: boolean }>;
+  const rows = jsonColumn<Array<{ variant_id: string; tracked: boolean | null; allow_backorder: boolean | null; stocked: boolean }>>(column);
   return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, tracked: r.tracked ?? r.stocked, allowBackorder: r.allow_backorder ?? false }]));
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, LOGGER, Tenant, TenantContext, type BeforeStatement, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, jsonColumn, LOGGER, Tenant, TenantContext, type BeforeStatement, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Customers, customerByEmailSql, type Customer } from '@qhatu/plugin-customers';
 import { stockTermsFrom, stockTermsSql } from '@qhatu/plugin-inventory';
@@ -607,6 +607,6 @@ export class Orders {
 
 /** `Orders.placingReadsSql`'s column. */
 function placingReadsFrom(column: unknown) {
-  const read = (typeof column === 'string' ? JSON.parse(column) : column) as { customer: Pick<Customer, 'id' | 'firstName' | 'lastName'> | null; stock: unknown };
+  const read = jsonColumn<{ customer: Pick<Customer, 'id' | 'firstName' | 'lastName'> | null; stock: unknown }>(column);
   return { customer: read.customer, stock: stockTermsFrom(read.stock) };
 }

@@ -1,4 +1,4 @@
-import { factVersionSql, uuidArray, type KeptFacts, type TxReader } from '@qhatu/core';
+import { factVersionSql, jsonColumn, uuidArray, type KeptFacts, type TxReader } from '@qhatu/core';
 import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
 import { injectable } from 'tsyringe';
 import { taxOf } from './rounding.js';
@@ -52,7 +52,7 @@ const ORIGIN_FACTS: KeptFacts<Facts | null> = {
   topic: TAX_FACTS_TOPIC,
   versionSql: (tenantSql) => factVersionSql(tenantSql, TAX_FACTS_TOPIC),
   split(column, ids) {
-    const facts = (typeof column === 'string' ? JSON.parse(column) : column) as Facts | null;
+    const facts = jsonColumn<Facts | null>(column);
     if (!facts) return [[STORE, null] as const];
     const { classes, ...store } = facts;
     const classOf = new Map(classes.map((c) => [c.id, c.tax_class]));
@@ -99,7 +99,7 @@ export class TaxRateTable implements TaxCalculator {
     const address = request.address;
     const [facts] =
       prefetched !== undefined
-        ? [(typeof prefetched === 'string' ? JSON.parse(prefetched) : prefetched) as Facts | null]
+        ? [jsonColumn<Facts | null>(prefetched)]
         : await tx.query<Facts>(FACTS, [
             Boolean(address), address?.country_code.toUpperCase() ?? null,
             Boolean(address), address?.province ?? null,
