@@ -34,8 +34,10 @@ interface PendingEntry {
   committedAt?: (lsn: string | undefined) => void;
   /** The outbox rows of the transaction's events (`Tx.publish`): inserted in the round trip of its COMMIT. */
   outbox: DomainEvent[];
-  /** Writes of `write({ deferred: true })`, written in: sent before the transaction's next statement, or with its COMMIT. */
-  deferred: string[];
+  /** Writes of `write({ deferred: true })`: sent before the transaction's next statement, or with its COMMIT. */
+  deferred: DeferredWrites[];
+  /** Whether the deferred writes and the outbox rows may be prepared on the connection (`DATABASE_PREPARE`). */
+  prepare?: boolean;
   /** `Database.statements`, told of a round trip that sends the deferred writes on their own, and of what BEGIN and COMMIT carried. */
   statements?: EventEmitter;
   /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip of BEGIN. */
@@ -44,6 +46,25 @@ interface PendingEntry {
   failed?: unknown;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
+
+/** Statements queued to ride on a later round trip of their transaction (`batchText`'s). */
+interface DeferredWrites {
+  text: string;
+  shown: () => string;
+  /** The names their text prepares on the connection: known there once it went through. */
+  preparing: string[];
+}
+
+/** The names `writes` prepare that are not known on their connection yet. */
+const preparingIn = (writes: DeferredWrites[]) => writes.flatMap((w) => w.preparing);
+
+/**
+ * After a round trip that carried `PREPARE`s failed: `PREPARE` outlives the rollback, and whether
+ * it ran before the failure is unknown, so the connection is not lent again (its names would clash).
+ */
+function spoilIfPreparing(connection: unknown, preparing: string[]): void {
+  if (preparing.length > 0) (connection as { __knex__disposed?: unknown }).__knex__disposed ??= new Error('statements prepared by a failed round trip');
+}
 
 interface KnexClient {
   query(connection: unknown, param: string | { sql: string; bindings?: unknown[] }): Promise<unknown>;
@@ -85,12 +106,14 @@ function entryOn(connection: object): PendingEntry | undefined {
 /** Sends the deferred writes of the transaction on `connection` (before another statement of it), if it has any. */
 async function flushDeferred(connection: object, entry = entryOn(connection)): Promise<void> {
   if (!entry || entry.deferred.length === 0) return;
-  const text = entry.deferred.splice(0).join('; ');
-  entry.statements?.emit('statement', text);
+  const writes = entry.deferred.splice(0);
+  if (entry.statements && entry.statements.listenerCount('statement') > 0) entry.statements.emit('statement', writes.map((w) => w.shown()).join('; '));
   try {
-    await (connection as PgClient).query(text);
+    await (connection as PgClient).query(writes.map((w) => w.text).join('; '));
+    knownOn(connection, preparingIn(writes));
   } catch (error) {
     markIfLost(connection, error);
+    spoilIfPreparing(connection, preparingIn(writes));
     throw error;
   }
 }
@@ -145,16 +168,21 @@ function rideOnBegin(client: KnexClient): void {
     }
     const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
     // The deferred writes and the outbox rows of the transaction's events go out in the COMMIT's round trip, just before it.
-    const deferred = ours && pending.deferred.length > 0 ? `${pending.deferred.splice(0).join('; ')}; ` : '';
-    const outbox = ours && pending.outbox.length > 0 ? `${outboxInsertSql(pending.outbox.splice(0))}; ` : '';
+    const riders = ours ? pending.deferred.splice(0) : [];
+    if (ours && pending.outbox.length > 0) riders.push(outboxWrites(connection as object, pending.outbox.splice(0), pending.prepare === true, preparingIn(riders)));
+    const preparing = preparingIn(riders);
     // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
     const noting = ours && pending.committedAt ? pending.committedAt : undefined;
-    if (deferred || outbox || noting) sent = { ...obj, sql: `${deferred}${outbox}COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}` };
-    if (deferred || outbox) pending?.statements?.emit('statement', sent.sql, { rewrites: true });
+    const tail = `COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}`;
+    if (riders.length > 0 || noting) sent = { ...obj, sql: `${riders.map((w) => `${w.text}; `).join('')}${tail}` };
+    if (riders.length > 0 && pending?.statements && pending.statements.listenerCount('statement') > 0) {
+      pending.statements.emit('statement', `${riders.map((w) => `${w.shown()}; `).join('')}${tail}`, { rewrites: true });
+    }
     // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
     const answered = (noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent)).then((done) => {
       // BEGIN, the tenant, SET, `before`: its rows are the fourth result.
       if (before) before.rows(resultsOf(done)[3].rows as never[]);
+      if (preparing.length > 0) knownOn(connection as object, preparing);
       return done;
     });
     return answered.catch(async (error: unknown) => {
@@ -165,7 +193,8 @@ function rideOnBegin(client: KnexClient): void {
       markIfLost(connection, error);
       if (pending && obj.sql === 'BEGIN;' && pending.connection === connection) pending.failed = error;
       // A write riding on COMMIT (or `before`, on BEGIN) failed: the rest of the round trip did not run, and a transaction is left aborted; it is ended here.
-      if ((deferred || outbox || before) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
+      if ((riders.length > 0 || before) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
+      spoilIfPreparing(connection, preparing);
       throw error;
     });
   };
@@ -179,7 +208,12 @@ function rideOnBegin(client: KnexClient): void {
 export interface TxReader {
   readonly tenantId: string;
   now(): Date;
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * `prepare`: parsed and planned once per connection, for a statement of a hot path whose planning
+   * costs as much as running it (its text must not vary); where a transaction cannot prepare (a
+   * `write` joined to an ORM transaction, `DATABASE_PREPARE=off`) it is sent as it is.
+   */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: { prepare?: boolean }): Promise<R[]>;
 }
 
 /** A unit of work inside one tenant: the entity manager and the events to publish on commit. */
@@ -279,10 +313,11 @@ export interface SqlTx extends TxReader {
 
 const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
 
-/** The outbox rows of `events` in one statement, their values written in (it goes out in the simple protocol, with COMMIT). */
-function outboxInsertSql(events: DomainEvent[]): string {
-  const rows = events.map((e) => inlined('(?, ?, ?, ?, ?::jsonb, ?)', [e.id, e.tenantId, e.type, e.source, JSON.stringify(e.data), e.time]));
-  return `insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values ${rows.join(', ')}`;
+/** The outbox rows of `events`, to ride on COMMIT: one prepared insert each (`pending`: names already being prepared in that round trip). */
+function outboxWrites(connection: object, events: DomainEvent[], prepare: boolean, pending: string[]): DeferredWrites {
+  const statements = events.map((e) => ({ sql: OUTBOX_INSERT_SQL, params: [e.id, e.tenantId, e.type, e.source, JSON.stringify(e.data), e.time], prepare: true }));
+  const built = batchText(connection, statements, prepare, pending);
+  return { text: built.text, shown: built.shown, preparing: built.preparing };
 }
 
 /** An event of `tenantId` about to be recorded in the outbox. */
@@ -402,7 +437,13 @@ function preparedName(sql: string): string {
  * The text of `statements` for `connection`, and the names it prepares there: a prepared statement
  * is `EXECUTE name(literals)`, preceded by its `PREPARE` the first time on a connection.
  */
-function batchText(connection: object, statements: SqlStatement[], allowed: boolean): { text: string; shown: () => string; preparing: string[]; results: number[] } {
+function batchText(
+  connection: object,
+  statements: SqlStatement[],
+  allowed: boolean,
+  /** Names an earlier text of the same round trip prepares. */
+  pending: string[] = [],
+): { text: string; shown: () => string; preparing: string[]; results: number[] } {
   const known = preparedOn.get(connection);
   const preparing: string[] = [];
   // How many results each statement gives (a PREPARE gives one of its own).
@@ -412,7 +453,7 @@ function batchText(connection: object, statements: SqlStatement[], allowed: bool
     if (!prepare || !allowed) return inlined(sql, params);
     const name = preparedName(sql);
     const run = `EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`;
-    if (known?.has(name) || preparing.includes(name)) return run;
+    if (known?.has(name) || preparing.includes(name) || pending.includes(name)) return run;
     preparing.push(name);
     results[results.length - 1] = 2;
     return `PREPARE ${name} AS ${numbered(sql)}; ${run}`;
@@ -586,7 +627,15 @@ export class Database {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
     const valid = UUID.test(tenantId);
-    const entry: PendingEntry = { sql: valid ? enterTenantSql(tenantId) : '', sent: !valid, tenantId: valid ? tenantId.toLowerCase() : undefined, outbox: [], deferred: [], statements: this.statements };
+    const entry: PendingEntry = {
+      sql: valid ? enterTenantSql(tenantId) : '',
+      sent: !valid,
+      tenantId: valid ? tenantId.toLowerCase() : undefined,
+      outbox: [],
+      deferred: [],
+      prepare: this.prepare,
+      statements: this.statements,
+    };
     if (before && valid) entry.before = { text: inlined(before.sql, before.params), rows: before.rows };
     const replicas = this.replicas;
     if (replicas && valid) {
@@ -820,7 +869,7 @@ export class Database {
     const sql: SqlTx = {
       tenantId,
       now: () => this.clock.now(),
-      query: (text, params = []) => batch([{ sql: text, params }]),
+      query: (text, params = [], options = {}) => batch([{ sql: text, params, prepare: options.prepare }]),
       batch,
       later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare, rows: options.rows as SqlStatement['rows'] }),
       publish: (type, data) => {
@@ -895,18 +944,18 @@ export class Database {
       query: async <R>(text: string, params: unknown[] = []) => rowsOfLast<R>(await send(inlined(text, params))),
       // Prepared statements are for the pooled path; here each statement is written in.
       batch: async <R>(statements: SqlStatement[]) => rowsOfLast<R>(await send(statements.map((st) => inlined(st.sql, st.params ?? [])).join('; '))),
-      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, rows: options.rows as SqlStatement['rows'] }),
+      later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare, rows: options.rows as SqlStatement['rows'] }),
       publish: (type, data) => tx.publish(type, data),
       afterCommit: (fn) => tx.afterCommit(fn),
     });
     if (writes.length > 0) {
-      const text = writes.map((st) => inlined(st.sql, st.params ?? [])).join('; ');
       if (deferTo?.connection === connection && writes.every((st) => !st.rows)) {
-        // Shown with the statement it rides on.
-        deferTo.deferred.push(text);
+        // Shown with the statement it rides on; prepared where asked, as on the pooled path (known once it went through).
+        const built = batchText(connection, writes, this.prepare, preparingIn(deferTo.deferred));
+        deferTo.deferred.push({ text: built.text, shown: built.shown, preparing: built.preparing });
         return result;
       }
-      const results = await send(text);
+      const results = await send(writes.map((st) => inlined(st.sql, st.params ?? [])).join('; '));
       deliverRows(writes, writes.map(() => 1), 0, results);
     }
     return result;

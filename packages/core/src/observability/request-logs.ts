@@ -24,11 +24,21 @@ export function logRoutePatterns(http: FastifyInstance): void {
 
 const named = new WeakSet<FastifyRequest>();
 
-/** From here on, the request's lines also name its store (`"tenant_id":"…"`), once auth has found it. */
+/**
+ * From here on, the request's lines also name its store (`"tenant_id":"…"`), once auth has found it:
+ * added to the request's own logger (a child of the request already), not a second child of it.
+ */
 export function logTenant(request: FastifyRequest, reply: FastifyReply, tenantId: string | undefined): void {
   if (!tenantId || named.has(request)) return;
   named.add(request);
-  const log: FastifyBaseLogger = request.log.child({ tenant_id: tenantId });
+  const own = request.log as FastifyBaseLogger & { setBindings?: (bindings: Record<string, unknown>) => void };
+  // A silent logger writes no line to name the store in.
+  if (own.level === 'silent') return;
+  if (typeof own.setBindings === 'function' && reply.log === own) {
+    own.setBindings({ tenant_id: tenantId });
+    return;
+  }
+  const log: FastifyBaseLogger = own.child({ tenant_id: tenantId });
   request.log = log;
   reply.log = log;
 }

@@ -35,7 +35,7 @@ export function updateCheckout(sql: SqlTx, c: Checkout): void {
   sql.later(UPDATE_CHECKOUT_SQL, [
     c.status, JSON.stringify(c.lineItems), c.subtotal, c.shippingTotal, c.discountTotal, c.taxTotal, c.shippingTax, c.pricesIncludeTax, c.marketPricesIncludeTax, c.total,
     json(c.shippingAddress), json(c.billingAddress), json(c.shippingRate), c.orderId, c.completedAt, c.updatedAt, sql.tenantId, c.id,
-  ]);
+  ], { prepare: true });
 }
 
 const VARIANTS_OF_CHECKOUT = `select (l ->> 'variant_id')::uuid from jsonb_array_elements(c.line_items) as l`;

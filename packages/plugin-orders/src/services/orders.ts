@@ -103,6 +103,9 @@ const INSERT_LINES_SQL = `insert into orders_line_item (tenant_id, id, order_id,
          sku text, quantity int, backordered_quantity int, unit_price_amount bigint, total_amount bigint, requires_shipping boolean,
          discount_amount bigint, tax_class text, tax_rate int, tax_amount bigint, offer_id uuid)`;
 
+// Planned once per connection: every order placed writes them.
+const PREPARED = { prepare: true };
+
 /** A line of no catalog variant: its title, price and tax class are the caller's. */
 export interface CustomLineInput {
   /** The order line's id (a draft's line keeps its id); new when absent. */
@@ -347,13 +350,13 @@ export class Orders {
         tx.tenantId, order.id, order.number, order.status, order.customerId, order.customerEmail, order.customerName, order.currency, order.subtotal,
         order.shippingTotal, order.discountTotal, order.taxTotal, order.shippingTax, order.pricesIncludeTax, order.total,
         order.shippingAddress ? JSON.stringify(order.shippingAddress) : null, JSON.stringify(order.customFields), order.createdAt, order.updatedAt,
-      ]);
+      ], PREPARED);
       const rows = lines.map((l) => ({
         id: l.id, order_id: l.orderId, position: l.position, variant_id: l.variantId, product_id: l.productId, title: l.title, variant_title: l.variantTitle,
         sku: l.sku, quantity: l.quantity, backordered_quantity: l.backorderedQuantity, unit_price_amount: l.unitPriceAmount, total_amount: l.totalAmount,
         requires_shipping: l.requiresShipping, discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, offer_id: l.offerId,
       }));
-      if (rows.length > 0) sql.later(INSERT_LINES_SQL, [tx.tenantId, JSON.stringify(rows)]);
+      if (rows.length > 0) sql.later(INSERT_LINES_SQL, [tx.tenantId, JSON.stringify(rows)], PREPARED);
     };
     // Queued on the caller's writes, they are written after everything in this transaction that could change them: nothing to hand over.
     if (writes) {
