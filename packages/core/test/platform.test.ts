@@ -426,6 +426,43 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(again.every(([row]) => row.n === 1)).toBe(true);
   });
 
+  it('inside tenant(): deferred writes asked to be prepared ride on COMMIT as EXECUTE, prepared once per connection; a failed round trip that prepared leaves no name behind', async () => {
+    const db = t.app.container.resolve(Database);
+    const ids = Array.from({ length: 24 }, () => crypto.randomUUID());
+    const place = (id: string, sql = insertNote) =>
+      db.tenant(async (tx) => {
+        tx.publish('notes.note.created', { id });
+        await db.write(async (w) => w.later(sql, [w.tenantId, id, 'prepared', w.now()], { prepare: true }), a.id, { deferred: true });
+      }, a.id);
+    // At once, over the pool's connections: each prepares the insert (and the outbox's) the first time, then runs them by name.
+    await Promise.all(ids.map((id) => place(id)));
+    expect(await db.query('select count(*)::int as n from test_note where id = any(?::uuid[])', [`{${ids.join(',')}}`])).toEqual([{ n: ids.length }]);
+    expect((await Promise.all(ids.map(outboxOf))).every((rows) => rows.length === 1)).toBe(true);
+    // (A name's `statement` is the whole round trip that prepared it: the one whose PREPARE is the note's insert.)
+    const named = await db.tenant(
+      (tx) => tx.query<{ name: string }>(`select name from pg_prepared_statements where name like 'qhatu_%' and position('PREPARE ' || name || ' AS insert into test_note' in statement) > 0`),
+      a.id,
+    );
+    expect(named).toHaveLength(1);
+    // Shown as the statements they run, each after its name, with COMMIT.
+    const one = crypto.randomUUID();
+    const { statements } = await t.countQueries(() => place(one));
+    expect(statements.at(-1)).toMatch(new RegExp(`^/\\* qhatu_[0-9a-f]{24} \\*/ insert into test_note .*'${one}'.*; /\\* qhatu_[0-9a-f]{24} \\*/ insert into core_outbox .*; COMMIT;$`, 's'));
+    // A statement new to every connection, whose round trip fails after its PREPARE ran (a repeated key): that connection is not lent again.
+    const fresh = `${insertNote} /* fresh */`;
+    await expect(
+      db.tenant(async () => {
+        await db.write(async (w) => {
+          w.later(fresh, [w.tenantId, crypto.randomUUID(), 'fine', w.now()], { prepare: true });
+          w.later(fresh, [w.tenantId, ids[0], 'a repeated key', w.now()], { prepare: true });
+        }, a.id, { deferred: true });
+      }, a.id),
+    ).rejects.toMatchObject({ code: '23505' });
+    const after = Array.from({ length: 30 }, () => crypto.randomUUID());
+    await Promise.all(after.map((id) => place(id, fresh)));
+    expect(await db.query('select count(*)::int as n from test_note where id = any(?::uuid[])', [`{${after.join(',')}}`])).toEqual([{ n: after.length }]);
+  });
+
   it('with writes only, is one round trip from BEGIN to COMMIT', async () => {
     const db = t.app.container.resolve(Database);
     const id = crypto.randomUUID();
