@@ -104,9 +104,9 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, running
   throw new Error(`${exited ? 'the process exited' : 'timed out'} while waiting\nstdout:\n${running.stdout()}\nstderr:\n${running.stderr()}`);
 }
 
-/** Waits until `url` answers 200. */
-export function waitUntilReady(url: string, running: Running): Promise<void> {
-  return waitUntil(() => fetch(url).then((r) => r.status === 200, () => false), running);
+/** Waits until `url` answers 200 (`timeoutMs`: a first start that makes and migrates its embedded database takes longer on a busy machine). */
+export function waitUntilReady(url: string, running: Running, timeoutMs?: number): Promise<void> {
+  return waitUntil(() => fetch(url).then((r) => r.status === 200, () => false), running, timeoutMs);
 }
 
 /**

@@ -55,7 +55,10 @@ afterAll(async () => {
 });
 afterEach(() => stopLeftovers());
 
-describe('the packed packages', { timeout: 240_000 }, () => {
+/** How long a store's first start on a new data folder may take here (the embedded database made and migrated). */
+const FIRST_START_MS = 180_000;
+
+describe('the packed packages', { timeout: 360_000 }, () => {
   it('are one tarball per package, of compiled JavaScript with declarations', () => {
     const packages = readdirSync(path.join(WORKSPACE, 'packages')).filter((d) => existsSync(path.join(WORKSPACE, 'packages', d, 'package.json')));
     const version = readJson(path.join(WORKSPACE, 'packages/core/package.json')).version;
@@ -113,7 +116,8 @@ describe('the packed packages', { timeout: 240_000 }, () => {
     const dataDir = (storeData = path.join(store, '.qhatu'));
     const running = spawnCli(['start'], { cwd: store, cli: installedCli(store), env: { PORT: String(port), QHATU_DATA_DIR: dataDir } });
     const base = `http://127.0.0.1:${port}`;
-    await waitUntilReady(`${base}/health/ready`, running);
+    // Its first start makes the embedded database and migrates every plugin's tables, beside the other test files.
+    await waitUntilReady(`${base}/health/ready`, running, FIRST_START_MS);
     const platform = readFileSync(path.join(dataDir, 'platform-token'), 'utf8').trim();
     const post = async (url: string, body: unknown, headers: Record<string, string>) => {
       const res = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
