@@ -169,7 +169,7 @@ function rideOnBegin(client: KnexClient): void {
     const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
     // The deferred writes and the outbox rows of the transaction's events go out in the COMMIT's round trip, just before it.
     const riders = ours ? pending.deferred.splice(0) : [];
-    if (ours && pending.outbox.length > 0) riders.push(outboxWrites(connection as object, pending.outbox.splice(0), pending.prepare === true, preparingIn(riders)));
+    if (ours && pending.outbox.length > 0) riders.push(deferredWrites(connection as object, pending.outbox.splice(0).map(outboxStatement), pending.prepare === true, preparingIn(riders)));
     const preparing = preparingIn(riders);
     // With read replicas, the COMMIT of a tenant transaction also answers where the primary's WAL stands after it.
     const noting = ours && pending.committedAt ? pending.committedAt : undefined;
@@ -313,11 +313,15 @@ export interface SqlTx extends TxReader {
 
 const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
 
-/** The outbox rows of `events`, to ride on COMMIT: one prepared insert each (`pending`: names already being prepared in that round trip). */
-function outboxWrites(connection: object, events: DomainEvent[], prepare: boolean, pending: string[]): DeferredWrites {
-  const statements = events.map((e) => ({ sql: OUTBOX_INSERT_SQL, params: [e.id, e.tenantId, e.type, e.source, JSON.stringify(e.data), e.time], prepare: true }));
-  const built = batchText(connection, statements, prepare, pending);
-  return { text: built.text, shown: built.shown, preparing: built.preparing };
+/** The outbox row of `event`: a prepared insert. */
+function outboxStatement(event: DomainEvent): SqlStatement {
+  return { sql: OUTBOX_INSERT_SQL, params: [event.id, event.tenantId, event.type, event.source, JSON.stringify(event.data), event.time], prepare: true };
+}
+
+/** `statements` as a text to ride on a later round trip of their transaction (`pending`: names already being prepared in that round trip). */
+function deferredWrites(connection: object, statements: SqlStatement[], prepare: boolean, pending: string[]): DeferredWrites {
+  const { text, shown, preparing } = batchText(connection, statements, prepare, pending);
+  return { text, shown, preparing };
 }
 
 /** An event of `tenantId` about to be recorded in the outbox. */
@@ -335,11 +339,6 @@ export interface SqlReader {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * A PostgreSQL array literal of ids for `= any(?::uuid[])`: one text parameter however many ids,
- * which every path takes alike (the ORM's, `read`'s and the literals of `readOne` and `write`).
- * What is not a UUID is left out (it could match no row anyway).
- */
-/**
  * A JSON column as a caller's statement read it (`json_agg`, `json_build_object`): the driver hands
  * `json` over parsed, text when the value went through a text parameter or a cache; either way, the value.
  */
@@ -347,6 +346,11 @@ export function jsonColumn<T>(column: unknown): T {
   return (typeof column === 'string' ? JSON.parse(column) : column) as T;
 }
 
+/**
+ * A PostgreSQL array literal of ids for `= any(?::uuid[])`: one text parameter however many ids,
+ * which every path takes alike (the ORM's, `read`'s and the literals of `readOne` and `write`).
+ * What is not a UUID is left out (it could match no row anyway).
+ */
 export function uuidArray(ids: Iterable<string>): string {
   return `{${[...ids].filter((id) => UUID.test(id)).join(',')}}`;
 }
@@ -874,7 +878,7 @@ export class Database {
       later: (text, params = [], options = {}) => void writes.push({ sql: text, params, prepare: options.prepare, rows: options.rows as SqlStatement['rows'] }),
       publish: (type, data) => {
         const event = domainEvent(type, tenantId, this.clock.now(), data);
-        writes.push({ sql: OUTBOX_INSERT_SQL, params: [event.id, tenantId, event.type, event.source, JSON.stringify(data), event.time], prepare: true });
+        writes.push(outboxStatement(event as DomainEvent));
         pending.push(event as DomainEvent);
         return event;
       },
@@ -951,8 +955,7 @@ export class Database {
     if (writes.length > 0) {
       if (deferTo?.connection === connection && writes.every((st) => !st.rows)) {
         // Shown with the statement it rides on; prepared where asked, as on the pooled path (known once it went through).
-        const built = batchText(connection, writes, this.prepare, preparingIn(deferTo.deferred));
-        deferTo.deferred.push({ text: built.text, shown: built.shown, preparing: built.preparing });
+        deferTo.deferred.push(deferredWrites(connection, writes, this.prepare, preparingIn(deferTo.deferred)));
         return result;
       }
       const results = await send(writes.map((st) => inlined(st.sql, st.params ?? [])).join('; '));
