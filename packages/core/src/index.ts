@@ -70,6 +70,7 @@ export {
   pageQuery,
   paginate,
   pgDate,
+  type CursorValueType,
   type KeysetColumn,
   type Page,
   type PageRequest,

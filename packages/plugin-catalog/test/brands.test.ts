@@ -148,5 +148,13 @@ describe('GET /catalog/brands', () => {
     for (const qs of ['limit=0', 'filter[name]=x', 'sort=product_count', 'q=', 'cursor=x']) {
       expect((await as('GET', `${BASE}?${qs}`)).statusCode, qs).toBe(400);
     }
+    // A cursor made by hand, its value not of the sort's property (a date, a name) or its id no UUID: 400 naming the cursor.
+    const forged = (sort: string, v: unknown, i: unknown = made.Wari.id) => `${BASE}?sort=${sort}&cursor=${Buffer.from(JSON.stringify({ s: sort, v, i })).toString('base64url')}`;
+    for (const url of [forged('created_at', 7), forged('-created_at', true), forged('created_at', 'soon'), forged('-created_at', '2030-13-01T00:00:00Z'), forged('name', 1e30), forged('name', { a: 1 }), forged('name', 'Moche', 'x')]) {
+      const res = await as('GET', url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'cursor' }] });
+    }
+    expect((await as('GET', forged('name', 'Moche', made.Moche.id))).json().data.map((b: { name: string }) => b.name)).toEqual(['Nazca', 'Wari']);
   });
 });

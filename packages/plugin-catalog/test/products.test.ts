@@ -162,6 +162,18 @@ describe('GET /api/v1/catalog/products', () => {
     expect(second.meta.pagination).toEqual({ cursor: null, has_next: false, limit: 3 });
   });
 
+  it('refuses a cursor whose values were tampered with, for the admin and the storefront, with 400', async () => {
+    const id = (await list('limit=1')).json().data[0].id;
+    const forged = (sort: string, v: unknown, i: unknown) => `sort=${sort}&cursor=${Buffer.from(JSON.stringify({ s: sort, v, i })).toString('base64url')}`;
+    for (const token of [undefined, other.storefrontToken]) {
+      for (const qs of [forged('-created_at', 'soon', id), forged('created_at', '2030-13-01T00:00:00Z', id), forged('title', 7, id), forged('title', 'Listed 1', 'x'), forged('-created_at', { '>': 1 }, id)]) {
+        const res = await list(qs, token);
+        expect(res.statusCode, qs).toBe(400);
+        expect(res.json().error, qs).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'cursor' }] });
+      }
+    }
+  });
+
   it('shows storefront keys active products only', async () => {
     const res = await list('', other.storefrontToken);
     expect(res.json().data.map((p: { title: string }) => p.title)).toEqual(['Listed 3', 'Listed 0']);

@@ -81,4 +81,28 @@ describe('GET /orders as PostgreSQL writes it', () => {
     expect((await caller(t, shop)('GET', `${ORDERS}?cursor=nonsense`)).statusCode).toBe(400);
     expect((await caller(t, shop)('GET', `${ORDERS}?sort=number&cursor=${encodeURIComponent(Buffer.from(JSON.stringify({ s: '-created_at', v: 'x', i: 'y' })).toString('base64url'))}`)).statusCode).toBe(400);
   });
+
+  it('refuses a cursor whose values were tampered with, in every sort, with 400 and no row', async () => {
+    const forged = (sort: string, v: unknown, i: unknown) => `${ORDERS}?sort=${sort}&cursor=${Buffer.from(JSON.stringify({ s: sort, v, i })).toString('base64url')}`;
+    const id = orders[0].id;
+    for (const url of [
+      forged('-created_at', 'not a date', id),
+      forged('-created_at', '2030-99-99T00:00:00Z', id),
+      forged('created_at', '2030-01-01T00:00:00Z', 'not-a-uuid'),
+      forged('created_at', { a: 1 }, id),
+      forged('number', 'one', id),
+      forged('-number', 1e20, id),
+      forged('total', 1.5, id),
+      forged('-total', [1], id),
+      forged('number', 1, 42),
+    ]) {
+      const res = await caller(t, shop)('GET', url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error.code, url).toBe('VALIDATION_ERROR');
+      expect(res.json().error.details[0], url).toMatchObject({ path: 'cursor' });
+    }
+    // A cursor this API issued still resumes the list.
+    const first = await list(`${ORDERS}?limit=1&sort=-total`);
+    expect((await list(`${ORDERS}?limit=5&sort=-total&cursor=${first.meta.pagination.cursor}`)).data).toHaveLength(2);
+  });
 });

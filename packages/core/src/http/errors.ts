@@ -18,6 +18,8 @@ const PG_CODES: Record<string, () => AppError> = {
   '23505': () => AppError.conflict('A record with these unique values already exists'),
   '23503': () => AppError.unprocessable('REFERENCE_NOT_FOUND', 'A referenced record does not exist'),
   '22P02': () => AppError.validation('A value has the wrong format'),
+  '22007': () => AppError.validation('A date or time has the wrong format'),
+  '22008': () => AppError.validation('A date or time is out of range'),
   '22003': () => AppError.validation('A number is out of range'),
   '22001': () => AppError.validation('A value is too long'),
   '42501': () => AppError.forbidden('This record belongs to another tenant'),

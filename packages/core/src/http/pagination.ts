@@ -78,21 +78,43 @@ export function encodeCursor(state: CursorState): string {
   return Buffer.from(JSON.stringify(state)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, sort: string): CursorState {
+/** The SQL type of a list's sort column: a cursor's value is bound as one (`?::type`). */
+export type CursorValueType = 'timestamptz' | 'text' | 'int' | 'bigint';
+
+const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// As this API writes a time (ISO 8601) or PostgreSQL prints one, or an unbounded end.
+const CURSOR_TIME = /^(-?infinity|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d(:?\d\d)?)?)$/;
+
+/** Whether `value` is a value of `type` that PostgreSQL takes for it. */
+const CURSOR_VALUE: Record<CursorValueType, (value: unknown) => boolean> = {
+  timestamptz: (v) =>
+    typeof v === 'string' && CURSOR_TIME.test(v) && (v.endsWith('infinity') || !Number.isNaN(Date.parse(v.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')))),
+  text: (v) => typeof v === 'string',
+  int: (v) => (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) || (typeof v === 'string' && /^-?\d{1,9}$/.test(v)),
+  bigint: (v) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && /^-?\d{1,18}$/.test(v)),
+};
+
+const invalidCursor = () => AppError.validation('The cursor is not valid', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
+
+/**
+ * The state of a cursor this API issued for `sort`; anything else is a 400 naming the cursor, never
+ * a database error: its id must be a UUID and, given the sort column's `type`, its value one of
+ * that type (without `type` the caller checks the value).
+ */
+export function decodeCursor(cursor: string, sort: string, type?: CursorValueType): CursorState {
   let state: CursorState;
   try {
     state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw AppError.validation('The cursor is not valid', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
+    throw invalidCursor();
   }
-  if (!state || typeof state !== 'object' || typeof state.i !== 'string' || typeof state.s !== 'string') {
-    throw AppError.validation('The cursor is not valid', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
-  }
+  if (!state || typeof state !== 'object' || typeof state.i !== 'string' || typeof state.s !== 'string') throw invalidCursor();
   if (state.s !== sort) {
     throw AppError.validation('The cursor was made for another sort order', [
       { path: 'cursor', message: `made for sort=${state.s}` },
     ]);
   }
+  if (!CURSOR_ID.test(state.i) || (type && !CURSOR_VALUE[type](state.v))) throw invalidCursor();
   return state;
 }
 
@@ -130,7 +152,8 @@ export async function paginate<T extends { id: string }>(
   const conditions: unknown[] = [where];
   if (page.cursor) {
     const state = decodeCursor(page.cursor, page.sort);
-    const value = typeof state.v === 'string' && /^\d{4}-\d\d-\d\dT/.test(state.v) ? new Date(state.v) : state.v;
+    const property = (em.getMetadata(entity).properties as Record<string, { runtimeType?: string } | undefined>)[prop];
+    const value = propertyValue(state.v, property?.runtimeType);
     conditions.push({ $or: [{ [prop]: { [op]: value } }, { [prop]: value, id: { [op]: state.i } }] });
   }
   const dir = desc ? 'desc' : 'asc';
@@ -160,10 +183,26 @@ export async function paginate<T extends { id: string }>(
   };
 }
 
+/**
+ * A cursor's value as the ORM binds it for a property of `runtimeType` (a date as its ISO text,
+ * as JSON wrote it): anything else is a 400, never an error of the ORM or the database.
+ */
+function propertyValue(value: unknown, runtimeType: string | undefined): unknown {
+  if (value === null) return null;
+  const fits =
+    runtimeType === 'Date' ? CURSOR_VALUE.timestamptz(value) && !String(value).endsWith('infinity')
+    : runtimeType === 'number' ? typeof value === 'number' && Number.isFinite(value)
+    : runtimeType === 'string' ? typeof value === 'string'
+    : runtimeType === 'boolean' ? typeof value === 'boolean'
+    : typeof value !== 'object';
+  if (!fits) throw invalidCursor();
+  return runtimeType === 'Date' ? new Date(value as string) : value;
+}
+
 /** A sortable column of a hand-written list query: its SQL and its type for the cursor's value. */
 export interface KeysetColumn {
   sql: string;
-  type: 'timestamptz' | 'text' | 'int';
+  type: CursorValueType;
 }
 
 /**
@@ -180,7 +219,7 @@ export function keyset(page: PageRequest, columns: Record<string, KeysetColumn>)
   let where = '';
   const params: unknown[] = [];
   if (page.cursor) {
-    const state = decodeCursor(page.cursor, page.sort);
+    const state = decodeCursor(page.cursor, page.sort, column.type);
     where = `(${column.sql}, id) ${desc ? '<' : '>'} (?::${column.type}, ?::uuid)`;
     params.push(state.v, state.i);
   }

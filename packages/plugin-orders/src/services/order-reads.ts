@@ -1,5 +1,5 @@
 import { raw } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, decodeCursor, encodeCursor, paginate, searchPage, type CustomFieldFilter, type Page, type PageRequest, type SqlPart } from '@qhatu/core';
+import { AppError, CustomFields, Database, decodeCursor, encodeCursor, paginate, searchPage, type CursorValueType, type CustomFieldFilter, type Page, type PageRequest, type SqlPart } from '@qhatu/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inject, injectable } from 'tsyringe';
 import type { z } from 'zod';
@@ -29,7 +29,7 @@ export interface OrderView {
 }
 
 /** The sorts of the order list: their columns and the type of their cursor's value. */
-const SORTS: Record<string, string> = { created_at: 'timestamptz', number: 'bigint', total: 'bigint' };
+const SORTS: Record<string, CursorValueType> = { created_at: 'timestamptz', number: 'bigint', total: 'bigint' };
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -97,7 +97,7 @@ function pageStatement(tenantId: string, page: PageRequest, filter: OrderFilter,
   if (filter.ownerId) where('customer_id = ?', filter.ownerId);
   conditions.push(...fieldConditions);
   if (page.cursor) {
-    const state = decodeCursor(page.cursor, page.sort);
+    const state = decodeCursor(page.cursor, page.sort, type);
     where(`(${field}, id) ${desc ? '<' : '>'} (?::${type}, ?::uuid)`, state.v, state.i);
   }
   const dir = desc ? 'desc' : 'asc';
