@@ -228,6 +228,8 @@ describe('the read path (Database.read)', () => {
     expect(exact).toHaveLength(1);
     const injected = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ?', ["x' or '1'='1"]), a.id);
     expect(injected).toEqual([]);
+    const escaped = await db.readOne((sql) => sql.query<{ body: string }>('select body from test_note where body = ? or body = ?', ["x\\' or '1'='1", "\\'; --"]), a.id);
+    expect(escaped).toEqual([]);
     await expect(db.readOne((sql) => sql.query(`update test_note set body = 'x'`), a.id)).rejects.toThrow(/read-only transaction/);
     await expect(db.readOne(async (sql) => { await sql.query('select 1'); return sql.query('select 2'); }, a.id)).rejects.toThrow(/one query/);
     await expect(db.readOne((sql) => sql.query('select ?', [{ a: 1 }]), a.id)).rejects.toThrow(/cannot be written/);

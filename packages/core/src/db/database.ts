@@ -383,12 +383,22 @@ function inlined(sql: string, params: unknown[]): string {
 /** One parameter as an SQL literal (see `inlined`). */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'string') return quoted(value);
   // In parentheses, a negative number cannot turn `- ?` into a comment.
   if (typeof value === 'number' && Number.isFinite(value)) return `(${value})`;
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date && Number.isFinite(value.getTime())) return pg.escapeLiteral(value.toISOString());
+  if (value instanceof Date && Number.isFinite(value.getTime())) return `'${value.toISOString()}'`;
   throw new Error(`A parameter of type ${typeof value} cannot be written into a statement`);
+}
+
+/**
+ * Text as a string literal, as pg's `escapeLiteral` writes it (quotes doubled; with a backslash,
+ * an `E''` literal with backslashes doubled), without building it a character at a time: the
+ * placing path writes kilobytes of JSON (lines, addresses, events) into its statements.
+ */
+function quoted(text: string): string {
+  const inside = text.includes("'") ? text.replaceAll("'", "''") : text;
+  return text.includes('\\') ? ` E'${inside.replaceAll('\\', '\\\\')}'` : `'${inside}'`;
 }
 
 /**
