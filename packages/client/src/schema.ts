@@ -5212,7 +5212,10 @@ export interface paths {
         };
         /** Read a tenant */
         get: operations["getTenantsById"];
-        /** Replace a tenant’s settings */
+        /**
+         * Replace a tenant’s settings
+         * @description A new default_locale takes the old default off the store's locales: 409 LOCALE_IN_USE while a market reads in it (change the market first).
+         */
         put: operations["putTenantsById"];
         post?: never;
         delete?: never;

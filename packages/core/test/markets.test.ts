@@ -142,6 +142,11 @@ describe('/api/v1/markets', () => {
     expect(locale.statusCode).toBe(409);
     expect(locale.json().error).toMatchObject({ code: 'LOCALE_IN_USE', details: [expect.objectContaining({ locale: 'en', market: 'us' })] });
     expect((await call(shop, 'GET', '/api/v1/locales')).json().data.locales).toEqual(['es-PE', 'en']);
+    // Nor may the platform move the store's default away from a locale a market reads in (it would leave the list).
+    const moved = await t.request({ method: 'PUT', url: `/api/v1/tenants/${shop.id}`, headers: { authorization: `Bearer ${t.platformToken}` }, payload: { name: 'Tienda', default_locale: 'en' } });
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(moved.json().error).toMatchObject({ code: 'LOCALE_IN_USE', details: [expect.objectContaining({ path: 'body.default_locale', locale: 'es-PE', market: 'pe' })] });
+    expect((await call(shop, 'GET', '/api/v1/locales')).json().data).toEqual({ default_locale: 'es-PE', locales: ['es-PE', 'en'] });
   });
 
   it('is chosen by a request: its currency and tax mode, its locale before Accept-Language; unknown ones are 422', () => {

@@ -82,7 +82,14 @@ export async function tenantRoutes(app: FastifyInstance, tenants: Tenants): Prom
 
   r.put('/tenants/:id', {
     config,
-    schema: { tags, summary: 'Replace a tenant’s settings', params: IdParams, body: TenantReplace, response: { 200: dataOf(TenantOut), ...errorResponses(400, 401, 403, 404, 409) } },
+    schema: {
+      tags,
+      summary: 'Replace a tenant’s settings',
+      description: "A new default_locale takes the old default off the store's locales: 409 LOCALE_IN_USE while a market reads in it (change the market first).",
+      params: IdParams,
+      body: TenantReplace,
+      response: { 200: dataOf(TenantOut), ...errorResponses(400, 401, 403, 404, 409) },
+    },
   }, async (req) => ({ data: tenantOut(await tenants.replace(req.params.id, req.body)) }));
 
   for (const action of ['suspend', 'activate'] as const) {

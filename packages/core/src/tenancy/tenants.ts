@@ -7,6 +7,8 @@ import { AccessToken, BUILT_IN_ROLES, Role, Tenant, type TenantStatus } from '..
 import { AppError } from '../errors.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
 import { searchWhere } from '../db/search.js';
+import { storeLocales } from '../translations/locales.js';
+import { assertMarketLocalesListed } from '../translations/store-locales.js';
 import { tenantMachine } from './tenant-machine.js';
 
 export interface TenantInput {
@@ -90,7 +92,8 @@ export class Tenants {
   }
 
   async replace(id: string, input: Omit<TenantInput, 'status'>): Promise<Tenant> {
-    const { tenant, relocated } = await this.db.platform(async ({ em, now }) => {
+    const { tenant, relocated } = await this.db.platform(async (tx) => {
+      const { em, now } = tx;
       const tenant = await em.findOne(Tenant, { id });
       if (!tenant) throw AppError.notFound('Tenant', 'TENANT_NOT_FOUND');
       if (input.slug && input.slug !== tenant.slug && (await em.count(Tenant, { slug: input.slug }))) {
@@ -100,6 +103,11 @@ export class Tenants {
       if (input.slug) tenant.slug = input.slug;
       if (input.currency) tenant.currency = input.currency;
       const relocated = input.default_locale !== undefined && input.default_locale !== tenant.defaultLocale;
+      if (relocated) {
+        // The old default leaves the store's locales: not while a market reads in it.
+        const [row] = await tx.query<{ locales: string[] }>('select locales from core_tenant where id = ?', [id]);
+        await assertMarketLocalesListed(tx, id, storeLocales(input.default_locale!, row.locales).locales, 'body.default_locale');
+      }
       if (input.default_locale) tenant.defaultLocale = input.default_locale;
       tenant.updatedAt = now();
       await em.flush();

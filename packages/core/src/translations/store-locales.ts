@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { AccessTokens } from '../auth/tokens.js';
-import { Database } from '../db/database.js';
+import { Database, type TxReader } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { storeLocales, type StoreLocales } from './locales.js';
 
@@ -38,15 +38,7 @@ export class Locales {
     }
     // core_tenant is the platform's table: the store's own row, named by the caller's store.
     await this.db.platform(async (tx) => {
-      // A market reads in its default locale: it stays listed while a market names it (decision 0097).
-      await tx.query(`select pg_advisory_xact_lock(hashtext('core_market'), hashtext(?))`, [tenantId]);
-      const used = await tx.query<{ handle: string; default_locale: string }>('select handle, default_locale from core_market where tenant_id = ? order by handle', [tenantId]);
-      const dropped = used.filter((m) => !store.locales.includes(m.default_locale));
-      if (dropped.length > 0) {
-        throw AppError.conflict(`${dropped[0].default_locale} is the locale of the market "${dropped[0].handle}": change the market first`, 'LOCALE_IN_USE', dropped.map((m) => ({
-          path: 'body.locales', message: `${m.default_locale} is the market "${m.handle}"'s locale`, locale: m.default_locale, market: m.handle,
-        })));
-      }
+      await assertMarketLocalesListed(tx, tenantId, store.locales, 'body.locales');
       await tx.query('update core_tenant set default_locale = ?, locales = ?::text[], updated_at = ? where id = ?', [
         store.defaultLocale,
         `{${store.locales.slice(1).join(',')}}`,
@@ -56,5 +48,21 @@ export class Locales {
     });
     await this.tokens.forgetTenant(tenantId);
     return store;
+  }
+}
+
+/**
+ * 409 LOCALE_IN_USE unless the default locale of every market of the store stays among `locales`
+ * (a market reads in its default locale: it stays listed while a market names it, decision 0097).
+ * Takes the store's market lock, as a market's change does, so that none is added meanwhile.
+ */
+export async function assertMarketLocalesListed(tx: TxReader, tenantId: string, locales: readonly string[], path: string): Promise<void> {
+  await tx.query(`select pg_advisory_xact_lock(hashtext('core_market'), hashtext(?))`, [tenantId]);
+  const used = await tx.query<{ handle: string; default_locale: string }>('select handle, default_locale from core_market where tenant_id = ? order by handle', [tenantId]);
+  const dropped = used.filter((m) => !locales.includes(m.default_locale));
+  if (dropped.length > 0) {
+    throw AppError.conflict(`${dropped[0].default_locale} is the locale of the market "${dropped[0].handle}": change the market first`, 'LOCALE_IN_USE', dropped.map((m) => ({
+      path, message: `${m.default_locale} is the market "${m.handle}"'s locale`, locale: m.default_locale, market: m.handle,
+    })));
   }
 }
