@@ -59,6 +59,7 @@ export {
 } from './graphql/types.js';
 export { admits, authorize, bearerToken, tenantHeader } from './http/auth.js';
 export { sendError, toAppError } from './http/errors.js';
+export { plainText } from './http/plain-text.js';
 export {
   DEFAULT_LIMIT,
   MAX_LIMIT,

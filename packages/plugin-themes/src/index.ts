@@ -30,7 +30,9 @@ export { LiveThemes, type LiveTheme } from './services/live-theme.js';
 export { StoreTimeZone, versionTime } from './services/time-zone.js';
 export { THEMES_SETTINGS, type ThemesSettings } from './services/settings.js';
 export { THEME_EVENTS } from './services/events.js';
-export { THEME_HTML_ALLOW_LIST, kindOf, plainText, sanitizeThemeHtml, type SettingKind } from './services/markup.js';
+export { THEME_HTML_ALLOW_LIST, kindOf, sanitizeThemeHtml, type SettingKind } from './services/markup.js';
+// Core's, as before (theme texts are plain text the way a post's are).
+export { plainText } from '@qhatu/core';
 export { STARTER_THEMES } from './starter-themes.js';
 
 export interface ThemesOptions {

@@ -1,7 +1,6 @@
-import { LOCALE_PARAMETER, LocaleTag, pageQuery, Timestamp } from '@qhatu/core';
+import { LOCALE_PARAMETER, LocaleTag, pageQuery, plainText, Timestamp } from '@qhatu/core';
 import { z } from 'zod';
 import { POST_STATUSES } from '../entities/post.js';
-import { plainText } from '../services/plain-text.js';
 
 /** A slug as sent: lower-case letters and digits joined by single dashes; empty means "make one from the title". */
 const Slug = z

@@ -1,6 +1,5 @@
-import { LocaleTag, Timestamp, Uuid } from '@qhatu/core';
+import { LocaleTag, plainText, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
-import { plainText } from '../services/plain-text.js';
 
 const PlainText = (max: number) => z.string().trim().max(max).overwrite(plainText).trim();
 

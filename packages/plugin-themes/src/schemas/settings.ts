@@ -1,5 +1,5 @@
+import { plainText } from '@qhatu/core';
 import { z } from 'zod';
-import { plainText } from '../services/markup.js';
 
 /** The most a settings draft may weigh, as JSON. */
 export const MAX_SETTINGS_BYTES = 256 * 1024;

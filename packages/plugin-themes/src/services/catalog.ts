@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { AppError, Database, keyset, pgDate, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
+import { AppError, Database, keyset, pgDate, plainText, type KeysetColumn, type Page, type PageRequest, type SqlReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { CatalogTheme, type ThemeSettings } from '../entities/catalog-theme.js';
 import type { CatalogThemeInput } from '../schemas/theme-store.js';
-import { plainText } from './markup.js';
 import { storefrontSettings } from './storefront-settings.js';
 
 /** A theme the platform ships with a fixed id, so that seeding it again changes nothing. */

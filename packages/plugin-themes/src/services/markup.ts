@@ -45,51 +45,6 @@ export function sanitizeThemeHtml(html: string): string {
   return sanitizer()(html, THEME_HTML_ALLOW_LIST);
 }
 
-/** Starts a tag, an end tag, a comment or a declaration when it follows `<`. */
-const TAG_START = /[A-Za-z!?/]/;
-/** Elements whose content is code, not words: removed with it. */
-const CODE_ELEMENT = /^<(script|style|template|iframe|noscript|noembed|noframes|xmp|textarea|title|svg|math|object)[\s/>]/;
-
-/** Where the markup that starts at `i` ends: its `>`, a comment's `-->`, a code element's end tag. */
-function markupEnd(lower: string, i: number): number {
-  const past = (needle: string, from: number) => {
-    const at = lower.indexOf(needle, from);
-    return at === -1 ? lower.length : at + needle.length;
-  };
-  const element = CODE_ELEMENT.exec(lower.slice(i, i + 12));
-  if (element) {
-    const close = lower.indexOf(`</${element[1]}`, i + 1);
-    return close === -1 ? lower.length : past('>', close);
-  }
-  return lower.startsWith('<!--', i) ? past('-->', i + 4) : past('>', i + 1);
-}
-
-/**
- * Plain text: whatever an HTML parser would read as a tag, an end tag, a comment or a
- * declaration is removed (scripts and styles with their content); everything else stays as
- * written, `&`, quotes and a lone `<` included. The result holds no `<` followed by a letter,
- * `!`, `/` or `?`, so it stays text even where a storefront puts it into HTML. One pass.
- */
-export function plainText(text: string): string {
-  const lower = text.toLowerCase();
-  const out: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '<' && TAG_START.test(text[i + 1] ?? '')) {
-      i = markupEnd(lower, i);
-    } else if (out[out.length - 1] === '<' && TAG_START.test(c)) {
-      // Markup removed just before joined a kept `<` with this letter: that is markup too.
-      out.pop();
-      i = markupEnd(lower, i);
-    } else {
-      out.push(c);
-      i++;
-    }
-  }
-  return out.join('');
-}
-
 /** What a browser ignores around and inside an address before it reads its scheme. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const IGNORED = /^[\u0000-\u0020]+|[\u0000-\u0020]+$|[\t\n\r]/g;

@@ -1,7 +1,6 @@
-import { Database } from '@qhatu/core';
+import { Database, plainText } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { ThemeSettings } from '../entities/catalog-theme.js';
-import { plainText } from './markup.js';
 import { cleanSettings } from './storefront-settings.js';
 
 /** Where settings and text live, by table: its key, its settings columns, its plain-text columns. */

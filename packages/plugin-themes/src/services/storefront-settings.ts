@@ -1,6 +1,6 @@
-import { AppError, type ErrorDetail } from '@qhatu/core';
+import { AppError, plainText, type ErrorDetail } from '@qhatu/core';
 import type { ThemeSection, ThemeSettings } from '../entities/catalog-theme.js';
-import { isScriptUrl, kindOf, plainText, sanitizeThemeHtml, urlProblem, type SettingKind } from './markup.js';
+import { isScriptUrl, kindOf, sanitizeThemeHtml, urlProblem, type SettingKind } from './markup.js';
 
 /** Keys that name an object's prototype machinery in JavaScript: never a setting, a section or a block. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

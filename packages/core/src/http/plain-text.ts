@@ -18,10 +18,11 @@ function endOfMarkup(lower: string, i: number): number {
 }
 
 /**
- * A post's plain-text fields (title, excerpt, author, tags) as stored: whatever an HTML parser
- * would read as a tag, an end tag, a comment or a declaration is removed (scripts and styles
- * with their content); the rest stays as written, `&`, quotes and a lone `<` included. No `<`
- * followed by a letter, `!`, `/` or `?` is left, so the text stays text even inside HTML.
+ * Plain text as a store keeps it (a post's title, a theme's name): whatever an HTML parser would
+ * read as a tag, an end tag, a comment or a declaration is removed (scripts and styles with their
+ * content); the rest stays as written, `&`, quotes and a lone `<` included. No `<` followed by a
+ * letter, `!`, `/` or `?` is left, so the text stays text even where a storefront puts it into
+ * HTML. One pass.
  */
 export function plainText(text: string): string {
   const lower = text.toLowerCase();
