@@ -9,7 +9,8 @@ import project from '../qhatu.config.js';
  * Bad input never yields a 500. Every operation of /openapi.json is sent, as the caller it needs
  * (a store's admin, else its storefront key, a customer or the platform), ids of nothing and of
  * something, malformed queries, and bodies built from its own schema with one field at a time
- * made wrong (types, sizes, NUL characters, numbers past any column); each write is also sent
+ * made wrong (types, sizes, NUL characters, numbers past any column), lists cursors made by hand
+ * for each of their sorts (a value of another type, an id that is no UUID); each write is also sent
  * four times at once. Each answer must be a success or a 4xx with the contract's error body (a
  * 5xx only when a provider could not be reached: 502 with its code), and one that the
  * operation's OpenAPI entry lists.
@@ -272,6 +273,17 @@ describe('bad input, on every operation of the OpenAPI document', () => {
         for (const q of queries) {
           await send('GET', `${target}?${q}`);
           sent++;
+        }
+        // Cursors made by hand for each sort the list offers: a value of another type, no date, an object, an id that is no UUID.
+        if (declared.includes('cursor')) {
+          const sorts = (resolve(op.parameters!.find((p) => p.in === 'query' && p.name === 'sort')?.schema).enum ?? [undefined]) as Array<string | undefined>;
+          for (const sort of sorts) {
+            for (const [v, i] of [[7, randomUUID()], [true, randomUUID()], ['soon', randomUUID()], ['2030-02-31T00:00:00Z', randomUUID()], [{ a: 1 }, randomUUID()], ['sample', 'x']]) {
+              const cursor = Buffer.from(JSON.stringify({ s: sort ?? '-created_at', v, i })).toString('base64url');
+              await send('GET', `${target}?${sort ? `sort=${encodeURIComponent(sort)}&` : ''}cursor=${cursor}`);
+              sent++;
+            }
+          }
         }
         continue;
       }
