@@ -1,4 +1,4 @@
-import { Database, type Tx } from '@qhatu/core';
+import { Database, isUuid, type Tx } from '@qhatu/core';
 import { Payment, type ChargeRequest, type ChargeResult, type GatewayContext, type PaymentGateway, type RefundRequest, type RefundResult } from '@qhatu/plugin-payments';
 import { inject, injectable } from 'tsyringe';
 import { OfflineMethod } from './entities/method.js';
@@ -9,7 +9,6 @@ import { lockOfflinePayment, receivedFor } from './services/standing.js';
 /** ISO 4217 as core's currency check reads it: each store's methods say which of these they take. */
 const ANY_CURRENCY: readonly string[] = [...new Set([...Intl.supportedValuesOf('currency'), 'XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XPD', 'XPT', 'XTS', 'XUA', 'XXX'])].sort();
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const failed = (failureReason: string): ChargeResult => ({ status: 'failed', providerPaymentId: null, failureReason });
 
@@ -43,7 +42,7 @@ export class OfflineGateway implements PaymentGateway {
       const kept = await tx.em.findOne(OfflinePayment, { paymentId: req.paymentId });
       if (kept) return { status: 'pending', providerPaymentId: null, method: kept.methodKind };
       const methodId = String(req.fields.method_id);
-      const method = UUID.test(methodId) ? await tx.em.findOne(OfflineMethod, { id: methodId }) : null;
+      const method = isUuid(methodId) ? await tx.em.findOne(OfflineMethod, { id: methodId }) : null;
       if (!method) return failed(`This store has no offline payment method ${methodId}`);
       if (!method.enabled) return failed(`${method.name} is switched off by the store`);
       if (!method.currencies.includes(req.currency)) return failed(`${method.name} does not take ${req.currency}: it takes ${method.currencies.join(', ')}`);

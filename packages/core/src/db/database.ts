@@ -6,6 +6,7 @@ import pg from 'pg';
 import { inject, injectable } from 'tsyringe';
 import { TenantContext, type RequestScope } from '../context.js';
 import { EventBus, type DomainEvent } from '../events/bus.js';
+import { isUuid } from '../http/schemas.js';
 import type { Logger } from 'pino';
 import type { QhatuConfig } from '../config.js';
 import { CLOCK, CONFIG, LOGGER, ORM, type Clock } from '../tokens.js';
@@ -19,7 +20,7 @@ const ENTER_TENANT_SQL = `select set_config('role', '${APP_ROLE}', true), set_co
 
 /** ENTER_TENANT_SQL for a checked UUID, written into the statement so that it can ride on BEGIN. */
 function enterTenantSql(tenantId: string): string {
-  if (!UUID.test(tenantId)) throw new Error('A tenant id must be a UUID');
+  if (!isUuid(tenantId)) throw new Error('A tenant id must be a UUID');
   return ENTER_TENANT_SQL.replace('?', `'${tenantId.toLowerCase()}'`);
 }
 
@@ -336,8 +337,6 @@ export interface SqlReader {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: { prepare?: boolean }): Promise<R[]>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A JSON column as a caller's statement read it (`json_agg`, `json_build_object`): the driver hands
  * `json` over parsed, text when the value went through a text parameter or a cache; either way, the value.
@@ -352,7 +351,7 @@ export function jsonColumn<T>(column: unknown): T {
  * What is not a UUID is left out (it could match no row anyway).
  */
 export function uuidArray(ids: Iterable<string>): string {
-  return `{${[...ids].filter((id) => UUID.test(id)).join(',')}}`;
+  return `{${[...ids].filter((id) => isUuid(id)).join(',')}}`;
 }
 
 /** `?` → `$1, $2, ...` for the driver (the SQL of readers uses no `?` operator). */
@@ -640,7 +639,7 @@ export class Database {
   private async tenantOnce<T>(work: (tx: Tx) => Promise<T>, tenantId: string, scope: RequestScope | undefined, before?: BeforeStatement): Promise<{ result: T; tx: Tx }> {
     let opened: Tx | undefined;
     // A tenant id that is not a UUID enters as a parameter (it finds no rows).
-    const valid = UUID.test(tenantId);
+    const valid = isUuid(tenantId);
     const entry: PendingEntry = {
       sql: valid ? enterTenantSql(tenantId) : '',
       sent: !valid,

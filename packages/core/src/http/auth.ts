@@ -3,8 +3,8 @@ import type { AccessTokens } from '../auth/tokens.js';
 import { TenantContext, type Principal, type TokenKind } from '../context.js';
 import { AppError, withArticle } from '../errors.js';
 import type { AuthRule } from './route-config.js';
+import { isUuid } from './schemas.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -18,7 +18,7 @@ export function tenantHeader(request: FastifyRequest): string {
   const raw = request.headers['x-tenant-id'];
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (!value) throw new AppError(400, 'TENANT_REQUIRED', 'The X-Tenant-ID header is required');
-  if (!UUID.test(value)) throw new AppError(400, 'TENANT_REQUIRED', 'The X-Tenant-ID header must be a tenant id (UUID)');
+  if (!isUuid(value)) throw new AppError(400, 'TENANT_REQUIRED', 'The X-Tenant-ID header must be a tenant id (UUID)');
   return value.toLowerCase();
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { z, type ZodType } from 'zod';
 import { AppError } from '../errors.js';
+import { isUuid } from './schemas.js';
 import { LOCALE_PARAMETER, LocaleTag } from '../translations/locales.js';
 
 export const DEFAULT_LIMIT = 25;
@@ -81,7 +82,6 @@ export function encodeCursor(state: CursorState): string {
 /** The SQL type of a list's sort column: a cursor's value is bound as one (`?::type`). */
 export type CursorValueType = 'timestamptz' | 'text' | 'int' | 'bigint';
 
-const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // As this API writes a time (ISO 8601) or PostgreSQL prints one, or an unbounded end.
 const CURSOR_TIME = /^(-?infinity|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d(:?\d\d)?)?)$/;
 
@@ -114,7 +114,7 @@ export function decodeCursor(cursor: string, sort: string, type?: CursorValueTyp
       { path: 'cursor', message: `made for sort=${state.s}` },
     ]);
   }
-  if (!CURSOR_ID.test(state.i) || (type && !CURSOR_VALUE[type](state.v))) throw invalidCursor();
+  if (!isUuid(state.i) || (type && !CURSOR_VALUE[type](state.v))) throw invalidCursor();
   return state;
 }
 

@@ -2,6 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { z, type ZodType } from 'zod';
 
 export const Uuid = z.uuid({ message: 'must be a UUID' });
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `value` is written as a UUID (any version, either case): what PostgreSQL's `uuid` reads. */
+export function isUuid(value: string): boolean {
+  return UUID_TEXT.test(value);
+}
 export const IdParams = z.object({ id: Uuid });
 
 export const ErrorBody = z

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { Database } from '../db/database.js';
 import { StaffMember } from '../db/entities.js';
 import { AppError } from '../errors.js';
+import { isUuid } from '../http/schemas.js';
 
 /**
  * For other plugins: whether staff ids (an `owner_id`, an `assigned_to`) name members of the
@@ -14,7 +15,7 @@ export class StaffDirectory {
 
   /** The ids among `ids` that are staff members of the current store. */
   async existing(ids: readonly string[]): Promise<Set<string>> {
-    const wanted = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    const wanted = [...new Set(ids)].filter(isUuid);
     if (!wanted.length) return new Set();
     const found = await this.db.tenant(({ em }) => em.find(StaffMember, { id: { $in: wanted } }, { fields: ['id'] }));
     return new Set(found.map((m) => m.id));

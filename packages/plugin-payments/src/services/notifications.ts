@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, CLOCK, withArticle, Database, LOGGER, TenantContext, type Clock } from '@qhatu/core';
+import { AppError, CLOCK, withArticle, Database, isUuid, LOGGER, TenantContext, type Clock } from '@qhatu/core';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
@@ -21,7 +21,6 @@ export interface CallbackOutcome {
   redirect: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One answer for an unknown store and a bad signature: neither path tells anything of any store. */
 const unverified = (gateway: PaymentGateway) =>
@@ -73,7 +72,7 @@ export class Notifications {
     const gateway = this.gateways.get(gatewayId);
     const named = query.get('tenant');
     const session = query.get('session');
-    const [tenant] = named !== null ? (UUID.test(named) ? [named.toLowerCase()] : []) : session && UUID.test(session) ? await this.lookUp(gateway, 'session', session.toLowerCase()) : [];
+    const [tenant] = named !== null ? (isUuid(named) ? [named.toLowerCase()] : []) : session && isUuid(session) ? await this.lookUp(gateway, 'session', session.toLowerCase()) : [];
     if (!tenant || !(await this.contextOf(gateway, tenant))) throw unverified(gateway);
     return this.callback(gatewayId, tenant, rawBody, headers, query);
   }
@@ -85,7 +84,7 @@ export class Notifications {
    */
   private async storesNamedBy(gateway: PaymentGateway, inbound: InboundNotification): Promise<string[]> {
     const named = inbound.query.get('tenant');
-    if (named !== null) return UUID.test(named) ? [named.toLowerCase()] : [];
+    if (named !== null) return isUuid(named) ? [named.toLowerCase()] : [];
     let parsed: ParsedNotification | null;
     try {
       parsed = gateway.parseNotification(inbound);
@@ -157,7 +156,7 @@ export class Notifications {
     const { gateway, tenant } = await this.endpoint(gatewayId, tenantId);
     const parsed = gateway.parseCallback!({ rawBody, headers, query, now: this.clock.now() });
     if (!parsed) throw AppError.validation(`Not ${withArticle(gateway.name)} form post this store understands`);
-    if (!UUID.test(parsed.sessionId)) throw AppError.validation('The callback address must name the payment session', [{ path: 'query.session', message: 'must be a UUID' }]);
+    if (!isUuid(parsed.sessionId)) throw AppError.validation('The callback address must name the payment session', [{ path: 'query.session', message: 'must be a UUID' }]);
     const session = await this.db.tenant(({ em }) => em.findOne(PaymentSession, { id: parsed.sessionId, gateway: gateway.id }), tenant);
     if (!session) throw AppError.notFound('Payment session', 'PAYMENT_SESSION_NOT_FOUND');
     const redirect = (payment: Payment) => {
@@ -201,7 +200,7 @@ export class Notifications {
   /** The gateway and the store a notification address names, with the store's credentials. */
   private async endpoint(gatewayId: string, tenantId: string) {
     const gateway = this.gateways.get(gatewayId);
-    if (!UUID.test(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
+    if (!isUuid(tenantId)) throw AppError.validation('The notification address must end with the store id (UUID)', [{ path: 'params.tenant_id', message: 'must be a UUID' }]);
     const tenant = tenantId.toLowerCase();
     const ctx = await this.db.tenant((tx) => this.settings.context(tx, gateway, { forNewPayments: false }), tenant).catch((error: unknown) => {
       // An unknown store and a store without this gateway look the same from outside, and as on the bare path.
