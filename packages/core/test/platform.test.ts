@@ -192,8 +192,9 @@ describe('the write path (Database.tenant)', () => {
       }, a.id),
     );
     expect(result).toEqual({ who: { role: 'qhatu_app', tenant: a.id }, bodies: ['write-a'], all: 2 });
-    // BEGIN (carrying the tenant), two selects, then the platform's BEGIN, select, COMMIT, and COMMIT.
-    expect(statements.filter((s) => /set_config/.test(s))).toEqual([]);
+    // BEGIN with the tenant (going out before the first select: the ORM's statements take parameters), two selects, then the platform's BEGIN, select, COMMIT, and COMMIT.
+    expect(statements.filter((s) => /set_config/.test(s))).toEqual([expect.stringMatching(/^BEGIN; select set_config\('role', 'qhatu_app', true\), set_config\('app.tenant_id', '[0-9a-f-]{36}', true\)$/)]);
+    expect(statements[0]).toMatch(/^BEGIN; select set_config/);
     expect(statements).toHaveLength(7);
   });
 });
@@ -339,37 +340,62 @@ describe('the ORM-free write path (Database.write)', () => {
     }
   });
 
-  it('tenant() with `before`: a short transaction of its own in the round trip of BEGIN, kept whatever the transaction does after', async () => {
+  it('tenant() with `before`: a short transaction of its own in the round trip of BEGIN (with the first statement), kept whatever the transaction does after', async () => {
     const db = t.app.container.resolve(Database);
     const [kept, rolled, nested] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     const before = (id: string, got: string[]) => ({ sql: `${insertNote} returning id`, params: [a.id, id, 'before', new Date()], rows: (rows: Array<{ id: string }>) => void got.push(rows[0].id) });
     const got: string[] = [];
     const { result, statements } = await t.countQueries(() =>
       db.tenant(async (tx) => {
-        // Its rows are there when the work begins; the statement's transaction committed already.
+        // Nothing went out yet; its rows are there once the first statement answers (the statement's transaction committed already).
         const seen = [...got];
         const [row] = await tx.em.execute<Array<{ role: string }>>(`select current_user as role`);
-        return { seen, role: row.role };
+        return { seen, then: [...got], role: row.role };
       }, a.id, { before: before(kept, got) }),
     );
-    expect(result).toEqual({ seen: [kept], role: 'qhatu_app' });
+    expect(result).toEqual({ seen: [], then: [kept], role: 'qhatu_app' });
     expect(statements[0]).toMatch(/^BEGIN; select set_config\('role'.*; SET LOCAL synchronous_commit = off; insert into test_note .* returning id; COMMIT; BEGIN; select set_config\('role'/s);
     expect(statements).toHaveLength(3);
-    // The transaction rolled back: what `before` wrote stays.
+    // With a prepared read first: one round trip for `before`, BEGIN and the read.
+    const first = crypto.randomUUID();
+    const sent = await t.countQueries(() =>
+      db.tenant(async (tx) => {
+        const [row] = await tx.query<{ n: number }>('select count(*)::int as n from test_note where id = ?', [first], { prepare: true });
+        return row.n;
+      }, a.id, { before: before(first, []) }),
+    );
+    expect(sent.result).toBe(1);
+    expect(sent.statements).toHaveLength(2);
+    expect(sent.statements[0]).toMatch(/^BEGIN; .*; insert into test_note .* returning id; COMMIT; BEGIN; select set_config\('role'.*; \/\* qhatu_[0-9a-f]{24} \*\/ select count/s);
+    // The transaction rolled back after a statement: what `before` wrote stays.
     const lost: string[] = [];
-    await expect(db.tenant(async () => { throw new Error('changed my mind'); }, a.id, { before: before(rolled, lost) })).rejects.toThrow('changed my mind');
+    await expect(db.tenant(async (tx) => {
+      await tx.em.execute('select 1');
+      throw new Error('changed my mind');
+    }, a.id, { before: before(rolled, lost) })).rejects.toThrow('changed my mind');
     expect(lost).toEqual([rolled]);
     expect(await db.query('select body from test_note where id = ?', [rolled])).toEqual([{ body: 'before' }]);
+    // Ended before any statement: nothing went out, `before` neither (no number taken for an order never placed).
+    const never = crypto.randomUUID();
+    const untouched: string[] = [];
+    const quiet = await t.countQueries(() => expect(db.tenant(async () => { throw new Error('changed my mind'); }, a.id, { before: before(never, untouched) })).rejects.toThrow('changed my mind'));
+    expect(untouched).toEqual([]);
+    expect(quiet.statements).toEqual([]);
+    expect(await db.query('select body from test_note where id = ?', [never])).toEqual([]);
     // Inside an open transaction: on a connection of its own, committed before the work goes on.
     const inner: string[] = [];
     await db.tenant(async () => {
       await db.tenant(async () => expect(inner).toEqual([nested]), a.id, { before: before(nested, inner) });
       expect((await db.query('select 1 from test_note where id = ?', [nested])).length).toBe(1);
     }, a.id);
-    // A `before` that fails (a repeated key) fails the transaction before its work; the connection comes back clean.
+    // A `before` that fails (a repeated key) fails the transaction's first statement (or its COMMIT); the connection comes back clean.
     let ran = false;
-    await expect(db.tenant(async () => void (ran = true), a.id, { before: before(kept, []) })).rejects.toMatchObject({ code: '23505' });
+    await expect(db.tenant(async (tx) => {
+      await tx.query('select 1', [], { prepare: true });
+      ran = true;
+    }, a.id, { before: before(kept, []) })).rejects.toMatchObject({ code: '23505' });
     expect(ran).toBe(false);
+    await expect(db.tenant(async () => undefined, a.id, { before: before(kept, []) })).rejects.toMatchObject({ code: '23505' });
     const again = await Promise.all(Array.from({ length: 12 }, () => db.tenant((tx) => tx.query<{ n: number }>('select count(*)::int as n from test_note where id = ?', [kept]), a.id)));
     expect(again.every(([row]) => row.n === 1)).toBe(true);
   });
@@ -387,8 +413,10 @@ describe('the ORM-free write path (Database.write)', () => {
         await db.write(async (sql) => sql.later(insertNote, [sql.tenantId, first, "deferred it's", sql.now()]), a.id, { deferred: true });
       }, a.id),
     );
-    expect(last.statements).toHaveLength(3);
-    expect(last.statements[2]).toMatch(/^insert into test_note .*; COMMIT;$/s);
+    // BEGIN went out with the prepared read.
+    expect(last.statements).toHaveLength(2);
+    expect(last.statements[0]).toMatch(/^BEGIN; select set_config.*; \/\* qhatu_[0-9a-f]{24} \*\/ select 1 from test_note/s);
+    expect(last.statements[1]).toMatch(/^insert into test_note .*; COMMIT;$/s);
     expect(await db.query('select body from test_note where id = ?', [first])).toEqual([{ body: "deferred it's" }]);
     expect(await outboxOf(first)).toEqual([{ type: 'notes.note.created', data: { id: first } }]);
     await vi.waitFor(() => expect(seen).toContain(first));
@@ -449,7 +477,9 @@ describe('the ORM-free write path (Database.write)', () => {
     // Shown as the statements they run, each after its name, with COMMIT.
     const one = crypto.randomUUID();
     const { statements } = await t.countQueries(() => place(one));
-    expect(statements.at(-1)).toMatch(new RegExp(`^/\\* qhatu_[0-9a-f]{24} \\*/ insert into test_note .*'${one}'.*; /\\* qhatu_[0-9a-f]{24} \\*/ insert into core_outbox .*; COMMIT;$`, 's'));
+    // Nothing else went out: BEGIN with them too.
+    expect(statements).toHaveLength(1);
+    expect(statements.at(-1)).toMatch(new RegExp(`^BEGIN; select set_config.*; /\\* qhatu_[0-9a-f]{24} \\*/ insert into test_note .*'${one}'.*; /\\* qhatu_[0-9a-f]{24} \\*/ insert into core_outbox .*; COMMIT;$`, 's'));
     // A statement new to every connection, whose round trip fails after its PREPARE ran (a repeated key): that connection is not lent again.
     const fresh = `${insertNote} /* fresh */`;
     await expect(

@@ -35,26 +35,44 @@ interface PendingEntry {
   committedAt?: (lsn: string | undefined) => void;
   /** The outbox rows of the transaction's events (`Tx.publish`): inserted in the round trip of its COMMIT. */
   outbox: DomainEvent[];
-  /** Writes of `write({ deferred: true })`: sent before the transaction's next statement, or with its COMMIT. */
+  /** The transaction's opening until it goes out, and writes of `write({ deferred: true })`: sent with or before its next statement, or with its COMMIT. */
   deferred: DeferredWrites[];
   /** Whether the deferred writes and the outbox rows may be prepared on the connection (`DATABASE_PREPARE`). */
   prepare?: boolean;
   /** `Database.statements`, told of a round trip that sends the deferred writes on their own, and of what BEGIN and COMMIT carried. */
   statements?: EventEmitter;
-  /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip of BEGIN. */
+  /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip that carries BEGIN. */
   before?: { text: string; rows: (rows: never[]) => void };
-  /** The failure of the BEGIN's round trip: the work must not run (knex may call it all the same). */
-  failed?: unknown;
 }
 const beginning = new AsyncLocalStorage<PendingEntry>();
 
-/** Statements queued to ride on a later round trip of their transaction (`batchText`'s). */
+/** Statements queued to ride on a later round trip of their transaction (`batchText`'s, or its opening). */
 interface DeferredWrites {
   text: string;
   shown: () => string;
   /** The names their text prepares on the connection: known there once it went through. */
   preparing: string[];
+  /** How many results their text answers. */
+  count: number;
+  /** The transaction's opening (BEGIN, the tenant, `before`): until it is sent, nothing has begun on the connection. */
+  opens?: boolean;
+  /** Called with their own results once the round trip that carried them went through. */
+  delivered?: (results: Array<{ rows: unknown[] }>) => void;
 }
+
+/** Hands each of `writes`, sent first in a round trip and in order, its results; answers the results after theirs. */
+function deliverDeferred(writes: DeferredWrites[], response: unknown): Array<{ rows: unknown[] }> {
+  const all = (Array.isArray(response) ? response : [response]) as Array<{ rows: unknown[] }>;
+  let at = 0;
+  for (const w of writes) {
+    w.delivered?.(all.slice(at, at + w.count));
+    at += w.count;
+  }
+  return all.slice(at);
+}
+
+/** A statement of the driver's answer as knex hands it on, for a BEGIN or ROLLBACK that did not need to go out. */
+const unsent = (obj: { sql: string }, command: string) => Promise.resolve({ ...obj, response: { command, rows: [], rowCount: null, fields: [] } });
 
 /** The names `writes` prepare that are not known on their connection yet. */
 const preparingIn = (writes: DeferredWrites[]) => writes.flatMap((w) => w.preparing);
@@ -107,24 +125,43 @@ function entryOn(connection: object): PendingEntry | undefined {
 /** Sends the deferred writes of the transaction on `connection` (before another statement of it), if it has any. */
 async function flushDeferred(connection: object, entry = entryOn(connection)): Promise<void> {
   if (!entry || entry.deferred.length === 0) return;
+  await sendAfterDeferred(connection, entry, undefined);
+}
+
+/**
+ * One round trip on the connection of `entry`'s transaction: its deferred writes (its opening
+ * first, while it waits), then `then`'s statements when given; answers the results of `then`'s.
+ * The names either prepares are known on the connection once the round trip went through; after a
+ * failure the connection is marked as `batchText`'s callers mark it.
+ */
+async function sendAfterDeferred(
+  connection: object,
+  entry: PendingEntry,
+  then: { text: string; shown: () => string; preparing: string[] } | undefined,
+): Promise<Array<{ rows: unknown[] }>> {
   const writes = entry.deferred.splice(0);
-  if (entry.statements && entry.statements.listenerCount('statement') > 0) entry.statements.emit('statement', writes.map((w) => w.shown()).join('; '));
+  const parts = then ? [...writes, then] : writes;
+  const opens = writes.some((w) => w.opens);
+  if (entry.statements && entry.statements.listenerCount('statement') > 0) entry.statements.emit('statement', parts.map((w) => w.shown()).join('; '), { opens });
+  const preparing = [...preparingIn(writes), ...(then?.preparing ?? [])];
   try {
-    await (connection as PgClient).query(writes.map((w) => w.text).join('; '));
-    knownOn(connection, preparingIn(writes));
+    const response = await (connection as PgClient).query(parts.map((w) => w.text).join('; '));
+    knownOn(connection, preparing);
+    return deliverDeferred(writes, response);
   } catch (error) {
     markIfLost(connection, error);
-    spoilIfPreparing(connection, preparingIn(writes));
+    spoilIfPreparing(connection, preparing);
     throw error;
   }
 }
 
 /**
- * Lets the BEGIN of a tenant transaction carry the tenant setup: the statement knex sends as
- * `BEGIN;` goes out as `BEGIN; select set_config(...)`, a simple query of two statements in one
- * round trip. Only the BEGIN of the transaction `tenant()` is opening is changed (an async-local
- * marks it, and the mark is spent by it); `tenant()` checks that it was and enters the tenant
- * itself otherwise, so a knex that spells BEGIN differently costs a round trip, never the isolation.
+ * Lets the BEGIN of a tenant transaction carry the tenant setup, and ride on the transaction's
+ * first statement (decision 0105): the statement knex sends as `BEGIN;` is answered at once, and
+ * `BEGIN; select set_config(...)` waits among the transaction's deferred writes for the next round
+ * trip on its connection. Only the BEGIN of the transaction `tenant()` is opening is changed (an
+ * async-local marks it, and the mark is spent by it); `tenant()` checks that it was and enters the
+ * tenant itself otherwise, so a knex that spells BEGIN differently costs a round trip, never the isolation.
  * It also notes when a transaction's COMMIT goes out (a connection lost from then on may have
  * committed it, so it is not run again), and marks a connection a statement lost as broken.
  */
@@ -146,8 +183,15 @@ function rideOnBegin(client: KnexClient): void {
     const control = obj.sql === 'BEGIN;' || obj.sql === 'COMMIT;';
     if (!control) {
       const entry = entryOn(connection as object);
-      // A rollback drops the writes it would undo; any other statement comes after them.
-      if (entry && ROLLBACK.test(obj.sql)) entry.deferred.length = 0;
+      // A rollback drops the writes it would undo (before its opening went out, nothing began: nothing to send); any other statement comes after them.
+      if (entry && ROLLBACK.test(obj.sql)) {
+        const begun = !entry.deferred.some((w) => w.opens);
+        entry.deferred.length = 0;
+        if (!begun) {
+          entry.statements?.emit('statement', obj.sql, { dropped: true });
+          return unsent(obj, 'ROLLBACK');
+        }
+      }
       const before = entry && entry.deferred.length > 0 ? flushDeferred(connection as object, entry) : Promise.resolve();
       return before.then(() => query.call(this, connection, obj)).catch((error: unknown) => {
         markIfLost(connection, error);
@@ -158,14 +202,23 @@ function rideOnBegin(client: KnexClient): void {
     if (attempt && obj.sql === 'COMMIT;') attempt.commitSent = true;
     const pending = beginning.getStore();
     let sent = obj;
-    let before: PendingEntry['before'];
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
       pending.connection = connection as object;
-      before = pending.before;
+      const before = pending.before;
       // `before` first, in a transaction of its own whose commit does not wait for the disk (this one's, later in the same log, makes it durable).
-      sent = { ...obj, sql: before ? `BEGIN; ${pending.sql}; SET LOCAL synchronous_commit = off; ${before.text}; COMMIT; BEGIN; ${pending.sql}` : `BEGIN; ${pending.sql}` };
-      if (before) pending.statements?.emit('statement', sent.sql, { rewrites: true });
+      const text = before ? `BEGIN; ${pending.sql}; SET LOCAL synchronous_commit = off; ${before.text}; COMMIT; BEGIN; ${pending.sql}` : `BEGIN; ${pending.sql}`;
+      // The opening rides on the transaction's first statement (`preparedIn`, `writeOn`, `flushDeferred`), or on its COMMIT.
+      pending.deferred.unshift({
+        text,
+        shown: () => text,
+        preparing: [],
+        count: before ? 7 : 2,
+        opens: true,
+        // BEGIN, the tenant, SET, `before`: its rows are the fourth result.
+        delivered: before ? (results) => before.rows(results[3].rows as never[]) : undefined,
+      });
+      return unsent(obj, 'BEGIN');
     }
     const ours = obj.sql === 'COMMIT;' && pending !== undefined && pending.connection === connection;
     // The deferred writes and the outbox rows of the transaction's events go out in the COMMIT's round trip, just before it.
@@ -177,12 +230,11 @@ function rideOnBegin(client: KnexClient): void {
     const tail = `COMMIT;${noting ? ` ${COMMIT_LSN_SQL}` : ''}`;
     if (riders.length > 0 || noting) sent = { ...obj, sql: `${riders.map((w) => `${w.text}; `).join('')}${tail}` };
     if (riders.length > 0 && pending?.statements && pending.statements.listenerCount('statement') > 0) {
-      pending.statements.emit('statement', `${riders.map((w) => `${w.shown()}; `).join('')}${tail}`, { rewrites: true });
+      pending.statements.emit('statement', `${riders.map((w) => `${w.shown()}; `).join('')}${tail}`, { rewrites: true, opens: riders.some((w) => w.opens) });
     }
-    // After a failed BEGIN or COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
+    // After a failed COMMIT, knex answers what follows with "Transaction query already complete": the first error is the one to report.
     const answered = (noting ? query.call(this, connection, sent).then((done) => (noting(lsnOf(done)), done)) : query.call(this, connection, sent)).then((done) => {
-      // BEGIN, the tenant, SET, `before`: its rows are the fourth result.
-      if (before) before.rows(resultsOf(done)[3].rows as never[]);
+      if (riders.length > 0) deliverDeferred(riders, resultsOf(done));
       if (preparing.length > 0) knownOn(connection as object, preparing);
       return done;
     });
@@ -192,9 +244,8 @@ function rideOnBegin(client: KnexClient): void {
         if (neverSent(error)) attempt.commitSent = false;
       }
       markIfLost(connection, error);
-      if (pending && obj.sql === 'BEGIN;' && pending.connection === connection) pending.failed = error;
-      // A write riding on COMMIT (or `before`, on BEGIN) failed: the rest of the round trip did not run, and a transaction is left aborted; it is ended here.
-      if ((riders.length > 0 || before) && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
+      // A write riding on COMMIT failed: the rest of the round trip did not run, and a transaction is left aborted; it is ended here.
+      if (riders.length > 0 && !isConnectionLost(error)) await (connection as PgClient).query('ROLLBACK').catch(() => undefined);
       spoilIfPreparing(connection, preparing);
       throw error;
     });
@@ -321,8 +372,8 @@ function outboxStatement(event: DomainEvent): SqlStatement {
 
 /** `statements` as a text to ride on a later round trip of their transaction (`pending`: names already being prepared in that round trip). */
 function deferredWrites(connection: object, statements: SqlStatement[], prepare: boolean, pending: string[]): DeferredWrites {
-  const { text, shown, preparing } = batchText(connection, statements, prepare, pending);
-  return { text, shown, preparing };
+  const { text, shown, preparing, results } = batchText(connection, statements, prepare, pending);
+  return { text, shown, preparing, count: results.reduce((sum, n) => sum + n, 0) };
 }
 
 /** An event of `tenantId` about to be recorded in the outbox. */
@@ -404,8 +455,10 @@ function quoted(text: string): string {
  * A statement `Database.tenant` runs just before its transaction, in a short transaction of its own
  * sent in the round trip of the transaction's BEGIN, whose commit does not wait for the disk (the
  * transaction's own commit, later in the same log, makes it durable): for a counter the transaction
- * must not keep locked while it works (an order's number, decision 0081). Its rows reach `rows`
- * before the transaction's work begins. Inside an open transaction it runs on a connection of its own.
+ * must not keep locked while it works (an order's number, decision 0081). BEGIN goes out with the
+ * transaction's first statement (decision 0105): the rows reach `rows` before that statement's
+ * answer does, and a transaction that ends before sending any statement sends none of it. Inside an
+ * open transaction it runs at once, on a connection of its own.
  */
 export interface BeforeStatement {
   /** One statement, `?` placeholders; its parameters are written in. */
@@ -619,7 +672,9 @@ export class Database {
    * Runs `work` in one transaction of the current tenant: as the RLS role, with the tenant
    * filter on, and with its events emitted after commit. A nested call joins the open one.
    * After a lost connection or a serialization failure `work` may run again (decision 0051): it
-   * should only touch the database, or say when it does more (`leavesDatabase()`).
+   * should only touch the database, or say when it does more (`leavesDatabase()`). Its BEGIN
+   * and the tenant's setup go out with its first statement, in the same round trip where that is
+   * a prepared read (`tx.query(..., { prepare: true })`) or a `write` joined to it (decision 0105).
    */
   async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
     const scope = TenantContext.current();
@@ -657,8 +712,7 @@ export class Database {
     }
     const result = await beginning.run(entry, () =>
       this.orm.em.fork({ clear: true }).transactional(async (em) => {
-        // BEGIN carried the tenant setup (and `before`) unless a knex spelling it otherwise kept it from doing so.
-        if (entry.failed !== undefined) throw entry.failed;
+        // BEGIN carries the tenant setup (and `before`) on the first statement, unless a knex spelling it otherwise kept it from doing so.
         const rode = entry.sent && entry.connection !== undefined;
         if (!entry.sent) await em.execute(ENTER_TENANT_SQL, [tenantId]);
         entry.sent = true;
@@ -931,7 +985,10 @@ export class Database {
   private preparedIn(em: EntityManager, entry: PendingEntry) {
     return async <R>(sql: string, params: unknown[]): Promise<R[]> => {
       const connection = (await connectionOf(em)) as unknown as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }> };
-      if (entry.connection === connection) await flushDeferred(connection, entry);
+      if (entry.connection === connection && entry.deferred.length > 0) {
+        // What waits to go out (the transaction's opening, deferred writes) and this statement, as `PREPARE`/`EXECUTE`: one round trip.
+        return rowsOfLast<R>(await sendAfterDeferred(connection, entry, batchText(connection, [{ sql, params, prepare: true }], true, preparingIn(entry.deferred))));
+      }
       if (this.statements.listenerCount('statement') > 0) this.statements.emit('statement', `/* ${protocolName(sql)} */ ${inlined(sql, params)}`);
       try {
         return (await connection.query({ name: protocolName(sql), text: numbered(sql), values: params })).rows;
@@ -946,7 +1003,9 @@ export class Database {
   private async writeOn<T>(tx: Tx, work: (sql: SqlTx) => Promise<T>, deferTo?: PendingEntry): Promise<T> {
     const connection = await connectionOf(tx.em);
     const send = async (text: string) => {
-      await flushDeferred(connection);
+      // What waits to go out on the connection (the transaction's opening, deferred writes) goes first, in the same round trip.
+      const entry = entryOn(connection);
+      if (entry && entry.deferred.length > 0) return sendAfterDeferred(connection, entry, { text, shown: () => text, preparing: [] });
       this.statements.emit('statement', text);
       return connection.query(text);
     };

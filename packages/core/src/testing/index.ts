@@ -131,8 +131,19 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
       const reads = app.container.resolve(Database).statements;
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
-      // A BEGIN or COMMIT that carried more (a statement before the transaction, deferred writes, outbox rows) is shown as it went out.
-      const readListener = (sql: string, how?: { rewrites?: boolean }) => {
+      // A COMMIT that carried more (the transaction's opening, deferred writes, outbox rows) is shown as it went out.
+      const readListener = (sql: string, how?: { rewrites?: boolean; opens?: boolean; dropped?: boolean }) => {
+        // A transaction that ended before its first statement: neither its BEGIN nor its ROLLBACK went out.
+        if (how?.dropped) {
+          if (statements.at(-1) === sql) statements.pop();
+          const at = statements.lastIndexOf('BEGIN;');
+          if (at >= 0) statements.splice(at, 1);
+          return;
+        }
+        // The BEGIN knex sent did not go out alone: it rode on this round trip (the transaction's first, or its COMMIT), shown where BEGIN was.
+        const begun = how?.opens ? statements.lastIndexOf('BEGIN;') : -1;
+        if (begun >= 0 && how?.rewrites) statements.splice(begun, 1);
+        else if (begun >= 0) return void (statements[begun] = sql);
         if (how?.rewrites && statements.length > 0) statements[statements.length - 1] = sql;
         else statements.push(sql);
       };
