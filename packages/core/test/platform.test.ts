@@ -504,6 +504,28 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(await db.read((sql) => sql.query('select 1 from test_note where id = ?', [id]), a.id)).toHaveLength(1);
   });
 
+  it('ends a statement that ends in a -- comment on its line: the statements after it in the same text still run', async () => {
+    const db = t.app.container.resolve(Database);
+    const [first, second, third] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    await db.write(async (sql) => {
+      sql.later(`${insertNote} -- the first note`, [sql.tenantId, first, 'commented', new Date()]);
+      sql.later(`${insertNote} -- prepared, too`, [sql.tenantId, second, 'commented', new Date()], { prepare: true });
+      sql.later(insertNote, [sql.tenantId, third, 'after the comments', new Date()]);
+    }, a.id);
+    // Joined to an ORM transaction, with its opening, and deferred to its COMMIT.
+    const [fourth, fifth] = [crypto.randomUUID(), crypto.randomUUID()];
+    await db.tenant(async (tx) => {
+      await db.write(async (sql) => sql.query(`select 1 -- opened here`), a.id);
+      await db.write(async (sql) => {
+        sql.later(`${insertNote} -- deferred`, [sql.tenantId, fourth, 'commented', new Date()], { prepare: true });
+        sql.later(insertNote, [sql.tenantId, fifth, 'after the comment', new Date()]);
+      }, a.id, { deferred: true });
+      tx.publish('notes.note.created', { id: fifth });
+    }, a.id);
+    const ids = [first, second, third, fourth, fifth];
+    expect(await db.query('select count(*)::int as n from test_note where id = any(?::uuid[])', [`{${ids.join(',')}}`])).toEqual([{ n: 5 }]);
+  });
+
   it('rolls everything back when a queued write or the work fails: no row, no outbox row, no event, no after-commit step', async () => {
     const db = t.app.container.resolve(Database);
     const id = crypto.randomUUID();

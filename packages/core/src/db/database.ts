@@ -427,7 +427,15 @@ function inlined(sql: string, params: unknown[]): string {
     return literal(params[n++]);
   });
   if (n !== params.length) throw new Error('More parameters than placeholders');
-  return text;
+  return ended(text);
+}
+
+/**
+ * A statement that may be followed by another in the same text (`; ` joins them): one that ends
+ * in a `--` comment ends its line, lest the comment swallow the `;` and the statements after it.
+ */
+function ended(text: string): string {
+  return text.includes('--') ? `${text}\n` : text;
 }
 
 /** One parameter as an SQL literal (see `inlined`). */
@@ -522,7 +530,7 @@ function batchText(
     if (known?.has(name) || preparing.includes(name) || pending.includes(name)) return run;
     preparing.push(name);
     results[results.length - 1] = 2;
-    return `PREPARE ${name} AS ${numbered(sql)}; ${run}`;
+    return `PREPARE ${name} AS ${ended(numbered(sql))}; ${run}`;
   });
   // What `statements` listeners see (written only when one listens): each statement with its
   // parameters, a prepared one marked with its name.
