@@ -55,6 +55,27 @@ describe('a store with shipping rates', () => {
     expect(res.json().data).toMatchObject({ shipping_rate: { price: 3000 }, shipping_total: 3000, total: 8000 + 3000 });
   });
 
+  it('reads the price with the checkout, in the round trip that locks it: the step is two round trips', async () => {
+    const store = caller(t, shop, shop.storefrontToken);
+    // 3 × 2 kg ship (6 kg: the 20 kg bracket); 10 units of 1 kg that do not ship weigh nothing.
+    const parcel = await createProduct(caller(t, shop), { variants: [{ title: 'Box', price: 1000, weight_grams: 2000 }] });
+    const voucher = await createProduct(caller(t, shop), { variants: [{ title: 'Voucher', price: 100, weight_grams: 1000, requires_shipping: false }] });
+    const cart = await createCart(store);
+    await addItem(store, cart.id, parcel.variants[0].id, 3);
+    await addItem(store, cart.id, voucher.variants[0].id, 10);
+    const made = await store('POST', CHECKOUTS, { cart_id: cart.id, email: 'rosa@example.com' });
+    expect(made.statusCode, made.body).toBe(201);
+    const { result, statements } = await t.countQueries(() =>
+      store('PUT', `${CHECKOUTS}/${made.json().data.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: { carrier: 'olva', service: 'standard', price: 1 } }),
+    );
+    expect(result.statusCode, result.body).toBe(200);
+    expect(result.json().data).toMatchObject({ shipping_rate: { price: 3000 }, shipping_total: 3000, total: 3000 + 1000 + 3000 });
+    expect(statements, statements.join('\n--\n')).toHaveLength(2);
+    expect(statements[0]).toMatch(/for update of c/);
+    expect(statements[0]).toMatch(/from shipping_rate/);
+    expect(statements[1]).toMatch(/insert into orders_order[\s\S]*COMMIT;$/);
+  });
+
   it('refuses carrier "nobody", service "teleport" at 0 with 422 and places no order; an unknown service of a known carrier too', async () => {
     const store = caller(t, shop, shop.storefrontToken);
     const checkout = await checkoutOf(shop, store);

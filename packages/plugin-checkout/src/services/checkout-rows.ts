@@ -50,17 +50,36 @@ export interface ShippingReadColumns {
   pricing(variantIdsSql: string, productIdsSql: string, place: { countrySql: string; provinceSql: string }): string;
   /** What placing its order reads (the customer of the e-mail, how the variants are sold), as one column named `placing`. */
   placing(emailSql: string, variantIdsSql: string): string;
+  /**
+   * The store's price of the chosen rate (`StoreShippingPrices.priceReadSql`), as one column named
+   * `shipping_price`, given SQL of the carrier, the service, the destination, the currency and the
+   * parcel's weight; absent where the store prices no shipping.
+   */
+  shipping?(terms: { tenant: string; carrier: string; service: string; destination: string; currency: string; weight: string }): string;
 }
+
+/** The parcel's weight in grams, as `parcelWeightG` counts it, of the checkout's lines in SQL. */
+const PARCEL_WEIGHT_OF_CHECKOUT = `(select coalesce(sum(case when (l ->> 'requires_shipping')::boolean then coalesce((l ->> 'weight_grams')::numeric, 0) * (l ->> 'quantity')::numeric else 0 end), 0)
+     from jsonb_array_elements(c.line_items) as l)`;
 
 /** The shipping step's locking read, built from `columns` (once per `Checkouts`). */
 export function shippingReadSql(columns: ShippingReadColumns): string {
   const place = { countrySql: '(select country from place)', provinceSql: '(select province from place)' };
+  const shipping = columns.shipping?.({
+    tenant: 'c.tenant_id',
+    carrier: '(select carrier from place)',
+    service: '(select service from place)',
+    destination: 'upper((select country from place))',
+    currency: 'trim(c.currency)',
+    weight: PARCEL_WEIGHT_OF_CHECKOUT,
+  });
   return `
-    with place as (select ?::text as country, ?::text as province)
+    with place as (select ?::text as country, ?::text as province, ?::text as carrier, ?::text as service)
     select c.*, k.custom_fields as cart_custom_fields,
            ${sellablesSql('c.tenant_id', VARIANTS_OF_CHECKOUT)} as sellables,
            ${columns.pricing(VARIANTS_OF_CHECKOUT, PRODUCTS_OF_CHECKOUT, place)},
-           ${columns.placing('c.email', VARIANTS_OF_CHECKOUT)} as placing
+           ${columns.placing('c.email', VARIANTS_OF_CHECKOUT)} as placing${shipping ? `,
+           case when (select carrier from place) is null then null else ${shipping} end as shipping_price` : ''}
       from checkout_checkout c left join checkout_cart k on k.tenant_id = c.tenant_id and k.id = c.cart_id
      where c.tenant_id = ? and c.id = ?
        for update of c`;
@@ -75,15 +94,25 @@ export interface CheckoutForShipping {
   row: Record<string, unknown>;
   /** `Orders.placingReadsSql`'s column. */
   placing: unknown;
+  /** The store's price of the chosen rate as read (`ShippingReadColumns.shipping`), for `storeRate`. */
+  shippingPrice: unknown;
 }
 
 /**
  * Locks the checkout for the rest of `tx` and reads, in the same statement, everything its
- * pricing at `address` and the placing of its order read (`shippingReadSql`): one round trip.
+ * pricing at `address`, the store's price of `rate` and the placing of its order read
+ * (`shippingReadSql`): one round trip.
  * Null when the store has no such checkout.
  */
-export async function lockForShipping(tx: Tx, readSql: string, id: string, address: { country_code: string; province?: string | null }): Promise<CheckoutForShipping | null> {
-  const [row] = await tx.query<Record<string, unknown>>(readSql, [address.country_code, address.province ?? null, tx.tenantId, id], { prepare: true });
+export async function lockForShipping(
+  tx: Tx,
+  readSql: string,
+  id: string,
+  address: { country_code: string; province?: string | null },
+  rate: { carrier: string; service: string } | null | undefined,
+): Promise<CheckoutForShipping | null> {
+  const params = [address.country_code, address.province ?? null, rate?.carrier ?? null, rate?.service ?? null, tx.tenantId, id];
+  const [row] = await tx.query<Record<string, unknown>>(readSql, params, { prepare: true });
   if (!row) return null;
   return {
     checkout: checkoutFromRow(row),
@@ -91,6 +120,7 @@ export async function lockForShipping(tx: Tx, readSql: string, id: string, addre
     catalog: sellablesFrom(row.sellables),
     row,
     placing: row.placing,
+    shippingPrice: row.shipping_price,
   };
 }
 

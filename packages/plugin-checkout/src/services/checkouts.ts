@@ -212,9 +212,9 @@ export class Checkouts {
     let number: number | undefined;
     const before = input.shipping_rate ? this.orders.numberBefore((taken) => (number = taken)) : undefined;
     return this.db.tenant(async (tx) => {
-      const found = await lockForShipping(tx, this.shippingRead(), id, input.shipping_address);
+      const found = await lockForShipping(tx, this.shippingRead(), id, input.shipping_address, input.shipping_rate);
       if (!found || (shopper.customerId && found.checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
-      const { checkout, catalog, cartFields, placing } = found;
+      const { checkout, catalog, cartFields, placing, shippingPrice } = found;
       const read = this.pricing.placeReadsFrom(found.row);
       const action = input.shipping_rate ? 'await_payment' : 'set_addresses';
       // Refused before anything changes: a final checkout keeps its data.
@@ -227,7 +227,7 @@ export class Checkouts {
       checkout.shippingAddress = address(input.shipping_address);
       assertShipsTo(checkout.marketId, checkout.shippingAddress.country_code);
       checkout.billingAddress = address(input.billing_address ?? input.shipping_address);
-      checkout.shippingRate = input.shipping_rate ? await storeRate(this.shippingPrices, tx, input.shipping_rate, checkout) : null;
+      checkout.shippingRate = input.shipping_rate ? await storeRate(this.shippingPrices, tx, input.shipping_rate, checkout, shippingPrice) : null;
       checkout.shippingTotal = checkout.shippingRate?.price ?? 0;
       // Priced and taxed for this address and this shipping charge.
       const quote = await this.refreshPrices(tx, checkout, catalog, read);
@@ -255,11 +255,12 @@ export class Checkouts {
 
   private shippingReadText?: string;
 
-  /** The shipping step's locking read: the checkout, its catalog facts, its pricing's reads at the address and its order's. */
+  /** The shipping step's locking read: the checkout, its catalog facts, its pricing's reads at the address, its rate's price and its order's reads. */
   private shippingRead(): string {
     this.shippingReadText ??= shippingReadSql({
       pricing: (variantIdsSql, productIdsSql, place) => this.pricing.placeReadsSql('c.tenant_id', variantIdsSql, productIdsSql, place),
       placing: (emailSql, variantIdsSql) => this.orders.placingReadsSql('c.tenant_id', emailSql, variantIdsSql),
+      shipping: this.shippingPrices ? (terms) => this.shippingPrices!.priceReadSql(terms) : undefined,
     });
     return this.shippingReadText;
   }

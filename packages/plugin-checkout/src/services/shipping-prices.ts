@@ -18,6 +18,8 @@ export async function storeRate(
   tx: TxReader,
   sent: ShippingRate,
   checkout: { shippingAddress?: CheckoutAddress | null; lineItems: CheckoutLine[]; currency: string },
+  /** The price as the checkout's locking read read it (`StoreShippingPrices.priceReadSql`), where it did. */
+  read?: unknown,
 ): Promise<ShippingRate> {
   if (!prices || !checkout.shippingAddress) return sent;
   const price = await prices.priceFor(tx, {
@@ -26,6 +28,6 @@ export async function storeRate(
     destination: checkout.shippingAddress,
     weightGrams: parcelWeightG(checkout.lineItems),
     currency: checkout.currency,
-  });
+  }, read);
   return price.priced ? { carrier: sent.carrier, service: sent.service, price: price.price } : sent;
 }

@@ -23,10 +23,17 @@ export interface ShippingDestination {
 
 /** The shipping plugin's `ShippingPrices`, as far as those who charge shipping ask it. */
 export interface StoreShippingPrices {
+  /** `read`: the column of `priceReadSql` from a statement of the caller's transaction (used where it was read for this request). */
   priceFor(
     tx: TxReader,
     request: { carrier: string; service: string; destination: ShippingDestination; weightGrams: number; currency: string },
+    read?: unknown,
   ): Promise<{ priced: true; price: number } | { priced: false }>;
+  /**
+   * What `priceFor` reads, as one JSON column of a caller's statement, given SQL of the tenant, the
+   * carrier, the service, the destination's country (upper case), the currency and the parcel's weight in grams.
+   */
+  priceReadSql(terms: { tenant: string; carrier: string; service: string; destination: string; currency: string; weight: string }): string;
 }
 
 /** The shipping plugin's prices when it is installed (resolved once every plugin has registered). */

@@ -1,4 +1,4 @@
-import { AppError, storeMoney, type ErrorDetail, type StoreMoney, type TxReader } from '@qhatu/core';
+import { AppError, jsonColumn, storeMoney, type ErrorDetail, type StoreMoney, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 import type { ShippingAddress } from '../entities/shipment.js';
@@ -51,6 +51,20 @@ export type ShippingPrice =
 /** The token the checkout resolves (when the shipping plugin is installed) to price its shipping step. */
 export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
 
+/** What the price statement is asked, as SQL: parameters (`?`) or a caller's expressions. */
+interface PriceTerms {
+  origin: string;
+  tenant: string;
+  carrier: string;
+  service: string;
+  destination: string;
+  currency: string;
+  weight: string;
+}
+
+/** The price statement's terms as parameters, in the order `tableRow` hands them over. */
+const PARAMETERS: PriceTerms = { origin: '?::text', tenant: '?', carrier: '?', service: '?', destination: '?', currency: '?', weight: '?' };
+
 /**
  * One statement: the origin (the one asked for, else the default warehouse's country), whether the
  * store has rates, knows the carrier and its service, and the price: of each origin's rates of the
@@ -59,29 +73,39 @@ export const SHIPPING_PRICES = Symbol.for('qhatu.shipping.prices');
  * when the store converts to it; then a bracket in that currency comes first, else the default
  * currency's tightest, converted.
  */
-const priceSql = (converted: string | null) => `
+const priceSql = (converted: string | null, t: PriceTerms = PARAMETERS) => `
   with origin as (
-    select coalesce(?::text, w.address->>'country') as country, w.name as warehouse_name, w.address as warehouse_address
-    from (select 1) one left join inventory_warehouse w on w.tenant_id = ? and w.is_default
+    select coalesce(${t.origin}, w.address->>'country') as country, w.name as warehouse_name, w.address as warehouse_address
+    from (select 1) one left join inventory_warehouse w on w.tenant_id = ${t.tenant} and w.is_default
   ),
   service as (
     select id, service_code, service_name, amount, estimated_days, weight_g, origin_country, destination_country, currency
-    from shipping_rate where tenant_id = ? and carrier = ?
+    from shipping_rate where tenant_id = ${t.tenant} and carrier = ${t.carrier}
   ),
   tightest as (
     select distinct on (s.origin_country) s.id, s.service_name, ${converted ? `case when s.currency = ? then s.amount else ${converted} end as amount` : 's.amount'}, s.estimated_days
     from service s cross join origin o
-    where s.service_code = ? and s.destination_country = ? and ${converted ? 's.currency in (?, ?)' : 's.currency = ?'} and s.weight_g >= ?
+    where s.service_code = ${t.service} and s.destination_country = ${t.destination} and ${converted ? 's.currency in (?, ?)' : `s.currency = ${t.currency}`} and s.weight_g >= ${t.weight}
       and (o.country is null or s.origin_country = o.country)
     order by s.origin_country, ${converted ? 's.currency <> ?, ' : ''}s.weight_g, s.amount, s.id
   )
-  select exists (select 1 from shipping_rate where tenant_id = ?) as has_rates,
+  select exists (select 1 from shipping_rate where tenant_id = ${t.tenant}) as has_rates,
     exists (select 1 from service) as carrier_known,
-    exists (select 1 from service where service_code = ?) as service_known,
+    exists (select 1 from service where service_code = ${t.service}) as service_known,
     o.country as origin_country, o.warehouse_name, o.warehouse_address,
     m.id, m.service_name, m.amount::text as amount, m.estimated_days
   from origin o left join lateral (select * from tightest order by amount, id limit 1) m on true`;
 const PRICE_SQL = priceSql(null);
+
+/** A caller's read of the price statement (`ShippingPrices.priceReadSql`): what it was asked, and its row. */
+interface PriceRead {
+  carrier: string | null;
+  service: string | null;
+  destination: string | null;
+  currency: string | null;
+  weight: number | null;
+  row: PriceRow | null;
+}
 
 interface PriceRow {
   has_rates: boolean;
@@ -113,12 +137,12 @@ export class ShippingPrices {
     @inject(SHIPPING_SETTINGS) private readonly settings: ShippingSettings,
   ) {}
 
-  async priceFor(tx: TxReader, input: ShippingPriceRequest): Promise<ShippingPrice> {
+  async priceFor(tx: TxReader, input: ShippingPriceRequest, read?: unknown): Promise<ShippingPrice> {
     const request = parseRequest(input);
     const billable = this.billableWeightG(request);
     const destination = request.destination.country_code.toUpperCase();
     const money = callerMoney();
-    let row = await this.tableRow(tx, request, billable, destination, money);
+    let row = readFits(read, request, billable, destination, money) ?? (await this.tableRow(tx, request, billable, destination, money));
     if (row.id === null && row.service_known && !money) {
       // No caller's token (a job): the store's currencies are read only when the currency's own rates do not price the service.
       const stored = await storeMoney(tx);
@@ -145,6 +169,19 @@ export class ShippingPrices {
       carrierKnown: row.carrier_known || live.quotes.some((q) => q.carrier === request.carrier),
       serviceKnown: row.service_known || live.quotes.some((q) => q.carrier === request.carrier && q.serviceCode === request.service),
     });
+  }
+
+  /**
+   * The price statement as one JSON column of a caller's statement (the checkout's locking read),
+   * handed back as `priceFor`'s `read`: its terms as SQL (the carrier, the service, the destination's
+   * country in upper case, the currency, the parcel's weight in grams), no origin asked for. It prices
+   * in the currency of the rates only; `priceFor` reads again where the request is not the one read
+   * or where the store converts to the currency.
+   */
+  priceReadSql(terms: Omit<PriceTerms, 'origin'>): string {
+    const t = { ...terms, origin: 'null::text' };
+    return `(select json_build_object('carrier', ${t.carrier}, 'service', ${t.service}, 'destination', ${t.destination}, 'currency', ${t.currency}, 'weight', ${t.weight},
+      'row', (select row_to_json(r) from (${priceSql(null, t)}) r)))`;
   }
 
   /** The statement above, converting from the default currency when the store does to the currency asked. */
@@ -183,6 +220,14 @@ export class ShippingPrices {
     const parcel: Parcel = { weightG: request.weightGrams, lengthCm: d?.lengthCm ?? 0, widthCm: d?.widthCm ?? 0, heightCm: d?.heightCm ?? 0, billableWeightG: billable };
     return this.quotes.live({ tenantId, parcel, origin, destination: shippingAddress(request.destination), currency: request.currency });
   }
+}
+
+/** The row of a caller's read (`priceReadSql`) when it was read for this very request, priced without converting. */
+function readFits(read: unknown, request: Request, billable: number, destination: string, money: StoreMoney | undefined): PriceRow | undefined {
+  if (!read || request.origin || convertedAmountSql(money, request.currency)) return undefined;
+  const r = jsonColumn<PriceRead>(read);
+  const asked = r.carrier === request.carrier && r.service === request.service && r.destination === destination && r.currency === request.currency && Number(r.weight) === billable;
+  return asked && r.row ? r.row : undefined;
 }
 
 function parseRequest(input: ShippingPriceRequest): Request {
