@@ -46,7 +46,10 @@ function loadSettings(): LoadSettings & { runs: number; only: RegExp | null } {
   const runs = rawRuns === undefined || rawRuns === '' ? 1 : Number(rawRuns);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`BENCH_RUNS must be a whole number of rounds, not "${rawRuns}"`);
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
-  return { connections: CONNECTIONS, durationSeconds: duration, warmupSeconds: WARMUP_SECONDS, runs, only };
+  const rawConnections = process.env.BENCH_CONNECTIONS;
+  const connections = rawConnections === undefined || rawConnections === '' ? CONNECTIONS : Number(rawConnections);
+  if (!Number.isInteger(connections) || connections < 1) throw new Error(`BENCH_CONNECTIONS must be a whole number of connections, not "${rawConnections}"`);
+  return { connections, durationSeconds: duration, warmupSeconds: WARMUP_SECONDS, runs, only };
 }
 
 /** Cleanup steps, run newest first, once, whether the run succeeded, failed or was interrupted. */
