@@ -19,7 +19,7 @@ export { staffOut } from './staff/routes.js';
 export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { corePlugin } from './core-plugin.js';
-export { Database, jsonColumn, Tx, uuidArray, type BeforeStatement, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
+export { Database, jsonColumn, statementText, statementTexts, Tx, uuidArray, type BeforeStatement, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
 export { joinedColumns, joinedEntity } from './db/joined.js';
 export { leavesDatabase } from './db/retry.js';
 export { startEmbeddedDatabase } from './db/embedded.js';

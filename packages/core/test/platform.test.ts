@@ -504,6 +504,17 @@ describe('the ORM-free write path (Database.write)', () => {
     expect(await db.read((sql) => sql.query('select 1 from test_note where id = ?', [id]), a.id)).toHaveLength(1);
   });
 
+  it('builds a prepared text once (per variant), asking its parts on first use only', async () => {
+    const { statementText, statementTexts } = await import('../src/index.js');
+    let asked = 0;
+    const one = statementText(() => `select ${++asked}`);
+    expect(asked).toBe(0);
+    expect([one(), one()]).toEqual(['select 1', 'select 1']);
+    const each = statementTexts((lock: boolean) => `select ${++asked}${lock ? ' for update' : ''}`);
+    expect([each(true), each(false), each(true), each(false)]).toEqual(['select 2 for update', 'select 3', 'select 2 for update', 'select 3']);
+    expect(asked).toBe(3);
+  });
+
   it('ends a statement that ends in a -- comment on its line: the statements after it in the same text still run', async () => {
     const db = t.app.container.resolve(Database);
     const [first, second, third] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];

@@ -405,6 +405,26 @@ export function uuidArray(ids: Iterable<string>): string {
   return `{${[...ids].filter((id) => isUuid(id)).join(',')}}`;
 }
 
+/**
+ * A hot path's statement text, built on first use and the same ever after: a prepared statement is
+ * named by its text, and what builds it (another plugin's SQL, say) is asked only once every plugin
+ * has registered. `statementTexts` keeps one text per variant (`lock` or not).
+ */
+export function statementText(build: () => string): () => string {
+  let text: string | undefined;
+  return () => (text ??= build());
+}
+
+/** `statementText`, one text per variant. */
+export function statementTexts<K extends string | number | boolean>(build: (variant: K) => string): (variant: K) => string {
+  const texts = new Map<K, string>();
+  return (variant) => {
+    let text = texts.get(variant);
+    if (text === undefined) texts.set(variant, (text = build(variant)));
+    return text;
+  };
+}
+
 /** `?` → `$1, $2, ...` for the driver (the SQL of readers uses no `?` operator). */
 function numbered(sql: string): string {
   let n = 0;

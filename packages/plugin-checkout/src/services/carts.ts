@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, expectSql, FactCache, isExpectationFailure, TenantContext, uuidArray, type CustomFieldValues, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
+import { AppError, CustomFields, Database, expectSql, FactCache, isExpectationFailure, statementText, statementTexts, TenantContext, uuidArray, type CustomFieldValues, type SqlTx, type Tx, type TxReader } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import { Customer } from '@qhatu/plugin-customers';
 import { normalizeCode } from '@qhatu/plugin-discounts';
@@ -381,16 +381,13 @@ export class Carts {
    * The guard of a change sent from memory: locks the cart and raises unless its row and the
    * store's versions are the known ones (the row gone reads as moved); names the transaction.
    */
-  private guardSql(): string {
-    this.guard ??= `select ${expectSql(
+  private readonly guardSql = statementText(
+    () => `select ${expectSql(
       `coalesce((select c.xmin::text = ? and c.updated_at = ?::timestamptz and ${this.pricing.versionsSql('c.tenant_id')}::jsonb = ?::jsonb
                    from checkout_cart c where c.tenant_id = ? and c.id = ? for update), false)`,
       'the cart or what it is priced with changed',
-    )} as ok, pg_current_xact_id()::text as xact`;
-    return this.guard;
-  }
-
-  private guard?: string;
+    )} as ok, pg_current_xact_id()::text as xact`,
+  );
 
   /**
    * The cart locked for the rest of `sql`'s transaction, with its lines, their catalog facts and
@@ -407,8 +404,8 @@ export class Carts {
   }
 
   /** The read of `withLines` (the same texts every time: they are prepared); with `lock`, it names the transaction too. */
-  private fullReadSql(lock: boolean): string {
-    const built = (this.fullRead[lock ? 1 : 0] ??= `
+  private readonly fullReadSql = statementTexts(
+    (lock: boolean) => `
       with variants as (select i.variant_id as id from checkout_cart_item i where i.tenant_id = ? and i.cart_id = ? union select ?::uuid),
            products as (select v.product_id as id from variants x join catalog_variant v on v.tenant_id = ? and v.id = x.id)
       select c.*, c.xmin::text as revision, ${lock ? 'pg_current_xact_id()::text' : 'null'} as xact,
@@ -417,21 +414,15 @@ export class Carts {
              ${sellablesSql('c.tenant_id', 'select id from variants')} as sellables,
              ${this.pricing.readsSql('c.tenant_id', 'select id from variants', 'select id from products')},
              ${this.pricing.versionsSql('c.tenant_id')} as fact_versions
-        from checkout_cart c where c.tenant_id = ? and c.id = ?`);
-    return built;
-  }
-
-  private readonly fullRead: [string?, string?] = [];
+        from checkout_cart c where c.tenant_id = ? and c.id = ?`,
+  );
 
   /** The cart's row, its row version and the versions of what pricing reads; with `lock`, locked, and naming the transaction. */
-  private headSql(lock: boolean): string {
-    const built = (this.head[lock ? 1 : 0] ??= `
+  private readonly headSql = statementTexts(
+    (lock: boolean) => `
       select c.*, c.xmin::text as revision, ${lock ? 'pg_current_xact_id()::text' : 'null'} as xact, ${this.pricing.versionsSql('c.tenant_id')} as fact_versions
-        from checkout_cart c where c.tenant_id = ? and c.id = ?${lock ? ' for update' : ''}`);
-    return built;
-  }
-
-  private readonly head: [string?, string?] = [];
+        from checkout_cart c where c.tenant_id = ? and c.id = ?${lock ? ' for update' : ''}`,
+  );
 
   /** What this process last remembered of the cart, at the row version it was remembered at. */
   private remembered(tenantId: string, id: string): Remembered | undefined {

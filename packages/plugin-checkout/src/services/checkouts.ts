@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, TenantContext, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, statementText, TenantContext, type SqlTx, type Tx } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { Order, Orders, STORE_SHIPPING_PRICES, type StoreShippingPrices } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
@@ -253,17 +253,14 @@ export class Checkouts {
     }, TenantContext.tenantId(), { before });
   }
 
-  private shippingReadText?: string;
-
   /** The shipping step's locking read: the checkout, its catalog facts, its pricing's reads at the address, its rate's price and its order's reads. */
-  private shippingRead(): string {
-    this.shippingReadText ??= shippingReadSql({
+  private readonly shippingRead = statementText(() =>
+    shippingReadSql({
       pricing: (variantIdsSql, productIdsSql, place) => this.pricing.placeReadsSql('c.tenant_id', variantIdsSql, productIdsSql, place),
       placing: (emailSql, variantIdsSql) => this.orders.placingReadsSql('c.tenant_id', emailSql, variantIdsSql),
       shipping: this.shippingPrices ? (terms) => this.shippingPrices!.priceReadSql(terms) : undefined,
-    });
-    return this.shippingReadText;
-  }
+    }),
+  );
 
   /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
   private async refreshPrices(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<CartQuote<LineToPrice>> {
