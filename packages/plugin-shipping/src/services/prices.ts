@@ -179,9 +179,12 @@ export class ShippingPrices {
    * or where the store converts to the currency.
    */
   priceReadSql(terms: Omit<PriceTerms, 'origin'>): string {
-    const t = { ...terms, origin: 'null::text' };
-    return `(select json_build_object('carrier', ${t.carrier}, 'service', ${t.service}, 'destination', ${t.destination}, 'currency', ${t.currency}, 'weight', ${t.weight},
-      'row', (select row_to_json(r) from (${priceSql(null, t)}) r)))`;
+    // Each term worked out once (the weight sums the caller's lines), then named by the statement.
+    const asked = { origin: 'null::text', tenant: 'asked.tenant', carrier: 'asked.carrier', service: 'asked.service', destination: 'asked.destination', currency: 'asked.currency', weight: 'asked.weight' };
+    return `(select json_build_object('carrier', asked.carrier, 'service', asked.service, 'destination', asked.destination, 'currency', asked.currency, 'weight', asked.weight,
+      'row', (select row_to_json(r) from (${priceSql(null, asked)}) r))
+      from (select ${terms.tenant} as tenant, ${terms.carrier} as carrier, ${terms.service} as service, ${terms.destination} as destination,
+                   ${terms.currency} as currency, ${terms.weight} as weight) as asked)`;
   }
 
   /** The statement above, converting from the default currency when the store does to the currency asked. */
