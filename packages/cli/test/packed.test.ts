@@ -147,7 +147,8 @@ describe('the packed packages', { timeout: 360_000 }, () => {
       cwd: WORKSPACE,
       env: { PORT: String(port), QHATU_DATA_DIR: dataDir, NODE_OPTIONS: undefined },
     });
-    await waitUntilReady(`http://127.0.0.1:${port}/health/ready`, running);
+    // A new data folder: the embedded database is made and every plugin's tables migrated first.
+    await waitUntilReady(`http://127.0.0.1:${port}/health/ready`, running, FIRST_START_MS);
     expect(running.stdout()).toContain('Code            compiled packages (dist/)');
     expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
     running.child.kill('SIGTERM');
