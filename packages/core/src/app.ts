@@ -256,6 +256,9 @@ export async function createApp(options: CreateAppOptions): Promise<QhatuApp> {
     // A plugin's onReady and the workers read its tables: on a database behind the code they would
     // fail with raw SQL errors, so they wait until `qhatu migrate` (commands then say what is pending).
     const pending = await pendingMigrations(container.resolve(Database), plugins);
+    // Lists filter on an indexed field by its stored column, or on the jsonb until `qhatu migrate` makes it.
+    const unindexed = pending.length ? [] : await customFields.readStored(container.resolve(Database));
+    if (unindexed.length) logger.warn({ columns: unindexed }, `${unindexed.length} indexed custom field(s) without their column: lists filter on them unindexed until \`qhatu migrate\``);
     if (pending.length) logger.warn({ pending }, `${pending.length} migration(s) pending: run \`qhatu migrate\``);
     else for (const plugin of plugins) await plugin.onReady?.({ container });
     if (options.workers && !pending.length) {

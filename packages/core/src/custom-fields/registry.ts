@@ -36,6 +36,13 @@ export interface CustomFieldInputOptions {
 /** The prefix of a list's query-string key for a custom field: `filter[custom_fields.gift_wrap]`. */
 export const CUSTOM_FIELDS_FILTER = 'custom_fields';
 
+/** What every stored custom-field column is named from: `cf_<field>_<hash>`. */
+export const COLUMN_PREFIX = 'cf_';
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
 /** A JSON value as a SQL constant of type jsonb, with no `?` in its text (drivers would read it as a placeholder). */
 function jsonbConstant(value: unknown): string {
   return `'${JSON.stringify(value).replace(/\?/g, '\\u003f').replace(/'/g, "''")}'::jsonb`;
@@ -47,12 +54,14 @@ function jsonbConstant(value: unknown): string {
  * bad name, a definition that does not hold or an entity no plugin opens stops the start with a
  * message naming the plugin. Values live in each host table's `custom_fields` jsonb column; this
  * checks what callers send, fills in defaults, hides non-public fields from storefront callers and
- * turns list filters into SQL on the indexed expression.
+ * turns list filters into SQL on the indexed fields' stored columns.
  */
 export class CustomFields {
   private readonly byEntity = new Map<string, DeclaredField[]>();
   private readonly hostsByEntity = new Map<string, CustomFieldHost & { plugin: string }>();
   private readonly inputs = new Map<string, ZodType>();
+  /** The indexed fields' stored columns the database has (`table.column`), as last read. */
+  private stored = new Set<string>();
 
   constructor(plugins: readonly QhatuPlugin[]) {
     for (const plugin of plugins) {
@@ -229,31 +238,73 @@ export class CustomFields {
   }
 
   /**
-   * The SQL condition of a filter on `column` (the host table's `custom_fields`, aliased as the
-   * query needs): the indexed expression compared as jsonb, one `?` placeholder for the value.
+   * The SQL condition of a filter: the field's stored column (`column`, on the host table aliased
+   * `alias` when the query names it) equals the value's text as jsonb writes it, one `?`
+   * placeholder for the value. Text's `=` is leakproof, so under row-level security PostgreSQL
+   * reads the field's index with the policy's store (jsonb's operators are not: a condition on the
+   * jsonb expression is checked on every row of the store).
    */
-  condition(filter: CustomFieldFilter, column: string): { sql: string; params: unknown[] } {
+  condition(filter: CustomFieldFilter, alias?: string): { sql: string; params: unknown[] } {
     const field = this.field(filter.entity, filter.name);
-    if (!field) throw new Error(`No custom field ${filter.entity}.${filter.name}`);
-    return { sql: `${CustomFields.expression(field, column)} = ?::jsonb`, params: [JSON.stringify(filter.value)] };
+    if (!field?.indexed) throw new Error(`No indexed custom field ${filter.entity}.${filter.name}`);
+    const on = alias ? `${alias}.` : '';
+    const column = CustomFields.column(field);
+    const value = JSON.stringify(filter.value);
+    // Before `qhatu migrate` made the column: the same answer from the jsonb, on every row of the store.
+    if (!this.stored.has(`${this.hostsByEntity.get(filter.entity)?.table}.${column}`)) return { sql: `${CustomFields.expression(field, `${on}custom_fields`)} = ?::jsonb`, params: [value] };
+    return { sql: `${on}${column} = (?::jsonb)::text`, params: [value] };
   }
 
-  /** The value of `field` in `column` as jsonb: what its index keeps and its filters compare (a missing value reads as the default). */
+  /**
+   * Reads which indexed fields' stored columns the database has (the app does at start) and
+   * answers the ones missing (`table.column`): filters on those compare the jsonb itself, with the
+   * same answers, unindexed, until `qhatu migrate` makes them and the app reads them again.
+   */
+  async readStored(db: { query<R>(sql: string, params?: unknown[]): Promise<R[]> }): Promise<string[]> {
+    const wanted = this.indexes();
+    if (!wanted.length) return [];
+    const rows = await db.query<{ name: string }>(
+      `select table_name || '.' || column_name as name from information_schema.columns
+       where table_schema = current_schema() and table_name = any(string_to_array(?, ',')) and left(column_name, ${COLUMN_PREFIX.length}) = '${COLUMN_PREFIX}' and is_generated = 'ALWAYS'`,
+      [[...new Set(wanted.map((index) => index.table))].join(',')],
+    );
+    this.stored = new Set(rows.map((row) => row.name));
+    return wanted.map((index) => `${index.table}.${index.column}`).filter((name) => !this.stored.has(name));
+  }
+
+  /** The value of `field` in `column` as jsonb (a missing value reads as the default). */
   static expression(field: DeclaredField, column: string): string {
     const picked = `(${column} -> '${field.name}')`;
     return field.default === undefined ? picked : `coalesce(${picked}, ${jsonbConstant(field.default)})`;
   }
 
-  /** The indexes the indexed fields need: named after the table, the field and the expression (a changed default makes another). */
-  indexes(): Array<{ table: string; name: string; sql: string }> {
-    const out: Array<{ table: string; name: string; sql: string }> = [];
+  /**
+   * The stored column an indexed field is filtered on: its value's jsonb text, generated from
+   * `custom_fields`. Named after the field and its expression (a changed default makes another).
+   */
+  static column(field: DeclaredField): string {
+    return `${COLUMN_PREFIX}${field.name}_${hashOf(CustomFields.expression(field, 'custom_fields'))}`;
+  }
+
+  /**
+   * What the indexed fields need, per field: the stored column (`columnSql`) and its index led by
+   * `tenant_id` (`sql`), both named after the table, the field and the expression.
+   */
+  indexes(): Array<{ table: string; name: string; sql: string; column: string; columnSql: string }> {
+    const out: Array<{ table: string; name: string; sql: string; column: string; columnSql: string }> = [];
     for (const host of this.hostsByEntity.values()) {
       for (const field of this.fields(host.entity)) {
         if (!field.indexed) continue;
         const expression = CustomFields.expression(field, 'custom_fields');
-        const hash = createHash('sha256').update(expression).digest('hex').slice(0, 8);
-        const name = `${`${CustomFields.indexPrefix(host.table)}${field.name}`.slice(0, 54)}_${hash}`;
-        out.push({ table: host.table, name, sql: `CREATE INDEX IF NOT EXISTS ${name} ON ${host.table} (tenant_id, (${expression}))` });
+        const column = CustomFields.column(field);
+        const name = `${`${CustomFields.indexPrefix(host.table)}${field.name}`.slice(0, 54)}_${hashOf(`${host.table}.${column}`)}`;
+        out.push({
+          table: host.table,
+          name,
+          sql: `CREATE INDEX IF NOT EXISTS ${name} ON ${host.table} (tenant_id, ${column})`,
+          column,
+          columnSql: `ALTER TABLE ${host.table} ADD COLUMN IF NOT EXISTS ${column} text GENERATED ALWAYS AS ((${expression})::text) STORED`,
+        });
       }
     }
     return out;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrateAll } from '../app.js';
 import { corePlugin } from '../core-plugin.js';
+import { CustomFields } from '../custom-fields/registry.js';
 import { orderPlugins, type QhatuPlugin } from '../plugin.js';
 
 export const TEST_DB_PREFIX = 'qhatu_test_';
@@ -34,6 +35,8 @@ async function ensureTemplate(plugins: QhatuPlugin[]): Promise<string> {
   for (const plugin of ordered) {
     for (const m of plugin.migrations ?? []) fingerprint.update(`${plugin.name}/${m.id}\n${JSON.stringify(m.up)}\n`);
   }
+  // What `qhatu migrate` makes for indexed custom fields is part of the schema too.
+  for (const index of new CustomFields(ordered).indexes()) fingerprint.update(`${index.columnSql}\n${index.sql}\n`);
   const name = `${TEMPLATE_PREFIX}${fingerprint.digest('hex').slice(0, 16)}`;
   await withAdmin(async (client) => {
     await client.query('select pg_advisory_lock(7210417002)');

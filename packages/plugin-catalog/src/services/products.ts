@@ -178,11 +178,11 @@ export class Products implements MediaUser {
   }
 
   private customFieldConditions(filter: ProductFilter) {
-    // Custom-field filters on their indexed expressions: the product's own, and a variant's of the product.
+    // Custom-field filters on their indexed columns: the product's own, and a variant's of the product.
     return [
-      ...(filter.customFields ?? []).map((f) => this.fields.condition(f, 'custom_fields')),
+      ...(filter.customFields ?? []).map((f) => this.fields.condition(f)),
       ...(filter.variantFields ?? []).map((f) => {
-        const c = this.fields.condition(f, 'v.custom_fields');
+        const c = this.fields.condition(f, 'v');
         return { sql: `exists (select 1 from catalog_variant v where v.tenant_id = catalog_product.tenant_id and v.product_id = catalog_product.id and ${c.sql})`, params: c.params };
       }),
     ];

@@ -61,8 +61,8 @@ export class Customers {
 
   /** A page of customers as the list answers it: JSON made by PostgreSQL in one round trip (`readCustomerPage`). */
   async list(page: PageRequest, filter: CustomerFilter): Promise<{ items: CustomerJson[]; pagination: Page<unknown>['pagination'] }> {
-    // Custom-field filters on the expression the field's index keeps, so the planner can use it.
-    const conditions = (filter.customFields ?? []).map((f) => this.fields.condition(f, 'custom_fields'));
+    // Custom-field filters on the fields' stored columns, so the planner can use their indexes.
+    const conditions = (filter.customFields ?? []).map((f) => this.fields.condition(f));
     return this.db.readOne((sql) => readCustomerPage(sql, page, { ...filter, conditions }));
   }
 

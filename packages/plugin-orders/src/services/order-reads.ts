@@ -131,9 +131,9 @@ export class OrderReads {
         where[raw((alias: string) => `${alias}.id in (select id from (${page1.sql}) searched)`, page1.params)] = [];
       }
       for (const f of filter.customFields ?? []) {
-        // On the expression the field's index keeps, so the planner can use it.
-        const { params } = this.fields.condition(f, 'custom_fields');
-        where[raw((alias: string) => this.fields.condition(f, `${alias}.custom_fields`).sql, params)] = [];
+        // On the field's stored column, so the planner can use its index.
+        const { params } = this.fields.condition(f);
+        where[raw((alias: string) => this.fields.condition(f, alias).sql, params)] = [];
       }
       const result = await paginate(em, Order, where, page);
       return { views: await this.withDetails(em, result.items), page: result };
@@ -177,7 +177,7 @@ export class OrderReads {
   }
 
   private fieldConditions(filter: OrderFilter): SqlPart[] {
-    return (filter.customFields ?? []).map((f) => this.fields.condition(f, 'custom_fields'));
+    return (filter.customFields ?? []).map((f) => this.fields.condition(f));
   }
 
   /** The order, or 404 ORDER_NOT_FOUND (also when `ownerId` is given and it is another customer's). */
