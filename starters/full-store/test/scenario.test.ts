@@ -197,16 +197,18 @@ describe('a store on the embedded database', () => {
     const paidAt = Date.now();
     expect(payment.status).toBe(201);
     expect(payment.body.data).toMatchObject({ status: 'paid', provider_payment_id: expect.stringMatching(/^pi_/) });
-    // On an idle queue the in-process workers finish the order and its checkout within a second of the payment.
+    // The in-process workers are woken by the commits (not the embedded database's 5 s look for new
+    // jobs): the order and its checkout, two jobs apart, are done well within one such wait of the
+    // payment, however busy the machine (a second on an idle one).
     let completedAfter = Infinity;
-    while (Date.now() - paidAt < 5_000) {
+    while (Date.now() - paidAt < 10_000) {
       if ((await call('GET', `/api/v1/checkout/checkouts/${checkout.id}`, shopper)).body.data.status === 'completed') {
         completedAfter = Date.now() - paidAt;
         break;
       }
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(completedAfter).toBeLessThan(1_000);
+    expect(completedAfter).toBeLessThan(2_500);
     expect((await call('GET', `/api/v1/orders/${checkout.order_id}`, admin)).body.data.status).toBe('paid');
 
     const refund = await call('POST', `/api/v1/payments/${payment.body.data.id}/refund`, admin, { amount: 0, reason: 'requested_by_customer' });
