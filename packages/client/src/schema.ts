@@ -4160,6 +4160,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/refunds/{refund_id}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record what the provider did with an unconfirmed refund (its answer was lost), as the provider's dashboard shows it
+         * @description For a refund answered `unconfirmed: true`: the refund call reached a gateway that cannot repeat a refund (Culqi, Izipay, Pay-me, Niubiz) and its answer was lost, so only the provider's dashboard can tell whether the money went back. `refunded` moves the payment's refunded_amount and status, the order and the events as the provider's own answer would; `failed` frees the amount for a new refund. 404 PAYMENT_NOT_FOUND / REFUND_NOT_FOUND; 409 INVALID_STATE_TRANSITION for a refund that is not unconfirmed (details name its status), PROVIDER_REFUND_ID_USED when another refund of the store has that provider id.
+         *
+         *     Needs the permission `payments.refund` (staff members by their role; admin API keys hold every permission unless given a role).
+         */
+        post: operations["postPaymentsByIdRefundsByRefundIdOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/gateways": {
         parameters: {
             query?: never;
@@ -8991,6 +9013,8 @@ export interface components {
             status: "pending" | "processing" | "refunded" | "failed";
             /** @description The tax this refund gives back (part of amount): its share of the order's tax_total, so that refunding a whole order gives back exactly its tax */
             tax_amount: number;
+            /** @description True while the provider's answer to this refund was lost on a gateway that cannot repeat a refund (Culqi, Izipay, Pay-me, Niubiz): it stays pending, its amount still counted, until the store checks the provider's dashboard and records the outcome (POST /api/v1/payments/{id}/refunds/{refund_id}/outcome) */
+            unconfirmed: boolean;
             /** Format: date-time */
             updated_at: string;
         };
@@ -8999,6 +9023,15 @@ export interface components {
             amount: number;
             /** @enum {string} */
             reason?: "duplicate" | "fraudulent" | "requested_by_customer" | "other";
+        };
+        PaymentRefundOutcome: {
+            /** @description The provider's id of the refund, as its dashboard shows it */
+            provider_refund_id?: string;
+            /**
+             * @description What the provider's dashboard shows: refunded (the money went back) or failed (no refund was made; the amount is free again)
+             * @enum {string}
+             */
+            status: "refunded" | "failed";
         };
         PaymentSession: {
             amount: number;
@@ -30167,6 +30200,80 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPaymentsByIdRefundsByRefundIdOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                refund_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundOutcome"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentRefund"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -69,3 +69,40 @@ describe('an API process killed between a Culqi charge and its answer', () => {
     expect(chargesOf(order.id)).toHaveLength(1);
   }, 60_000);
 });
+
+describe('an API process killed between a Culqi refund and its answer', () => {
+  it('keeps the refund pending with its amount counted; the sweep marks it unconfirmed, never asks Culqi again, and the store records what Culqi did', async () => {
+    const order = await createOrder(admin);
+    const payment = (await pay(admin, order)).json().data as { id: string; provider_payment_id: string; amount: number };
+    const refundsAtCulqi = () => [...double.refunds.values()].filter((r) => r.charge_id === payment.provider_payment_id);
+    const refundCalls = () => double.requests.filter((r) => r.method === 'POST' && r.path === '/v2/refunds' && r.json.charge_id === payment.provider_payment_id);
+    const second = spawnStoreProcess({ plugins: [CULQI_PLUGIN] });
+    try {
+      const apiProcess = await second.start(t);
+      double.holdAnswers(1, (req) => req.method === 'POST' && req.url === '/v2/refunds');
+      const refunding = apiProcess.request(shop, 'POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0, reason: 'requested_by_customer' }).catch((error: unknown) => error);
+      await until(async () => refundsAtCulqi().length === 1);
+      await apiProcess.kill();
+      expect(await refunding).toBeInstanceOf(Error);
+    } finally {
+      await second.kill();
+    }
+    // Its amount still counts: the same money cannot be refunded again meanwhile.
+    const again = await admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0 });
+    expect(again.json().error.code).toBe('REFUND_EXCEEDS_AMOUNT');
+    const read = async () => (await admin('GET', `${PAYMENTS}/${payment.id}`)).json().data as { status: string; refunds: Array<{ id: string; status: string; unconfirmed: boolean; failure_reason: string | null }> };
+    await until(async () => (await read()).refunds[0]?.unconfirmed === true, 20_000);
+    const [refund] = (await read()).refunds;
+    expect(refund).toMatchObject({ status: 'pending', unconfirmed: true });
+    expect(refund.failure_reason).toMatch(/dashboard/);
+    // Culqi refunds are not idempotent: never repeated.
+    expect(refundCalls()).toHaveLength(1);
+
+    const [atCulqi] = refundsAtCulqi();
+    const recorded = await admin('POST', `${PAYMENTS}/${payment.id}/refunds/${refund.id}/outcome`, { status: 'refunded', provider_refund_id: atCulqi.id });
+    expect(recorded.statusCode, recorded.body).toBe(200);
+    expect(recorded.json().data).toMatchObject({ status: 'refunded', provider_refund_id: atCulqi.id, unconfirmed: false });
+    expect(await read()).toMatchObject({ status: 'refunded' });
+    expect(refundCalls()).toHaveLength(1);
+  }, 60_000);
+});

@@ -17,6 +17,7 @@ import { chargeRetryMigration } from './migrations/0005_charge_retry.js';
 import { providerIndexMigration } from './migrations/0006_provider_index.js';
 import { refundTaxMigration } from './migrations/0007_refund_tax.js';
 import { unansweredCallsMigration } from './migrations/0008_unanswered_calls.js';
+import { refundAnswerLostMigration } from './migrations/0009_refund_answer_lost.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -45,7 +46,7 @@ export { refundMachine } from './machines/refund.js';
 export { Gateways } from './services/gateways.js';
 export { GatewaySettings } from './services/gateway-settings.js';
 export { Payments, type PaymentInput } from './services/payments.js';
-export { Refunds, type RefundInput, type ReturnedMoney } from './services/refunds.js';
+export { Refunds, type RefundInput, type RecordedOutcome, type ReturnedMoney } from './services/refunds.js';
 export { ChargeRecovery } from './services/recovery.js';
 export { PaymentCancellations } from './services/cancellations.js';
 export { MoneyReturns, LATE_PAYMENT_JOB, CANCELLED_ORDER_JOB, UNSTOCKED_ORDER_JOB } from './services/returns.js';
@@ -70,7 +71,7 @@ export default definePlugin({
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
   migrations: [
     paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration, refundTaxMigration,
-    unansweredCallsMigration,
+    unansweredCallsMigration, refundAnswerLostMigration,
   ],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,

@@ -19,8 +19,21 @@ export const Refund = defineEntity({
     status: p.string().$type<RefundStatus>(),
     providerRefundId: p.string().nullable(),
     failureReason: p.string().nullable(),
+    /**
+     * When the provider's answer to the refund call was lost on a gateway that cannot repeat a
+     * refund (decision 0108): only the provider's dashboard can tell whether it refunded.
+     */
+    answerLostAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
 });
 export type Refund = InferEntity<typeof Refund>;
+
+/**
+ * A refund whose answer was lost on a gateway that cannot repeat it: pending, with no provider id,
+ * until the store records what the provider did (`Refunds.recordOutcome`). Its amount still counts.
+ */
+export function unconfirmed(refund: Pick<Refund, 'status' | 'providerRefundId' | 'answerLostAt'>): boolean {
+  return refund.status === 'pending' && !refund.providerRefundId && Boolean(refund.answerLostAt);
+}

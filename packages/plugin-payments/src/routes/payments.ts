@@ -2,7 +2,7 @@ import { ADMIN, dataOf, errorResponses, filtersOf, IdParams, listOf, STOREFRONT 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DependencyContainer } from 'tsyringe';
-import { PaymentConfirm, PaymentCreate, PaymentListQuery, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut } from '../schemas/payment.js';
+import { PaymentConfirm, PaymentCreate, PaymentListQuery, PaymentOut, PaymentSessionCreate, PaymentSessionOut, RefundCreate, RefundOut, RefundOutcomeRecord, RefundParams } from '../schemas/payment.js';
 import { PaymentCancellations } from '../services/cancellations.js';
 import { Payments, type PaymentFilter } from '../services/payments.js';
 import { Refunds } from '../services/refunds.js';
@@ -97,4 +97,17 @@ export async function paymentRoutes(app: FastifyInstance, container: DependencyC
       response: { 201: dataOf(RefundOut), ...errorResponses(400, 401, 403, 404, 409, 422) },
     },
   }, async (req, reply) => reply.code(201).send({ data: refundOut(await refunds.create(req.params.id, req.body)) }));
+
+  r.post('/payments/:id/refunds/:refund_id/outcome', {
+    config: { auth: ADMIN, permission: 'payments.refund' },
+    schema: {
+      tags,
+      summary: "Record what the provider did with an unconfirmed refund (its answer was lost), as the provider's dashboard shows it",
+      description:
+        "For a refund answered `unconfirmed: true`: the refund call reached a gateway that cannot repeat a refund (Culqi, Izipay, Pay-me, Niubiz) and its answer was lost, so only the provider's dashboard can tell whether the money went back. `refunded` moves the payment's refunded_amount and status, the order and the events as the provider's own answer would; `failed` frees the amount for a new refund. 404 PAYMENT_NOT_FOUND / REFUND_NOT_FOUND; 409 INVALID_STATE_TRANSITION for a refund that is not unconfirmed (details name its status), PROVIDER_REFUND_ID_USED when another refund of the store has that provider id.",
+      params: RefundParams,
+      body: RefundOutcomeRecord,
+      response: { 200: dataOf(RefundOut), ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (req) => ({ data: refundOut(await refunds.recordOutcome(req.params.id, req.params.refund_id, req.body)) }));
 }

@@ -1,6 +1,6 @@
 import type { GatewaySetting } from '../entities/gateway-setting.js';
 import type { Payment } from '../entities/payment.js';
-import type { Refund } from '../entities/refund.js';
+import { unconfirmed, type Refund } from '../entities/refund.js';
 import type { PaymentSession } from '../entities/session.js';
 import type { PaymentGateway } from '../gateway.js';
 
@@ -16,6 +16,7 @@ export function refundOut(r: Refund) {
     status: r.status,
     provider_refund_id: r.providerRefundId ?? null,
     failure_reason: r.failureReason ?? null,
+    unconfirmed: unconfirmed(r),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };

@@ -29,10 +29,23 @@ export const RefundOut = z
     status: z.enum(REFUND_STATUSES),
     provider_refund_id: z.string().nullable(),
     failure_reason: z.string().nullable(),
+    unconfirmed: z.boolean().meta({
+      description:
+        "True while the provider's answer to this refund was lost on a gateway that cannot repeat a refund (Culqi, Izipay, Pay-me, Niubiz): it stays pending, its amount still counted, until the store checks the provider's dashboard and records the outcome (POST /api/v1/payments/{id}/refunds/{refund_id}/outcome)",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
   .meta({ id: 'PaymentRefund' });
+
+export const RefundParams = z.object({ id: Uuid, refund_id: Uuid });
+
+export const RefundOutcomeRecord = z
+  .strictObject({
+    status: z.enum(['refunded', 'failed']).meta({ description: "What the provider's dashboard shows: refunded (the money went back) or failed (no refund was made; the amount is free again)" }),
+    provider_refund_id: z.string().min(1).max(200).optional().meta({ description: "The provider's id of the refund, as its dashboard shows it" }),
+  })
+  .meta({ id: 'PaymentRefundOutcome' });
 
 export const PaymentOut = z
   .object({

@@ -3,7 +3,7 @@ import { AppError, CLOCK, Database, LOGGER, paginate, Secrets, type Clock, type 
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
-import { Refund } from '../entities/refund.js';
+import { Refund, unconfirmed } from '../entities/refund.js';
 import type { ChargeResult } from '../gateway.js';
 import { amountStillDue, exceedsBalance, lockOrderToPay } from './balance.js';
 import { GatewaySettings } from './gateway-settings.js';
@@ -128,7 +128,8 @@ export class Payments {
     if (!payment) throw AppError.notFound('Payment', 'PAYMENT_NOT_FOUND');
     const polled = !FINAL.has(payment.status) && Boolean(payment.providerPaymentId) && !payment.awaitingAnswer;
     const askAgain = this.recovery.due(payment, this.clock.now());
-    const open = refunds.filter((r) => r.status === 'pending' || r.status === 'processing');
+    // An unconfirmed refund waits for the store: there is nothing to ask the provider.
+    const open = refunds.filter((r) => (r.status === 'pending' || r.status === 'processing') && !unconfirmed(r));
     if (!polled && !askAgain && !open.length) return { payment, refunds };
     if (polled) await this.poll(payment);
     else if (askAgain) await this.recovery.recover(payment.id);

@@ -4,7 +4,7 @@ import { Order, Orders } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
-import { Refund, type RefundReason } from '../entities/refund.js';
+import { Refund, unconfirmed, type RefundReason } from '../entities/refund.js';
 import type { RefundResult } from '../gateway.js';
 import { paymentMachine, REFUNDABLE } from '../machines/payment.js';
 import { refundMachine } from '../machines/refund.js';
@@ -23,6 +23,13 @@ export interface RefundInput {
    * refund of this id already recorded is answered as it stands, so asking twice sends nothing twice.
    */
   id?: string;
+}
+
+/** What the provider did with an unconfirmed refund, as the store read it on the provider's dashboard. */
+export interface RecordedOutcome {
+  status: 'refunded' | 'failed';
+  /** The provider's id of the refund, when it shows one. */
+  provider_refund_id?: string;
 }
 
 /** Money the store sends back by itself: said in `payments.payment.returned` and in a note on the order. */
@@ -87,7 +94,7 @@ export class Refunds {
       const at = tx.now();
       const refund = tx.em.create(Refund, {
         id: input.id ?? randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
-        providerRefundId: null, failureReason: null, createdAt: at, updatedAt: at,
+        providerRefundId: null, failureReason: null, answerLostAt: null, createdAt: at, updatedAt: at,
       });
       if (returned) {
         publishReturned(tx, payment, refund, returned.reason);
@@ -102,10 +109,11 @@ export class Refunds {
       result = await gateway.refund(ctx, { refundId: refund.id, providerPaymentId: payment.providerPaymentId!, amount: refund.amount, currency: payment.currency, reason: refund.reason ?? null });
     } catch (error) {
       this.logger.warn({ err: error, gateway: gateway.id, refundId: refund.id }, 'refund gateway call failed');
-      // The provider may have refunded: on an idempotent one the refund stays pending (its amount
-      // still counted) and is asked again; failing it would let the same money go out twice.
+      // The provider may have refunded: the refund stays pending (its amount still counted), as
+      // failing it would let the same money go out twice. An idempotent gateway is asked again;
+      // another cannot be (a repeat could refund twice), so the store records what it did.
       if (gateway.idempotent?.refund) return refund;
-      result = { status: 'failed', providerRefundId: null, failureReason: `${unreachable(error)}; check the provider's dashboard before refunding again` };
+      return this.answerLost(paymentId, refund.id, unreachable(error));
     }
     return this.db.tenant(async (tx) => {
       const locked = await lockPayment(tx, paymentId);
@@ -114,16 +122,79 @@ export class Refunds {
     });
   }
 
+  /** Marks a refund whose answer was lost on a gateway that cannot repeat it: pending until the store records the outcome. */
+  private answerLost(paymentId: string, refundId: string, cause: string): Promise<Refund> {
+    return this.db.tenant(async (tx) => {
+      await lockPayment(tx, paymentId);
+      const stored = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
+      if (stored.status !== 'pending' || stored.providerRefundId || stored.answerLostAt) return stored;
+      stored.answerLostAt = tx.now();
+      stored.updatedAt = tx.now();
+      stored.failureReason =
+        `The payment provider's answer to the refund was lost (${cause}) and it may have refunded: check the refund on the provider's dashboard, ` +
+        `then record the outcome (POST /api/v1/payments/${paymentId}/refunds/${refundId}/outcome)`;
+      return stored;
+    });
+  }
+
+  /**
+   * A refund left pending with no answer on a gateway that cannot repeat it (the process stopped
+   * between recording it and the provider's answer): its answer is lost as if the call had failed,
+   * so the store can record what the provider did. The sweep calls it once no call can be under way.
+   */
+  async answerNeverCame(refundId: string): Promise<void> {
+    const found = await this.db.tenant(async ({ em }) => {
+      const refund = await em.findOne(Refund, { id: refundId });
+      const payment = refund && (await em.findOne(Payment, { id: refund.paymentId }));
+      return refund && payment ? { refund, payment } : null;
+    });
+    if (!found || this.gateways.find(found.payment.gateway)?.idempotent?.refund) return;
+    await this.answerLost(found.payment.id, refundId, 'no answer was recorded: the call to the provider was cut short');
+  }
+
+  /**
+   * What the provider did with an unconfirmed refund, as the store read it on the provider's
+   * dashboard: `refunded` moves the payment, its order and the events as the provider's own answer
+   * would; `failed` frees the amount. Only an unconfirmed refund takes it (409 otherwise), with
+   * the payment row locked as when a refund is recorded.
+   */
+  async recordOutcome(paymentId: string, refundId: string, outcome: RecordedOutcome): Promise<Refund> {
+    return this.db.tenant(async (tx) => {
+      const payment = await lockPayment(tx, paymentId);
+      const refund = await tx.em.findOne(Refund, { id: refundId, paymentId }, { refresh: true });
+      if (!refund) throw AppError.notFound('Refund', 'REFUND_NOT_FOUND');
+      if (!unconfirmed(refund)) {
+        throw AppError.conflict(`The refund is ${refund.status}, not unconfirmed: only a refund whose provider's answer was lost takes an outcome`, 'INVALID_STATE_TRANSITION', [
+          { path: 'params.refund_id', message: "only an unconfirmed refund (pending, the provider's answer lost) takes an outcome", status: refund.status },
+        ]);
+      }
+      const providerRefundId = outcome.provider_refund_id ?? null;
+      if (providerRefundId && (await tx.em.count(Refund, { providerRefundId, id: { $ne: refund.id } }))) {
+        throw AppError.conflict("The provider's refund id is recorded for another refund of this store", 'PROVIDER_REFUND_ID_USED', [
+          { path: 'body.provider_refund_id', message: 'is the provider id of another refund', provider_refund_id: providerRefundId },
+        ]);
+      }
+      if (outcome.status === 'refunded') {
+        refund.failureReason = null;
+        return this.apply(tx, payment, refund, { status: 'refunded', providerRefundId });
+      }
+      return this.apply(tx, payment, refund, {
+        status: 'failed', providerRefundId, failureReason: "The store recorded, from the provider's dashboard, that the provider did not make this refund",
+      });
+    });
+  }
+
   /**
    * Repeats, with the same refund id (so the same idempotency key), a refund whose answer was lost
    * on an idempotent gateway, until the provider answers: failing it could send the money twice.
+   * One lost on a gateway that could not repeat it is never repeated, whatever it declares now.
    */
   async retry(refundId: string): Promise<void> {
     const found = await this.db.tenant(async (tx) => {
       const refund = await tx.em.findOne(Refund, { id: refundId });
       const payment = refund && (await tx.em.findOne(Payment, { id: refund.paymentId }));
       const gateway = payment && this.gateways.find(payment.gateway);
-      if (!refund || !payment || !gateway?.idempotent?.refund || refund.status !== 'pending' || refund.providerRefundId) return null;
+      if (!refund || !payment || !gateway?.idempotent?.refund || refund.status !== 'pending' || refund.providerRefundId || refund.answerLostAt) return null;
       return { refund, payment, gateway, ctx: await this.settings.context(tx, gateway, { forNewPayments: false }) };
     });
     if (!found) return;

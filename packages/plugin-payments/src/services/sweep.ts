@@ -67,8 +67,17 @@ export class PaymentSweep {
     const unansweredRefunds = repeatable.length
       ? await this.rows(
           'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
-          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(repeatable)})`,
+          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.answer_lost_at IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(repeatable)})`,
           [cutoff, ...repeatable],
+        )
+      : [];
+    // Refunds on the other gateways left with no answer (the process stopped during the call): the store records what the provider did.
+    const unrepeatable = this.gateways.all().filter((g) => !g.idempotent?.refund).map((g) => g.id);
+    const cutShort = unrepeatable.length
+      ? await this.rows(
+          'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
+          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.answer_lost_at IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(unrepeatable)})`,
+          [askCutoff, ...unrepeatable],
         )
       : [];
     const payments = await this.rows('payments_payment x', `x.status ${open} AND x.provider_payment_id IS NOT NULL AND x.awaiting_answer IS NULL AND x.updated_at < ?`, [cutoff]);
@@ -93,6 +102,7 @@ export class PaymentSweep {
     };
     await each(unanswered, (id) => this.recovery.recover(id));
     await each(unansweredRefunds, (id) => this.refunds.retry(id));
+    await each(cutShort, (id) => this.refunds.answerNeverCame(id));
     await each(payments, (id) => this.payments.refresh(id));
     await each(refunds, (id) => this.refunds.refresh(id));
     await each(left, (id) => this.cancellations.abandon(id, dayAgo));
