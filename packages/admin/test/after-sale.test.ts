@@ -1,9 +1,13 @@
 import type { QhatuClient } from '@qhatu/client';
+import { CulqiDouble } from '@qhatu/plugin-gateway-culqi/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS, accessible, POLL, startDashboard, type Dashboard } from './helpers.js';
 
 let d: Dashboard;
+let culqi: CulqiDouble;
+/** The store's Culqi account at the double (a gateway that cannot repeat a refund). */
+const CULQI = { secret_key: 'sk_test_admin0001', public_key: 'pk_test_admin0001', webhook_username: 'qhatu-admin', webhook_password: 'a webhook password' };
 let api: QhatuClient;
 let browser: Browser;
 let origin: string;
@@ -22,7 +26,8 @@ async function placeOrder(email: string, quantity: number) {
 beforeAll(async () => {
   // The dashboard built by Vite into a folder of this file's own (another test file may be building
   // the package's dist/ui meanwhile), and the full store on PostgreSQL serving it.
-  d = await startDashboard({ build: 'own' });
+  culqi = await new CulqiDouble(new Set([CULQI.secret_key])).start();
+  d = await startDashboard({ build: 'own', env: { QHATU_GATEWAY_CULQI_BASE_URL: culqi.url } });
   ({ api, browser, origin } = d);
 
   // An owner, and a member of the sales desk who reads orders and drafts only.
@@ -55,6 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await d?.close();
+  await culqi?.close();
 });
 
 const signIn = (page: Page, email: string) => d.signIn(page, email);
@@ -296,6 +302,39 @@ describe('the dashboard after the sale: draft orders, order edits, returns, stor
     expect((await api.GET('/api/v1/marketplace/vendors', {})).data).toMatchObject([{ name: 'Tejidos Q’ero', status: 'active', default_commission_pct: 12.5 }]);
     expect((await api.GET('/api/v1/b2b/customers', {})).data).toMatchObject([{ company_name: 'Hotel Sol SAC', credit_limit: 500000 }]);
     await accessible(page, 'marketplace-vendors-active');
+    await page.close();
+  }, 120_000);
+
+  it("settles a refund whose answer Culqi lost: shown unconfirmed, recorded refunded with Culqi's id from the order page", async () => {
+    await api.PUT('/api/v1/payments/gateways/{id}', { params: { path: { id: 'culqi' } }, body: { credentials: CULQI } as never });
+    const order = await placeOrder('ana@example.pe', 1);
+    const paid = (await api.POST('/api/v1/payments', { body: { order_id: order.id, gateway: 'culqi', amount: order.total, currency: 'PEN', token_id: 'tkn_test_visa', email: 'ana@example.pe' } as never })).data;
+    expect(paid).toMatchObject({ status: 'paid' });
+    await expect.poll(async () => (await api.GET('/api/v1/orders/{id}', { params: { path: { id: order.id } } })).data!.status, POLL).toBe('paid');
+    // Culqi refunds, and the answer never arrives: the refund stays pending, its amount held.
+    culqi.loseAnswers(1, (req) => req.method === 'POST' && req.url === '/v2/refunds');
+    const lost = (await api.POST('/api/v1/payments/{id}/refund', { params: { path: { id: paid.id } }, body: { amount: 0 } })).data!;
+    expect(lost).toMatchObject({ status: 'pending', unconfirmed: true });
+    const [atCulqi] = [...culqi.refunds.values()];
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(15_000);
+    await signIn(page, 'rosa@inti.pe');
+    await page.goto(`${origin}/admin/ui/orders/${order.id}`);
+    const refunds = page.getByRole('list', { name: 'Refunds' });
+    await refunds.getByText(/Unconfirmed: the provider's answer was lost/).waitFor();
+    // Nothing is left to refund meanwhile (the amount is held): no refund button.
+    expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+    await accessible(page, 'refund-unconfirmed');
+    await refunds.getByRole('button', { name: 'Record as refunded' }).click();
+    await page.getByLabel("The provider's refund id (optional)").fill(atCulqi.id);
+    await page.getByRole('form', { name: 'Record as refunded' }).getByRole('button', { name: 'Record as refunded' }).click();
+    await page.getByRole('heading', { name: /refunded/ }).waitFor();
+    await refunds.getByText(/Unconfirmed/).waitFor({ state: 'detached' });
+    expect(await refunds.getByRole('button').count()).toBe(0);
+    const [payment] = (await api.GET('/api/v1/payments', { params: { query: { 'filter[order_id]': order.id } } })).data;
+    expect(payment).toMatchObject({ status: 'refunded', refunded_amount: order.total, refunds: [{ status: 'refunded', provider_refund_id: atCulqi.id, unconfirmed: false }] });
+    expect([...culqi.refunds.values()]).toHaveLength(1);
     await page.close();
   }, 120_000);
 

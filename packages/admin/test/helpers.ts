@@ -52,13 +52,13 @@ export interface Dashboard {
  * Builds the dashboard and starts the full store on PostgreSQL serving it, with a real SMTP server.
  * `build: 'package'` builds as packing does (type-checked, into the package's dist/ui); `'own'`
  * bundles into a folder of the test file's own, so files building at once do not overwrite each other.
- * `plugins` are loaded after the store's own.
+ * `plugins` are loaded after the store's own; `env` adds settings (a gateway's base URL, for its double).
  */
-export async function startDashboard(options: { build: 'package' | 'own'; store?: { name: string; currency: string }; plugins?: QhatuPlugin[] }): Promise<Dashboard> {
+export async function startDashboard(options: { build: 'package' | 'own'; store?: { name: string; currency: string }; plugins?: QhatuPlugin[]; env?: Record<string, string> }): Promise<Dashboard> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const mailbox = await startMailbox();
-  const env = { QHATU_PUBLIC_URL: origin, SMTP_URL: mailbox.url };
+  const env = { ...options.env, QHATU_PUBLIC_URL: origin, SMTP_URL: mailbox.url };
   const built = options.build === 'own' ? mkdtempSync(path.join(tmpdir(), 'qhatu-admin-ui-')) : undefined;
   const run = promisify(execFile);
   const [, t] = await Promise.all([

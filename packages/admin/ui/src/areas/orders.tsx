@@ -2,7 +2,7 @@ import { Suspense, lazy, useEffect, useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import type { ItemOf } from '@qhatu/client';
 import { useAuth } from '../auth';
-import { ActionForm, LinesTable, LineTitle, Totals } from '../forms';
+import { ActionForm, LinesTable, LineTitle, optionalText, Totals } from '../forms';
 import { useInstalled, Zone } from '../extensions';
 import { useI18n } from '../i18n';
 import { ListTable, ListToolbar, listParams, useList } from '../list';
@@ -45,6 +45,37 @@ function OrderList() {
   );
 }
 
+/** What a payment can still give back: every refund not failed holds its amount (an unconfirmed one too). */
+const refundable = (p: { amount: number; refunds: Array<{ amount: number; status: string }> }) => p.amount - p.refunds.reduce((sum, r) => sum + (r.status === 'failed' ? 0 : r.amount), 0);
+
+/**
+ * A refund whose provider's answer was lost (decision 0108): its amount stays held until staff,
+ * having checked the provider's dashboard, record whether the money went back.
+ */
+function UnconfirmedRefund({ payment, refund, done }: { payment: string; refund: string; done(): void }) {
+  const { client, can } = useAuth();
+  const { t } = useI18n();
+  const record = async (body: { status: 'refunded' | 'failed'; provider_refund_id?: string }) => {
+    await client.POST('/api/v1/payments/{id}/refunds/{refund_id}/outcome', { params: { path: { id: payment, refund_id: refund } }, body });
+    done();
+  };
+  return (
+    <>
+      <p className="note">{t('orders.refund.unconfirmed')}</p>
+      {can('payments.refund') && (
+        <div className="buttons">
+          <ActionForm
+            title={t('orders.refund.made')}
+            fields={[{ name: 'provider_refund_id', label: t('orders.refund.providerid'), maxLength: 200 }]}
+            send={(v) => record({ status: 'refunded', provider_refund_id: optionalText(v.provider_refund_id) })}
+          />
+          <ActionForm title={t('orders.refund.notmade')} danger send={() => record({ status: 'failed' })} />
+        </div>
+      )}
+    </>
+  );
+}
+
 function Payments({ order, watch }: { order: Order; watch(): void }) {
   const { client, can } = useAuth();
   const { t, money, date } = useI18n();
@@ -70,6 +101,10 @@ function Payments({ order, watch }: { order: Order; watch(): void }) {
                       {p.refunds.map((r) => (
                         <li key={r.id}>
                           {t('orders.refunds')}: {money(r.amount, p.currency)} · <Status value={r.status} /> {r.reason ? `· ${r.reason}` : ''}
+                          {r.unconfirmed && <UnconfirmedRefund payment={p.id} refund={r.id} done={() => {
+                            payments.reload();
+                            watch();
+                          }} />}
                         </li>
                       ))}
                     </ul>
@@ -89,7 +124,7 @@ function Payments({ order, watch }: { order: Order; watch(): void }) {
                         }}
                       />
                     )}
-                    {['paid', 'partially_refunded'].includes(p.status) && can('payments.refund') && (
+                    {['paid', 'partially_refunded'].includes(p.status) && refundable(p) > 0 && can('payments.refund') && (
                       <ActionForm
                         title={t('orders.refund')}
                         danger
