@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { COLUMN_PREFIX, CustomFields } from './registry.js';
+import { CustomFields, storedColumnsSql } from './registry.js';
 
 /**
  * Makes what every indexed custom field is filtered on, on the tables of the installed hosts: a
@@ -13,15 +13,13 @@ import { COLUMN_PREFIX, CustomFields } from './registry.js';
  */
 export async function syncCustomFieldIndexes(client: pg.Client, fields: CustomFields, log: (line: string) => void): Promise<void> {
   const wanted = fields.indexes();
-  for (const table of new Set(fields.hosts().map((host) => host.table))) {
+  const tables = [...new Set(fields.hosts().map((host) => host.table))];
+  const stored = (await client.query<{ name: string }>(storedColumnsSql('$1'), [tables.join(',')])).rows.map((row) => row.name);
+  for (const table of tables) {
     const own = wanted.filter((index) => index.table === table);
     const prefix = CustomFields.indexPrefix(table);
-    const columns = await client.query<{ column_name: string }>(
-      `select column_name from information_schema.columns
-       where table_schema = current_schema() and table_name = $1 and left(column_name, $2) = $3 and is_generated = 'ALWAYS'`,
-      [table, COLUMN_PREFIX.length, COLUMN_PREFIX],
-    );
-    for (const { column_name: column } of columns.rows) {
+    const made = new Set(stored.filter((name) => name.startsWith(`${table}.`)).map((name) => name.slice(table.length + 1)));
+    for (const column of made) {
       if (own.some((index) => index.column === column)) continue;
       // Its index goes with it.
       await client.query(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`);
@@ -37,7 +35,6 @@ export async function syncCustomFieldIndexes(client: pg.Client, fields: CustomFi
       await client.query(`DROP INDEX IF EXISTS ${name}`);
       log(`dropped custom field index ${name}`);
     }
-    const made = new Set(columns.rows.map((r) => r.column_name));
     for (const index of own) {
       try {
         if (!made.has(index.column)) {

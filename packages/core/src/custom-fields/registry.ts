@@ -39,6 +39,16 @@ export const CUSTOM_FIELDS_FILTER = 'custom_fields';
 /** What every stored custom-field column is named from: `cf_<field>_<hash>`. */
 export const COLUMN_PREFIX = 'cf_';
 
+/**
+ * The stored custom-field columns of some tables, as `table.column` (`name`): one statement, its one
+ * parameter (at `placeholder`, in the caller's driver's style) the tables' names, comma-separated.
+ */
+export function storedColumnsSql(placeholder: string): string {
+  return `select table_name || '.' || column_name as name from information_schema.columns
+   where table_schema = current_schema() and table_name = any(string_to_array(${placeholder}, ','))
+     and left(column_name, ${COLUMN_PREFIX.length}) = '${COLUMN_PREFIX}' and is_generated = 'ALWAYS'`;
+}
+
 function hashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
@@ -263,11 +273,7 @@ export class CustomFields {
   async readStored(db: { query<R>(sql: string, params?: unknown[]): Promise<R[]> }): Promise<string[]> {
     const wanted = this.indexes();
     if (!wanted.length) return [];
-    const rows = await db.query<{ name: string }>(
-      `select table_name || '.' || column_name as name from information_schema.columns
-       where table_schema = current_schema() and table_name = any(string_to_array(?, ',')) and left(column_name, ${COLUMN_PREFIX.length}) = '${COLUMN_PREFIX}' and is_generated = 'ALWAYS'`,
-      [[...new Set(wanted.map((index) => index.table))].join(',')],
-    );
+    const rows = await db.query<{ name: string }>(storedColumnsSql('?'), [[...new Set(wanted.map((index) => index.table))].join(',')]);
     this.stored = new Set(rows.map((row) => row.name));
     return wanted.map((index) => `${index.table}.${index.column}`).filter((name) => !this.stored.has(name));
   }

@@ -113,7 +113,7 @@ export class Refunds {
       // failing it would let the same money go out twice. An idempotent gateway is asked again;
       // another cannot be (a repeat could refund twice), so the store records what it did.
       if (gateway.idempotent?.refund) return refund;
-      return this.answerLost(paymentId, refund.id, unreachable(error));
+      return (await this.answerLost(refund.id, unreachable(error)))!;
     }
     return this.db.tenant(async (tx) => {
       const locked = await lockPayment(tx, paymentId);
@@ -122,34 +122,35 @@ export class Refunds {
     });
   }
 
-  /** Marks a refund whose answer was lost on a gateway that cannot repeat it: pending until the store records the outcome. */
-  private answerLost(paymentId: string, refundId: string, cause: string): Promise<Refund> {
+  /**
+   * Marks a refund whose answer was lost on a gateway that cannot repeat it: pending, its amount
+   * counted, until the store records what the provider did. One transaction, the payment locked;
+   * a refund answered meanwhile, or on a gateway that repeats refunds, is left as it is.
+   */
+  private answerLost(refundId: string, cause: string): Promise<Refund | null> {
     return this.db.tenant(async (tx) => {
-      await lockPayment(tx, paymentId);
+      const found = await tx.em.findOne(Refund, { id: refundId });
+      if (!found) return null;
+      const payment = await lockPayment(tx, found.paymentId);
       const stored = (await tx.em.findOne(Refund, { id: refundId }, { refresh: true }))!;
-      if (stored.status !== 'pending' || stored.providerRefundId || stored.answerLostAt) return stored;
+      if (stored.status !== 'pending' || stored.providerRefundId || stored.answerLostAt || this.gateways.find(payment.gateway)?.idempotent?.refund) return stored;
       stored.answerLostAt = tx.now();
       stored.updatedAt = tx.now();
       stored.failureReason =
         `The payment provider's answer to the refund was lost (${cause}) and it may have refunded: check the refund on the provider's dashboard, ` +
-        `then record the outcome (POST /api/v1/payments/${paymentId}/refunds/${refundId}/outcome)`;
+        `then record the outcome (POST /api/v1/payments/${payment.id}/refunds/${refundId}/outcome)`;
       return stored;
     });
   }
 
   /**
-   * A refund left pending with no answer on a gateway that cannot repeat it (the process stopped
-   * between recording it and the provider's answer): its answer is lost as if the call had failed,
-   * so the store can record what the provider did. The sweep calls it once no call can be under way.
+   * A refund left pending with no answer (the process stopped between recording it and the
+   * provider's answer): on a gateway that cannot repeat it, its answer is lost as if the call had
+   * failed, so the store can record what the provider did. The sweep calls it once no call can be
+   * under way.
    */
   async answerNeverCame(refundId: string): Promise<void> {
-    const found = await this.db.tenant(async ({ em }) => {
-      const refund = await em.findOne(Refund, { id: refundId });
-      const payment = refund && (await em.findOne(Payment, { id: refund.paymentId }));
-      return refund && payment ? { refund, payment } : null;
-    });
-    if (!found || this.gateways.find(found.payment.gateway)?.idempotent?.refund) return;
-    await this.answerLost(found.payment.id, refundId, 'no answer was recorded: the call to the provider was cut short');
+    await this.answerLost(refundId, 'no answer was recorded: the call to the provider was cut short');
   }
 
   /**

@@ -60,26 +60,23 @@ export class PaymentSweep {
     // Only gateways that can void, or repeat a refund: the others' rows would fill every batch.
     const voiding = this.gateways.all().filter((g) => g.cancel).map((g) => g.id);
     const repeatable = this.gateways.all().filter((g) => g.idempotent?.refund).map((g) => g.id);
+    const unrepeatable = this.gateways.all().filter((g) => !g.idempotent?.refund).map((g) => g.id);
     const open = `IN ('pending', 'processing')`;
 
     // Charges whose answer was lost, once the first call can no longer be under way.
     const unanswered = await this.rows('payments_payment x', `x.awaiting_answer IS NOT NULL AND x.status = 'pending' AND x.updated_at < ?`, [askCutoff]);
-    const unansweredRefunds = repeatable.length
-      ? await this.rows(
-          'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
-          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.answer_lost_at IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(repeatable)})`,
-          [cutoff, ...repeatable],
-        )
-      : [];
-    // Refunds on the other gateways left with no answer (the process stopped during the call): the store records what the provider did.
-    const unrepeatable = this.gateways.all().filter((g) => !g.idempotent?.refund).map((g) => g.id);
-    const cutShort = unrepeatable.length
-      ? await this.rows(
-          'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
-          `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.answer_lost_at IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(unrepeatable)})`,
-          [askCutoff, ...unrepeatable],
-        )
-      : [];
+    // Refunds with no answer (none lost and marked yet) on these gateways, untouched since `before`.
+    const noAnswer = (gateways: string[], before: Date) =>
+      gateways.length
+        ? this.rows(
+            'payments_refund x JOIN payments_payment p ON p.tenant_id = x.tenant_id AND p.id = x.payment_id',
+            `x.status = 'pending' AND x.provider_refund_id IS NULL AND x.answer_lost_at IS NULL AND x.updated_at < ? AND p.gateway IN (${marks(gateways)})`,
+            [before, ...gateways],
+          )
+        : Promise.resolve([]);
+    const unansweredRefunds = await noAnswer(repeatable, cutoff);
+    // On the other gateways the process stopped during the call: the store records what the provider did.
+    const cutShort = await noAnswer(unrepeatable, askCutoff);
     const payments = await this.rows('payments_payment x', `x.status ${open} AND x.provider_payment_id IS NOT NULL AND x.awaiting_answer IS NULL AND x.updated_at < ?`, [cutoff]);
     const refunds = await this.rows('payments_refund x', `x.status ${open} AND x.provider_refund_id IS NOT NULL AND x.updated_at < ?`, [cutoff]);
     // The browser's step left unfinished for a day: nothing at the provider, or a payment it can void.
