@@ -115,7 +115,7 @@ describe('errors', () => {
 
   it('name the keys an object allows when it is sent one it does not know', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v1/notes', headers: a.headers(), payload: { body: 'x', colour: 'red' } });
-    expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'body: Unrecognized key "colour"; allowed keys: body' });
+    expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'body: Unrecognized key "colour"; allowed keys: body, due_at' });
   });
 
   it('read as English', async () => {

@@ -99,9 +99,9 @@ const invalidCursor = () => AppError.validation('The cursor is not valid', [{ pa
 /**
  * The state of a cursor this API issued for `sort`; anything else is a 400 naming the cursor, never
  * a database error: its id must be a UUID and, given the sort column's `type`, its value one of
- * that type (without `type` the caller checks the value).
+ * that type, or null where the column is `nullable` (without `type` the caller checks the value).
  */
-export function decodeCursor(cursor: string, sort: string, type?: CursorValueType): CursorState {
+export function decodeCursor(cursor: string, sort: string, type?: CursorValueType, nullable = false): CursorState {
   let state: CursorState;
   try {
     state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -114,7 +114,7 @@ export function decodeCursor(cursor: string, sort: string, type?: CursorValueTyp
       { path: 'cursor', message: `made for sort=${state.s}` },
     ]);
   }
-  if (!isUuid(state.i) || (type && !CURSOR_VALUE[type](state.v))) throw invalidCursor();
+  if (!isUuid(state.i) || (type && !CURSOR_VALUE[type](state.v) && !(nullable && state.v === null))) throw invalidCursor();
   return state;
 }
 
@@ -148,13 +148,14 @@ export async function paginate<T extends { id: string }>(
   const desc = page.sort.startsWith('-');
   const field = page.sort.replace(/^-/, '');
   const prop = options.sortMap?.[field] ?? toProperty(field);
-  const op = desc ? '$lt' : '$gt';
   const conditions: unknown[] = [where];
   if (page.cursor) {
     const state = decodeCursor(page.cursor, page.sort);
-    const property = (em.getMetadata(entity).properties as Record<string, { runtimeType?: string } | undefined>)[prop];
+    const property = (em.getMetadata(entity).properties as Record<string, { runtimeType?: string; nullable?: boolean } | undefined>)[prop];
+    const nullable = property?.nullable === true;
     const value = propertyValue(state.v, property?.runtimeType);
-    conditions.push({ $or: [{ [prop]: { [op]: value } }, { [prop]: value, id: { [op]: state.i } }] });
+    if (value === null && !nullable) throw invalidCursor();
+    conditions.push(resumeAfter(prop, value, state.i, desc, nullable));
   }
   const dir = desc ? 'desc' : 'asc';
   const rows = await em.find(entity, { $and: conditions } as FilterQuery<T>, {
@@ -184,6 +185,24 @@ export async function paginate<T extends { id: string }>(
 }
 
 /**
+ * The rows after the cursor's (value, id) in `order by prop, id`, both ascending or both
+ * descending. PostgreSQL puts nulls last ascending and first descending, so a nullable sort
+ * column's nulls are a block of their own at one end, ordered by id: a cursor in it resumes
+ * there, and a cursor before it (ascending) still has every null row to come.
+ */
+function resumeAfter(prop: string, value: unknown, id: string, desc: boolean, nullable: boolean): Record<string, unknown> {
+  const op = desc ? '$lt' : '$gt';
+  if (value === null) {
+    const inNulls = { [prop]: null, id: { [op]: id } };
+    // Descending, the nulls came first: every row with a value is still to come.
+    return desc ? { $or: [inNulls, { [prop]: { $ne: null } }] } : inNulls;
+  }
+  const after = [{ [prop]: { [op]: value } }, { [prop]: value, id: { [op]: id } }];
+  // Ascending, the nulls come last: all of them are still to come.
+  return { $or: nullable && !desc ? [...after, { [prop]: null }] : after };
+}
+
+/**
  * A cursor's value as the ORM binds it for a property of `runtimeType` (a date as its ISO text,
  * as JSON wrote it): anything else is a 400, never an error of the ORM or the database.
  */
@@ -203,6 +222,8 @@ function propertyValue(value: unknown, runtimeType: string | undefined): unknown
 export interface KeysetColumn {
   sql: string;
   type: CursorValueType;
+  /** The column may be null: its null rows page last ascending and first descending, as PostgreSQL orders them. */
+  nullable?: boolean;
 }
 
 /**
@@ -219,9 +240,18 @@ export function keyset(page: PageRequest, columns: Record<string, KeysetColumn>)
   let where = '';
   const params: unknown[] = [];
   if (page.cursor) {
-    const state = decodeCursor(page.cursor, page.sort, column.type);
-    where = `(${column.sql}, id) ${desc ? '<' : '>'} (?::${column.type}, ?::uuid)`;
-    params.push(state.v, state.i);
+    const state = decodeCursor(page.cursor, page.sort, column.type, column.nullable);
+    const op = desc ? '<' : '>';
+    if (state.v === null) {
+      // In the block of nulls (ordered by id); descending, the rows with a value come after it.
+      where = `((${column.sql} is null and id ${op} ?::uuid)${desc ? ` or ${column.sql} is not null` : ''})`;
+      params.push(state.i);
+    } else {
+      where = `(${column.sql}, id) ${op} (?::${column.type}, ?::uuid)`;
+      // Ascending, the nulls come last: all of them are still to come.
+      if (column.nullable && !desc) where = `(${where} or ${column.sql} is null)`;
+      params.push(state.v, state.i);
+    }
   }
   return {
     where,
