@@ -241,8 +241,8 @@ describe('a gateway from another package (the plugin API)', () => {
     const ofOrder = await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}`);
     expect(ofOrder.statusCode).toBe(200);
     expect(ofOrder.json().data.map((p: { id: string }) => p.id)).toEqual([paid.id, failed.id]);
-    expect(ofOrder.json().data[0]).toMatchObject({ status: 'partially_refunded', refunded_amount: 500, refunds: [{ amount: 500, status: 'refunded' }] });
-    expect(ofOrder.json().data[1].refunds).toEqual([]);
+    expect(ofOrder.json().data[0]).toMatchObject({ status: 'partially_refunded', refunded_amount: 500, refundable_amount: order.total - 500, refunds: [{ amount: 500, status: 'refunded' }] });
+    expect(ofOrder.json().data[1]).toMatchObject({ status: 'failed', refundable_amount: 0, refunds: [] });
     const onlyFailed = (await api('GET', `${PAYMENTS}?filter[order_id]=${order.id}&filter[status]=failed`)).json().data;
     expect(onlyFailed.map((p: { id: string }) => p.id)).toEqual([failed.id]);
     // Found from the provider's dashboard by the provider's id.

@@ -73,7 +73,7 @@ describe('a refund whose answer was lost, on a gateway that cannot repeat it', (
     }
     // Reading the payment shows it, and asks the provider nothing (a repeat could refund twice).
     const read = await ok(await admin('GET', `${PAYMENTS}/${payment.id}`), 200);
-    expect(read).toMatchObject({ status: 'paid', refunded_amount: 0, refunds: [{ id: refund.id, status: 'pending', unconfirmed: true, failure_reason: refund.failure_reason }] });
+    expect(read).toMatchObject({ status: 'paid', refunded_amount: 0, refundable_amount: 0, refunds: [{ id: refund.id, status: 'pending', unconfirmed: true, failure_reason: refund.failure_reason }] });
     const listed = await ok(await admin('GET', `${PAYMENTS}?filter[order_id]=${payment.order_id}`), 200);
     expect(listed[0].refunds).toEqual([expect.objectContaining({ id: refund.id, unconfirmed: true })]);
     expect(refundsAt(payment)).toHaveLength(1);
@@ -87,10 +87,12 @@ describe('a refund whose answer was lost, on a gateway that cannot repeat it', (
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toMatchObject({ id: refund.id, status: 'failed', unconfirmed: false, provider_refund_id: null, failure_reason: expect.stringContaining('did not make this refund') });
     expect(await outbox(t, 'payments.refund.failed', refund.id)).toHaveLength(1);
+    // Its amount is free again, as the payment's answer says.
+    expect(await ok(await admin('GET', `${PAYMENTS}/${payment.id}`), 200)).toMatchObject({ status: 'paid', refunded_amount: 0, refundable_amount: payment.amount });
 
     const again = await ok(await admin('POST', `${PAYMENTS}/${payment.id}/refund`, { amount: 0 }), 201);
     expect(again).toMatchObject({ amount: payment.amount, status: 'refunded', unconfirmed: false });
-    expect(await ok(await admin('GET', `${PAYMENTS}/${payment.id}`), 200)).toMatchObject({ status: 'refunded', refunded_amount: payment.amount });
+    expect(await ok(await admin('GET', `${PAYMENTS}/${payment.id}`), 200)).toMatchObject({ status: 'refunded', refunded_amount: payment.amount, refundable_amount: 0 });
   });
 
   it('recorded refunded with the provider id: the payment, the order and the events move once, as for an answered refund', async () => {
@@ -116,6 +118,8 @@ describe('a refund whose answer was lost, on a gateway that cannot repeat it', (
 
     // Another lost refund cannot take the provider id of this one.
     const second = await lostRefund(payment, 500);
+    // The unconfirmed one holds its 500 as well as the refunded 1000.
+    expect(await ok(await admin('GET', `${PAYMENTS}/${payment.id}`), 200)).toMatchObject({ refunded_amount: 1000, refundable_amount: payment.amount - 1500 });
     const taken = await outcome(payment, second, { status: 'refunded', provider_refund_id: made.id });
     expect(taken.statusCode).toBe(409);
     expect(taken.json().error).toMatchObject({ code: 'PROVIDER_REFUND_ID_USED', details: [{ path: 'body.provider_refund_id' }] });

@@ -1,5 +1,6 @@
 import type { GatewaySetting } from '../entities/gateway-setting.js';
 import type { Payment } from '../entities/payment.js';
+import { refundableOf } from '../machines/payment.js';
 import { unconfirmed, type Refund } from '../entities/refund.js';
 import type { PaymentSession } from '../entities/session.js';
 import type { PaymentGateway } from '../gateway.js';
@@ -22,6 +23,7 @@ export function refundOut(r: Refund) {
   };
 }
 
+/** A payment as answered; `refunds` are all of its refunds (a payment that was pending until now has none). */
 export function paymentOut(p: Payment, refunds: Refund[] = []) {
   return {
     id: p.id,
@@ -35,6 +37,7 @@ export function paymentOut(p: Payment, refunds: Refund[] = []) {
     failure_reason: p.failureReason ?? null,
     next_action: p.nextAction ?? null,
     refunded_amount: p.refundedAmount,
+    refundable_amount: refundableOf(p, refunds),
     captured_at: iso(p.capturedAt),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),

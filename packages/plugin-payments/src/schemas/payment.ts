@@ -60,6 +60,9 @@ export const PaymentOut = z
     failure_reason: z.string().nullable().meta({ description: "The provider's reason when failed" }),
     next_action: z.record(z.string(), z.unknown()).nullable().meta({ description: 'What the client must do next (3-D Secure), while pending' }),
     refunded_amount: Money,
+    refundable_amount: Money.meta({
+      description: 'What a refund may still ask for: the amount less every refund not failed (pending and unconfirmed ones hold theirs); 0 unless the payment is paid or partially_refunded',
+    }),
     captured_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,

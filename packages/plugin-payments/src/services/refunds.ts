@@ -6,7 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { Payment } from '../entities/payment.js';
 import { Refund, unconfirmed, type RefundReason } from '../entities/refund.js';
 import type { RefundResult } from '../gateway.js';
-import { paymentMachine, REFUNDABLE } from '../machines/payment.js';
+import { paymentMachine, REFUNDABLE, refundableOf } from '../machines/payment.js';
 import { refundMachine } from '../machines/refund.js';
 import { publishRefund, publishReturned, type ReturnReason } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
@@ -78,8 +78,7 @@ export class Refunds {
           { path: 'params.id', message: `refundable only when ${REFUNDABLE.join(' or ')}`, status: payment.status },
         ]);
       }
-      const open = await tx.em.find(Refund, { paymentId, status: { $ne: 'failed' } });
-      const refundable = payment.amount - open.reduce((sum, r) => sum + r.amount, 0);
+      const refundable = refundableOf(payment, await tx.em.find(Refund, { paymentId, status: { $ne: 'failed' } }));
       const amount = input.amount === 0 ? refundable : input.amount;
       if (amount <= 0 || amount > refundable) {
         throw AppError.conflict('The refunds would exceed the amount of the payment', 'REFUND_EXCEEDS_AMOUNT', [

@@ -45,9 +45,6 @@ function OrderList() {
   );
 }
 
-/** What a payment can still give back: every refund not failed holds its amount (an unconfirmed one too). */
-const refundable = (p: { amount: number; refunds: Array<{ amount: number; status: string }> }) => p.amount - p.refunds.reduce((sum, r) => sum + (r.status === 'failed' ? 0 : r.amount), 0);
-
 /**
  * A refund whose provider's answer was lost (decision 0108): its amount stays held until staff,
  * having checked the provider's dashboard, record whether the money went back.
@@ -124,7 +121,7 @@ function Payments({ order, watch }: { order: Order; watch(): void }) {
                         }}
                       />
                     )}
-                    {['paid', 'partially_refunded'].includes(p.status) && refundable(p) > 0 && can('payments.refund') && (
+                    {p.refundable_amount > 0 && can('payments.refund') && (
                       <ActionForm
                         title={t('orders.refund')}
                         danger
