@@ -190,3 +190,44 @@ describe('the checkout of a cart in a market', () => {
     expect(set).toMatchObject({ status: 'shipping_set', prices_include_tax: false, tax_total: 573, total: 3759 });
   });
 });
+
+describe('a market whose prices include tax, in a store whose prices exclude it', () => {
+  // The store adds IGV (18 %) to its prices; its market `gross` shows them with the IGV in: the
+  // rate table is asked in the market's mode and answers in it (decision 0110).
+  let gross: Caller;
+  let grossStore: Caller;
+  let chompa: { id: string; variants: Array<{ id: string }> };
+
+  beforeAll(async () => {
+    const tenant = await t.createTenant({ currency: 'PEN' });
+    gross = caller(t, tenant);
+    grossStore = caller(t, tenant, tenant.storefrontToken);
+    await ok(await gross('PATCH', '/api/v1/taxes/settings', { prices_include_tax: false, origin_country: 'PE', tax_shipping: true }));
+    await ok(await gross('POST', '/api/v1/taxes/regions', { country_code: 'PE', rates: { standard: 1800 } }), 201);
+    await ok(await gross('PUT', '/api/v1/locales', { default_locale: 'es-PE', locales: [] }));
+    await ok(await gross('POST', '/api/v1/markets', { handle: 'gross', name: 'Perú', countries: ['PE'], currency: 'PEN', default_locale: 'es-PE', prices_include_tax: true }), 201);
+    chompa = await createProduct(gross, { title: 'Chompa', variants: [{ title: 'Beige', price: 11_800 }] });
+  });
+
+  it('quotes the tax out of the prices through the placed order, and added to them in no market', async () => {
+    const cart = await ok(await grossStore('POST', CARTS, { market: 'gross' }), 201);
+    const added = await ok(await grossStore('POST', `${CARTS}/${cart.id}/items`, { variant_id: chompa.variants[0].id, quantity: 2 }), 201);
+    // 23600 × 18 / 118 = 3600 held in the price.
+    expect(added).toMatchObject({ prices_include_tax: true, subtotal: 23_600, tax_total: 3600, total: 23_600 });
+
+    const checkout = await ok(await grossStore('POST', CHECKOUTS, { cart_id: cart.id, email: 'ana@example.com' }), 201);
+    expect(checkout).toMatchObject({ prices_include_tax: true, tax_total: 3600, total: 23_600 });
+    expect(checkout.line_items[0]).toMatchObject({ tax_rate: 1800, tax_amount: 3600 });
+    const placed = await ok(await grossStore('PUT', `${CHECKOUTS}/${checkout.id}/shipping`, { shipping_address: ADDRESS, shipping_rate: { ...RATE, price: 1500 } }));
+    // The shipping's 15.00 holds 1500 × 18 / 118 = 228.8: 229.
+    expect(placed).toMatchObject({ status: 'payment_pending', prices_include_tax: true, subtotal: 23_600, shipping_total: 1500, shipping_tax: 229, tax_total: 3829, total: 25_100 });
+    const order = await ok(await gross('GET', `/api/v1/orders/${placed.order_id}`));
+    expect(order).toMatchObject({ prices_include_tax: true, subtotal: 23_600, shipping_tax: 229, tax_total: 3829, total: 25_100 });
+    expect(order.line_items[0]).toMatchObject({ tax_rate: 1800, tax_amount: 3600 });
+
+    // No market: the store's own setting, IGV added (23600 × 18 % = 4248).
+    const plain = await ok(await grossStore('POST', CARTS, {}), 201);
+    expect(await ok(await grossStore('POST', `${CARTS}/${plain.id}/items`, { variant_id: chompa.variants[0].id, quantity: 2 }), 201))
+      .toMatchObject({ market_id: null, prices_include_tax: false, subtotal: 23_600, tax_total: 4248, total: 27_848 });
+  });
+});

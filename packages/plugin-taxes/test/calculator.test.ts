@@ -75,3 +75,66 @@ describe('a replaced tax calculator', () => {
     expect(await ok(await store('GET', `${CHECKOUTS}/${made.id}`))).toMatchObject({ status: 'pending', order_id: null, shipping_address: null });
   });
 });
+
+// The store adds tax to its prices (a USD store's default); its market `gross` shows them with the
+// tax in (decision 0110). 40000 and a 2000 shipping to Washington hold 40000 × 1025 / 11025 =
+// 3718.8 and 185.9 of tax: Levy rounds that down (3718, 185), the rate table half up (3719, 186).
+async function grossMarket(on: TestApp, tenant: TestTenant): Promise<void> {
+  const admin = caller(on, tenant);
+  const locales = await ok(await admin('GET', '/api/v1/locales'));
+  await ok(await admin('POST', '/api/v1/markets', { handle: 'gross', name: 'Washington, tax in', countries: ['US'], currency: 'USD', default_locale: locales.default_locale, prices_include_tax: true }), 201);
+}
+
+describe("a market's tax mode told to the provider", () => {
+  beforeAll(async () => grossMarket(t, shop));
+
+  it("asks in the market's mode and keeps the provider's own answer, through the order", async () => {
+    const kayak = await product(admin, [40000]);
+    const cart = await cartWith(store, [[kayak.variants[0], 1]], { market: 'gross' });
+    expect(cart).toMatchObject({ prices_include_tax: true, tax_total: 0, total: 40000 });
+    expect(double.requests.at(-1)!.body).toMatchObject({ prices_include_tax: true, to: null });
+
+    const placed = await checkoutTo(store, cart.id, 'US', 'WA', 2000);
+    expect(double.requests.at(-1)!.body).toMatchObject({ prices_include_tax: true, to: { country: 'US', region: 'WA' }, shipping: 2000, lines: [{ amount: 40000 }] });
+    // Levy's rounding (down), not the rate worked out again here (half up: 3719 and 186).
+    expect(placed).toMatchObject({ status: 'payment_pending', prices_include_tax: true, tax_total: 3718 + 185, shipping_tax: 185, total: 42000 });
+    expect(placed.line_items[0]).toMatchObject({ tax_class: 'general', tax_rate: 1025, tax_amount: 3718 });
+    const order = await ok(await admin('GET', `${ORDERS}/${placed.order_id}`));
+    expect(order).toMatchObject({ prices_include_tax: true, tax_total: 3903, shipping_tax: 185, total: 42000, amount_due: 42000 });
+    expect(order.line_items[0]).toMatchObject({ tax_rate: 1025, tax_amount: 3718 });
+  });
+
+  it('tells no mode for a cart in no market: the provider adds its tax as before', async () => {
+    const kayak = await product(admin, [40000]);
+    const cart = await cartWith(store, [[kayak.variants[0], 1]]);
+    expect(double.requests.at(-1)!.body).toMatchObject({ prices_include_tax: null });
+    const placed = await checkoutTo(store, cart.id, 'US', 'WA', 2000);
+    expect(double.requests.at(-1)!.body).toMatchObject({ prices_include_tax: null, to: { region: 'WA' } });
+    expect(placed).toMatchObject({ prices_include_tax: false, tax_total: 4100 + 205, shipping_tax: 205, total: 46305 });
+  });
+});
+
+describe('a provider that ignores the tax mode', () => {
+  let legacy: TestApp;
+  let legacyShop: TestTenant;
+
+  beforeAll(async () => {
+    legacy = await taxesApp({ extra: [levyPlugin(double.url, KEY, { tellsMode: false }), paymentsAnnouncer] });
+    legacyShop = await legacy.createTenant({ currency: 'USD' });
+    await grossMarket(legacy, legacyShop);
+  });
+  afterAll(async () => legacy?.close());
+
+  it("has its quote worked out again in the market's mode from the rates it gave", async () => {
+    const legacyAdmin = caller(legacy, legacyShop);
+    const legacyStore = caller(legacy, legacyShop, legacyShop.storefrontToken);
+    const kayak = await product(legacyAdmin, [40000]);
+    const cart = await cartWith(legacyStore, [[kayak.variants[0], 1]], { market: 'gross' });
+    const placed = await checkoutTo(legacyStore, cart.id, 'US', 'WA', 2000);
+    // Told nothing, Levy added 4100 and 205; taken out of the prices at its 10.25 % instead, half up.
+    expect(double.requests.at(-1)!.body).not.toHaveProperty('prices_include_tax');
+    expect(placed).toMatchObject({ status: 'payment_pending', prices_include_tax: true, tax_total: 3719 + 186, shipping_tax: 186, total: 42000 });
+    expect(placed.line_items[0]).toMatchObject({ tax_rate: 1025, tax_amount: 3719 });
+    expect(await ok(await legacyAdmin('GET', `${ORDERS}/${placed.order_id}`))).toMatchObject({ prices_include_tax: true, tax_total: 3905, total: 42000 });
+  });
+});

@@ -62,9 +62,9 @@ export async function product(admin: Caller, prices: number[], variant: Record<s
   return { id: made.id, variants: made.variants.map((v: { id: string }) => v.id) };
 }
 
-/** A cart holding `lines` ([variant, quantity]), answered as the last change left it. */
-export async function cartWith(store: Caller, lines: Array<[string, number]>): Promise<any> {
-  const cart = await ok(await store('POST', CARTS, {}), 201);
+/** A cart holding `lines` ([variant, quantity]), made with `body` (a `market`), answered as the last change left it. */
+export async function cartWith(store: Caller, lines: Array<[string, number]>, body: Record<string, unknown> = {}): Promise<any> {
+  const cart = await ok(await store('POST', CARTS, body), 201);
   let last = cart;
   for (const [variant, quantity] of lines) last = await ok(await store('POST', `${CARTS}/${cart.id}/items`, { variant_id: variant, quantity }), 201);
   return last;

@@ -1,5 +1,4 @@
 import { AppError, chooseMarket, TenantContext, type Market, type MarketChoice } from '@qhatu/core';
-import type { TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
 
 /**
  * A cart's market and what it decides (decision 0097): the currency a cart is made in, whether its
@@ -45,26 +44,6 @@ export function marketTaxMode(target: MarketTerms): boolean | null {
   if (!target.marketId) return null;
   const market = marketOfId(target.marketId);
   return market ? market.pricesIncludeTax : (target.marketPricesIncludeTax ?? null);
-}
-
-/** The tax in an amount at `rate` basis points, rounded half up to the minor unit (decision 0039), as the rate table computes it. */
-function taxOf(amount: number, rate: number, inclusive: boolean): number {
-  if (amount <= 0 || rate <= 0) return 0;
-  const num = BigInt(amount) * BigInt(rate);
-  const den = BigInt(inclusive ? 10_000 + rate : 10_000);
-  return Number((2n * num + den) / (2n * den));
-}
-
-/**
- * The calculator's quote in the market's tax mode: when the market says otherwise than the store's
- * setting the calculator followed, each line's and the shipping's tax is worked out again at the
- * rate the calculator gave it (taken out of the price, or added to it). The same rates, the same rounding.
- */
-export function inTaxMode(quote: TaxQuote, request: Pick<TaxRequest, 'lines' | 'shipping'>, inclusive: boolean | null): TaxQuote {
-  if (inclusive === null || quote.pricesIncludeTax === inclusive) return quote;
-  const lines = quote.lines.map((line, n) => ({ ...line, amount: taxOf(request.lines[n].amount, line.rate, inclusive) }));
-  const shipping = { rate: quote.shipping.rate, amount: taxOf(request.shipping, quote.shipping.rate, inclusive) };
-  return { pricesIncludeTax: inclusive, lines, shipping, total: lines.reduce((sum, l) => sum + l.amount, 0) + shipping.amount };
 }
 
 /**

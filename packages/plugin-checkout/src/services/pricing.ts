@@ -5,7 +5,7 @@ import { FactCache, TenantContext, uuidArray, type FactVersion, type KeptFacts, 
 import { inject, injectable } from 'tsyringe';
 import type { Cart } from '../entities/cart.js';
 import type { CartItem } from '../entities/cart-item.js';
-import { inTaxMode, marketTaxMode, type MarketTerms } from './markets.js';
+import { marketTaxMode, type MarketTerms } from './markets.js';
 import type { CartTotals, LineState } from './views.js';
 
 /** What the catalog says about the variants of a cart: the variant and its product, when it may be sold. */
@@ -246,6 +246,8 @@ export class CartPricing {
       if (coupon?.applicableTo === 'products') eligible = (productId) => coupon.applicableIds.includes(productId);
     }
     const couponShares = shareCoupon(couponDiscount, lines, eligible);
+    // The market's tax mode, when it has one; null: the store's setting.
+    const marketMode = marketTaxMode(target);
     const request = {
       currency: target.currency,
       address: taxedFor.address,
@@ -254,10 +256,11 @@ export class CartPricing {
         variantId: l.variantId, productId: l.productId, quantity: l.quantity, taxable: l.taxable,
         amount: l.quantity * l.unitPrice - l.volumeDiscount - couponShares[n],
       })),
+      pricesIncludeTax: marketMode,
     };
-    // The market's tax mode, when it has one, over the store's setting the calculator follows.
-    const marketMode = marketTaxMode(target);
-    const taxes = inTaxMode(await taxesFor(this.taxes, tx, request, taxedFor.address ? read.placeTaxFacts : read.taxFacts), request, marketMode);
+    // The calculator quotes in the market's mode (a live provider by its own rules); `taxesFor` works
+    // a quote answered in another mode out again from its rates (`inTaxMode`: a calculator that ignores the mode).
+    const taxes = await taxesFor(this.taxes, tx, request, taxedFor.address ? read.placeTaxFacts : read.taxFacts);
     const totals: CartTotals = {
       itemCount: lines.reduce((sum, l) => sum + l.quantity, 0),
       subtotal,

@@ -80,6 +80,8 @@ export class DraftPricing {
       address: draft.shippingAddress ?? null,
       shipping: shippingTotal,
       lines: lines.map((l) => taxableLine(l, l.total)),
+      // A draft is made in the store's currency and in no market: the store's own setting.
+      pricesIncludeTax: null,
     });
     // A custom line keeps the class staff gave it (it may be untaxable for now).
     lines.forEach((l, n) => Object.assign(l, { ...(l.variant_id && { tax_class: taxes.lines[n].taxClass }), tax_rate: taxes.lines[n].rate, tax_amount: taxes.lines[n].amount }));

@@ -47,8 +47,9 @@ function snapshot(lines: EditLine[], shipping: { total: number; tax: number }, p
  * and its discount per unit (the coupon's share and volume tier it was sold with); a new line is
  * priced for the order's customer (`PriceResolver`, B2B lists included) with its volume tier; the
  * lines that change and the shipping (when it changes: the store's rate for the new parcel, or a
- * custom price) are taxed again by the orders plugin's `OrderTaxes` at the order's address, the
- * others keep their tax. Refused whole (422, naming the change) when it does not fit the order.
+ * custom price) are taxed again by the orders plugin's `OrderTaxes` at the order's address and in
+ * the order's tax mode (its `prices_include_tax`), the others keep their tax. Refused whole (422,
+ * naming the change) when it does not fit the order.
  */
 @injectable()
 export class EditPreviews {
@@ -196,6 +197,8 @@ export class EditPreviews {
       currency: order.currency.trim(),
       address: order.shippingAddress ?? null,
       shipping: shipping?.price ?? 0,
+      // The order's own mode (a market's, or the store's setting when it was placed), not the store's now.
+      pricesIncludeTax: order.pricesIncludeTax,
       lines: touched.map((l): TaxableLine => {
         const taxable = l.variant_id ? (catalog.get(l.variant_id)?.variant.taxable ?? l.tax_class !== 'exempt') : l.tax_class !== 'exempt';
         if (l.variant_id) return { variantId: l.variant_id, productId: l.product_id!, quantity: l.quantity, amount: l.total, taxable };

@@ -53,7 +53,9 @@ export interface PlaceOrderInput {
   discountTotal?: number;
   /**
    * The tax of these lines as the caller (the checkout) quoted it with the same calculator, so a
-   * provider is not asked twice; when absent or for other lines, the order asks the calculator.
+   * provider is not asked twice; when absent or for other lines, the order asks the calculator, in
+   * this quote's mode when given (a market's `prices_include_tax`), else in the store's. The order
+   * keeps the mode as its `prices_include_tax`.
    */
   taxes?: TaxQuote;
   /** When given, the variants' currency must be this one. */
@@ -293,6 +295,8 @@ export class Orders {
         ...(l.variantId ? {} : { taxClass: l.taxClass }),
       })),
       shipping: shippingTotal,
+      // The mode the caller priced the order in, even when its quote is for other lines: the order shows what was shown.
+      pricesIncludeTax: input.taxes?.pricesIncludeTax ?? null,
     };
     const taxes = input.taxes && quoteFits(input.taxes, request.lines) ? input.taxes : await taxesFor(this.taxes, tx, request);
     lines.forEach((l, n) => Object.assign(l, { taxClass: taxes.lines[n].taxClass, taxRate: taxes.lines[n].rate, taxAmount: taxes.lines[n].amount }));

@@ -26,6 +26,15 @@ export interface TaxRequest {
   lines: TaxableLine[];
   /** The shipping charge, minor units (0 without one). */
   shipping: number;
+  /**
+   * Whether the amounts asked about already include their tax, and so the quote must be in that
+   * mode: a market's that says otherwise than the store (decision 0097), or an order's own when it is
+   * quoted again (an edit of an order placed in such a market, or before the store changed its
+   * setting). Absent or null: the store's own setting (the taxes plugin's `prices_include_tax`).
+   * A calculator answers it back as `TaxQuote.pricesIncludeTax`; one that answers another mode is
+   * worked out again by `taxesFor` (decision 0110).
+   */
+  pricesIncludeTax?: boolean | null;
 }
 
 /** The tax of one line: its rate in basis points (1800 = 18 %) and its amount, minor units. */
@@ -38,7 +47,8 @@ export interface LineTax {
 
 /**
  * The answer for a request: one `lines[n]` per `request.lines[n]`, the shipping's tax, and
- * whether the prices already include it (then `total` is shown, not added).
+ * whether the prices already include it (then `total` is shown, not added): the request's
+ * `pricesIncludeTax` when it names one.
  */
 export interface TaxQuote {
   pricesIncludeTax: boolean;
@@ -55,8 +65,9 @@ export interface TaxQuote {
  */
 export interface TaxCalculator {
   /**
-   * The tax of the request's lines; `prefetched`: what `originFactsSql` read, for a request without
-   * an address, or what `placeFactsSql` read for the request's address.
+   * The tax of the request's lines, in the mode `request.pricesIncludeTax` names (else the store's);
+   * `prefetched`: what `originFactsSql` read, for a request without an address, or what
+   * `placeFactsSql` read for the request's address.
    */
   calculate(tx: TxReader, request: TaxRequest, prefetched?: unknown): Promise<TaxQuote>;
   /**
@@ -81,10 +92,10 @@ export const TAX_CALCULATOR = Symbol.for('qhatu.orders.TaxCalculator');
 /** What orders and checkout resolve: the last registered `TAX_CALCULATOR`, or `NO_TAX`. */
 export const OrderTaxes = Symbol.for('qhatu.orders.OrderTaxes');
 
-/** No tax at all: a store without the taxes plugin. */
+/** No tax at all: a store without the taxes plugin (in the mode asked, else exclusive). */
 export const NO_TAX: TaxCalculator = {
   async calculate(_tx, request) {
-    return { pricesIncludeTax: false, lines: request.lines.map((l) => ({ variantId: l.variantId, taxClass: 'standard', rate: 0, amount: 0 })), shipping: { rate: 0, amount: 0 }, total: 0 };
+    return { pricesIncludeTax: request.pricesIncludeTax ?? false, lines: request.lines.map((l) => ({ variantId: l.variantId, taxClass: 'standard', rate: 0, amount: 0 })), shipping: { rate: 0, amount: 0 }, total: 0 };
   },
 };
 
@@ -123,8 +134,36 @@ export function allocate(amount: number, weights: number[]): number[] {
 }
 
 /**
+ * The tax in an amount at `rate` basis points, rounded half up to the minor unit (decision 0039):
+ * added on top (`amount × rate / 10000`) or taken out of it (`amount × rate / (10000 + rate)`), as
+ * the rate table computes it. Integer arithmetic, so large amounts stay exact.
+ */
+function taxAtRate(amount: number, rate: number, inclusive: boolean): number {
+  if (amount <= 0 || rate <= 0) return 0;
+  const num = BigInt(amount) * BigInt(rate);
+  const den = BigInt(inclusive ? 10_000 + rate : 10_000);
+  return Number((2n * num + den) / (2n * den));
+}
+
+/**
+ * The quote in the mode the request asked for. Only a fallback: a calculator that ignores
+ * `pricesIncludeTax` (a provider's plugin written before it) answers in the store's mode, and each
+ * line's and the shipping's tax is then worked out again at the rate it gave (taken out of the
+ * amount, or added to it), rounded as the rate table rounds. A quote in the mode asked, or a
+ * request that names none, is kept as the calculator answered it (its own rules and rounding).
+ */
+export function inTaxMode(quote: TaxQuote, request: Pick<TaxRequest, 'lines' | 'shipping' | 'pricesIncludeTax'>): TaxQuote {
+  const inclusive = request.pricesIncludeTax ?? null;
+  if (inclusive === null || quote.pricesIncludeTax === inclusive) return quote;
+  const lines = quote.lines.map((line, n) => ({ ...line, amount: taxAtRate(request.lines[n].amount, line.rate, inclusive) }));
+  const shipping = { rate: quote.shipping.rate, amount: taxAtRate(request.shipping, quote.shipping.rate, inclusive) };
+  return { pricesIncludeTax: inclusive, lines, shipping, total: lines.reduce((sum, l) => sum + l.amount, 0) + shipping.amount };
+}
+
+/**
  * Asks the calculator; one that fails (a provider unreachable) is a 503 TAX_UNAVAILABLE, so that
- * nothing is written and the storefront may try again, rather than an order without its tax.
+ * nothing is written and the storefront may try again, rather than an order without its tax. The
+ * answer is in the request's `pricesIncludeTax` when it names one (`inTaxMode`).
  */
 export async function taxesFor(calculator: TaxCalculator, tx: TxReader, request: TaxRequest, prefetched?: unknown): Promise<TaxQuote> {
   let quote: TaxQuote;
@@ -137,5 +176,5 @@ export async function taxesFor(calculator: TaxCalculator, tx: TxReader, request:
   if (!quoteFits(quote, request.lines)) {
     throw new AppError(503, 'TAX_UNAVAILABLE', 'The tax calculator answered for other lines than asked', [{ message: 'one answer per line, in order' }]);
   }
-  return quote;
+  return inTaxMode(quote, request);
 }

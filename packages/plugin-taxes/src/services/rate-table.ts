@@ -78,6 +78,8 @@ const ORIGIN_FACTS: KeptFacts<Facts | null> = {
  * A line's class is the one it names (a custom line), else its variant's, else its product's, else `standard`; `taxable: false` and the
  * class `exempt` pay nothing; a class without a rate in the region pays the region's `standard`.
  * Each line is rounded on its own (half up, minor unit), so the lines add up to the total exactly.
+ * The amounts are in the mode the request names (`pricesIncludeTax`: a market's, an order's), else
+ * in the store's `prices_include_tax`; the quote answers that mode (decision 0110).
  */
 @injectable()
 export class TaxRateTable implements TaxCalculator {
@@ -114,7 +116,7 @@ export class TaxRateTable implements TaxCalculator {
     const rates = (regions.find((r) => r.province !== null) ?? regions[0])?.rates ?? {};
     const rateOf = (taxClass: string) => (taxClass === 'exempt' ? 0 : (rates[taxClass] ?? rates.standard ?? 0));
     const classOf = new Map((facts?.classes ?? []).map((c) => [c.id, c.tax_class]));
-    const inclusive = settings.pricesIncludeTax;
+    const inclusive = request.pricesIncludeTax ?? settings.pricesIncludeTax;
 
     const lines: LineTax[] = request.lines.map((line) => {
       const taxClass = line.taxable ? (line.taxClass ?? classOf.get(line.variantId) ?? classOf.get(line.productId) ?? 'standard') : 'exempt';
