@@ -1223,7 +1223,7 @@ export interface paths {
         };
         /**
          * List the collection's products in its sort_order
-         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it.
+         * @description Storefront keys and customers see active items only, answered from memory until the catalog changes; admin callers read the database. Every answer has an ETag; a request with If-None-Match holding it gets a 304. Texts are in the locale asked with `locale`, else the market’s, else Accept-Language (else the store’s default), field by field; Content-Language names it. Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default; each entry's `currency` names it. An entry's `price` is its product's first variant's (by position); in another currency, as the product reads leave out a variant with no price there, it is the first variant's with one (explicit, else derived by the store's rate and rounding), and null when no variant has one. Unknown market: 422 MARKET_NOT_FOUND; a currency the store does not sell in (or not the market's): 422 CURRENCY_NOT_LISTED.
          */
         get: operations["getCatalogCollectionsByIdProducts"];
         put?: never;
@@ -6904,14 +6904,16 @@ export interface components {
             product_id: string;
         };
         CollectionProductEntry: {
+            /** @description The currency of `price`: the store’s default, or the one the read asked for (`currency`, `market`, X-Market) */
+            currency: string;
             /**
              * Format: uuid
              * @description The product id
              */
             id: string;
             position: number;
-            /** @description The first variant's price, in minor units */
-            price: number;
+            /** @description Minor units of `currency`: the price of the product's first variant (by position) that has one in that currency; null when none has (not for sale in it) */
+            price: number | null;
             /** @description The product's handle */
             slug: string;
             title: string;
@@ -8925,6 +8927,8 @@ export interface components {
             /** Format: uuid */
             order_id: string;
             provider_payment_id: string | null;
+            /** @description What a refund may still ask for: the amount less every refund not failed (pending and unconfirmed ones hold theirs); 0 unless the payment is paid or partially_refunded */
+            refundable_amount: number;
             refunded_amount: number;
             refunds: components["schemas"]["PaymentRefund"][];
             /** @enum {string} */
@@ -15973,11 +15977,15 @@ export interface operations {
     getCatalogCollectionsByIdProducts: {
         parameters: {
             query?: {
+                /** @description The currency to price in, one the store sells in (another is a 422 CURRENCY_NOT_LISTED). Absent: the market's, else the store's default. */
+                currency?: string;
                 cursor?: string;
                 /** @description Page size; default 25, values above 100 are clamped to 100 */
                 limit?: number;
                 /** @description The locale to answer in, one the store lists (another is a 422 LOCALE_NOT_LISTED). Absent: the first of Accept-Language the store lists, else its default. Untranslated fields are the default locale's. */
                 locale?: string;
+                /** @description The market to price in, by handle (or the X-Market header): its currency, its locale when none is asked, and its tax mode. Unknown: 422 MARKET_NOT_FOUND. */
+                market?: string;
             };
             header?: never;
             path: {

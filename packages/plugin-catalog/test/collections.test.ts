@@ -232,7 +232,7 @@ describe('products in a collection', () => {
     expect((await api('GET', `${BASE}/${c.id}`)).json().data.product_count).toBe(1);
   });
 
-  it('lists entries {id, title, slug, price, position}: manual by position then added time, paged', async () => {
+  it('lists entries {id, title, slug, price, currency, position}: manual by position then added time, paged', async () => {
     const c = await create({ title: 'Manual order' });
     const url = `${BASE}/${c.id}/products`;
     const p1 = await createProduct(t, shop, { title: 'First made', variants: [{ title: 'a', price: 300 }, { title: 'b', price: 100 }] });
@@ -246,10 +246,10 @@ describe('products in a collection', () => {
 
     const all = (await api('GET', url)).json();
     expect(all.data).toEqual([
-      { id: p2.id, title: 'Second made', slug: p2.handle, price: 200, position: 0 },
-      { id: p3.id, title: 'Third made', slug: p3.handle, price: 50, position: 0 },
-      { id: p1.id, title: 'First made', slug: p1.handle, price: 300, position: 5 },
-      { id: p4.id, title: 'Fourth made', slug: p4.handle, price: 75, position: 6 },
+      { id: p2.id, title: 'Second made', slug: p2.handle, price: 200, currency: 'USD', position: 0 },
+      { id: p3.id, title: 'Third made', slug: p3.handle, price: 50, currency: 'USD', position: 0 },
+      { id: p1.id, title: 'First made', slug: p1.handle, price: 300, currency: 'USD', position: 5 },
+      { id: p4.id, title: 'Fourth made', slug: p4.handle, price: 75, currency: 'USD', position: 6 },
     ]);
     expect(all.meta.pagination).toEqual({ cursor: null, has_next: false, limit: 25 });
 

@@ -3,13 +3,9 @@ import type { TestApp, TestTenant } from '@qhatu/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PriceResolver, type PriceResolverStrategy, type PricedVariant } from '../src/index.js';
 import { ProductOut } from '../src/schemas/product.js';
-import { caller, catalogApp } from './helpers.js';
+import { caller, catalogApp, limaStore } from './helpers.js';
 
-/**
- * A store in Lima selling in soles (its default) and, to visitors, in US dollars (a rate), Chilean
- * pesos (a rate, rounded up to tens) and euros (no rate: explicit prices only), with markets for
- * the United States (in English) and Ecuador (in Spanish), both in dollars (decision 0097).
- */
+/** Prices in a store of several currencies and markets (`limaStore`, decision 0097). */
 let t: TestApp;
 let shop: TestTenant;
 let other: TestTenant;
@@ -31,18 +27,9 @@ const IN_CLP = [['Talla S', 29500, 37500, 'CLP'], ['Talla M', 380, null, 'CLP'],
 
 beforeAll(async () => {
   t = await catalogApp();
-  shop = await t.createTenant({ name: 'Tienda Lima', currency: 'PEN' });
+  shop = await limaStore(t);
   other = await t.createTenant({ name: 'Otra tienda', currency: 'PEN' });
   const admin = caller(t, shop);
-  expect((await admin('PUT', '/api/v1/locales', { default_locale: 'es', locales: ['en'] })).statusCode).toBe(200);
-  const currencies = await admin('PUT', '/api/v1/currencies', {
-    currencies: [{ code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' }, { code: 'CLP', rate: '250', rounding_increment: 10, rounding: 'up' }, { code: 'EUR', rate: null }],
-  });
-  expect(currencies.statusCode, currencies.body).toBe(200);
-  const us = await admin('POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: 'en', prices_include_tax: false });
-  expect(us.statusCode, us.body).toBe(201);
-  // Ecuador pays in dollars and reads Spanish, the store's default: only the currency tells its answers apart.
-  expect((await admin('POST', '/api/v1/markets', { handle: 'ec', name: 'Ecuador', countries: ['EC'], currency: 'USD', default_locale: 'es' })).statusCode).toBe(201);
   const created = await admin('POST', '/api/v1/catalog/products', {
     title: 'Chompa de alpaca',
     variants: [
@@ -73,6 +60,34 @@ describe('explicit prices, set by staff', () => {
     const plain = await caller(t, single)('POST', '/api/v1/catalog/products', { title: 'Mate', variants: [{ title: 'Uno', price: 500 }] });
     expect(plain.json().data.variants[0].prices).toEqual([]);
     expect((await caller(t, single)('GET', '/api/v1/catalog/products')).json().data[0].variants[0].prices).toEqual([]);
+  });
+
+  it('are GraphQL variants\' prices for admin callers, in the variants\' own statement; null for storefront callers', async () => {
+    const fields = 'variants { title prices { currency amount compareAtAmount } }';
+    const asAdmin = shop.headers();
+    const explicit = [[], [{ currency: 'EUR', amount: 50, compareAtAmount: null }, { currency: 'USD', amount: 99, compareAtAmount: 120 }], []];
+    const one = await gql(`query($id: ID!) { product(id: $id) { ${fields} } }`, { id: product.id }, asAdmin);
+    expect(one.errors).toBeUndefined();
+    expect(one.data.product.variants.map((v: { prices: unknown }) => v.prices)).toEqual(explicit);
+    // Whatever the currency the variants are priced in, and on a page too, read with the variants.
+    await gql('{ apiVersion }', {}, asAdmin);
+    const page = await t.countQueries(() => gql(`{ products(currency: "USD") { edges { node { id ${fields} } } } }`, {}, asAdmin));
+    const node = page.result.data.products.edges.find((e: { node: { id: string } }) => e.node.id === product.id).node;
+    expect(node.variants.map((v: { prices: unknown }) => v.prices)).toEqual(explicit);
+    expect(page.statements.filter((s) => /catalog_variant_price/.test(s))).toHaveLength(1);
+    expect(page.statements.filter((s) => /catalog_variant\b/.test(s))).toHaveLength(1);
+    // Storefront callers see the price in their currency, never the list (as REST hides it from them).
+    for (const query of [`query($id: ID!) { product(id: $id) { ${fields} } }`, `{ products { edges { node { ${fields} } } } }`]) {
+      const res = await gql(query, { id: product.id });
+      expect(res.errors).toBeUndefined();
+      const variants = res.data.product?.variants ?? res.data.products.edges[0].node.variants;
+      expect(variants.map((v: { prices: unknown }) => v.prices)).toEqual([null, null, null]);
+    }
+    // A store of one currency has none to show.
+    const single = await t.createTenant({ currency: 'PEN' });
+    await caller(t, single)('POST', '/api/v1/catalog/products', { title: 'Mate', variants: [{ title: 'Uno', price: 500 }] });
+    const plain = await t.request({ method: 'POST', url: '/graphql', headers: single.headers(), payload: { query: `{ products { edges { node { ${fields} } } } }` } });
+    expect(plain.json().data.products.edges[0].node.variants).toEqual([{ title: 'Uno', prices: [] }]);
   });
 
   it('refuses a currency the store does not sell in, or its default, with the body path (422 CURRENCY_NOT_LISTED); nothing is written', async () => {

@@ -27,6 +27,31 @@ export function caller(t: TestApp, tenant: TestTenant, token?: string) {
     t.request({ method, url, headers: tenant.headers(token), payload: payload as InjectOptions['payload'] });
 }
 
+/**
+ * A store in Lima selling in soles (its default, in Spanish, with English too) and, to visitors, in
+ * US dollars (a rate), Chilean pesos (a rate, rounded up to tens) and euros (no rate: explicit prices
+ * only), with markets for the United States (in English) and Ecuador (in Spanish), both in dollars
+ * (decision 0097).
+ */
+export async function limaStore(t: TestApp, name = 'Tienda Lima'): Promise<TestTenant> {
+  const shop = await t.createTenant({ name, currency: 'PEN' });
+  const admin = caller(t, shop);
+  const steps: Array<[Method, string, unknown]> = [
+    ['PUT', '/api/v1/locales', { default_locale: 'es', locales: ['en'] }],
+    ['PUT', '/api/v1/currencies', {
+      currencies: [{ code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' }, { code: 'CLP', rate: '250', rounding_increment: 10, rounding: 'up' }, { code: 'EUR', rate: null }],
+    }],
+    ['POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: 'en', prices_include_tax: false }],
+    // Ecuador pays in dollars and reads Spanish, the store's default: only the currency tells its answers apart.
+    ['POST', '/api/v1/markets', { handle: 'ec', name: 'Ecuador', countries: ['EC'], currency: 'USD', default_locale: 'es' }],
+  ];
+  for (const [method, url, payload] of steps) {
+    const res = await admin(method, url, payload);
+    if (res.statusCode >= 300) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
+  }
+  return shop;
+}
+
 export async function createProduct(t: TestApp, tenant: TestTenant, over: Record<string, unknown> = {}) {
   const res = await caller(t, tenant)('POST', '/api/v1/catalog/products', { title: 'Thing', variants: [{ title: 'One', price: 100 }], ...over });
   if (res.statusCode !== 201) throw new Error(`product not created: ${res.body}`);

@@ -9,8 +9,13 @@ import { rateKey, type PricedIn } from '../services/variant-prices.js';
 const typeDefs = `
   enum ProductStatus { active draft archived }
   input ProductFilter { status: ProductStatus }
-  "price and compareAtPrice are minor units of currency: the store's default, or the currency the read asked for (market, currency)."
-  type ProductVariant { id: ID!, title: String!, sku: String, price: Int!, compareAtPrice: Int, currency: String!, inventoryQuantity: Int! }
+  "A variant's explicit price in one of the store's other currencies, in minor units of it."
+  type VariantPrice { currency: String!, amount: Int!, compareAtAmount: Int }
+  """
+  price and compareAtPrice are minor units of currency: the store's default, or the currency the read asked for (market, currency).
+  prices: its explicit prices in the store's other currencies, by currency, for callers with catalog.read (null for the others).
+  """
+  type ProductVariant { id: ID!, title: String!, sku: String, price: Int!, compareAtPrice: Int, currency: String!, inventoryQuantity: Int!, prices: [VariantPrice!] }
   type ProductImage { url: String, altText: String }
   type ProductCollection { id: ID!, title: String! }
   type Product {
@@ -51,8 +56,11 @@ function pricedIn(ctx: QhatuGraphQLContext, choice: MarketChoice): PricedIn | un
   return choice.converted && ctx.principal.money ? { money: ctx.principal.money, currency: choice.currency } : undefined;
 }
 
-/** `locale`: the one the product was read in (not a field), for the collections loaded for it. */
-function node({ product, variants }: ProductView, locale: string | undefined) {
+/**
+ * `locale`: the one the product was read in (not a field), for the collections loaded for it.
+ * `prices` (admin reads) come with the view from the same read; without them the field is null.
+ */
+function node({ product, variants, prices }: ProductView, locale: string | undefined) {
   return {
     locale: locale ?? null,
     id: product.id,
@@ -68,6 +76,7 @@ function node({ product, variants }: ProductView, locale: string | undefined) {
       compareAtPrice: v.compareAtPrice,
       currency: v.currency,
       inventoryQuantity: v.inventoryQuantity,
+      prices: prices ? (prices.get(v.id) ?? []).map((p) => ({ currency: p.currency, amount: p.amount, compareAtAmount: p.compare_at_amount })) : null,
       customFields: v.customFields,
     })),
     images: product.images.map((i) => ({ url: i.url, altText: i.alt_text })),
@@ -105,7 +114,8 @@ export const productGraphQL: GraphQLContribution = {
         const read = async (storefront: boolean) => {
           const { items, page } = await ctx.container.resolve(Products).list(
             { limit: Math.min(args.limit ?? 25, 100), cursor: args.cursor ?? undefined, sort: '-created_at' },
-            { status: args.filter?.status ?? undefined, activeOnly: storefront, locale, priced },
+            // Admin callers' explicit prices ride in the variants' statement, as the REST admin reads' do.
+            { status: args.filter?.status ?? undefined, activeOnly: storefront, locale, priced, withPrices: !storefront },
           );
           const views = new Map(items.map((v) => [v.product.id, v]));
           return toConnection(page, (p) => node(views.get(p.id)!, locale), args.cursor ?? undefined);
@@ -120,7 +130,7 @@ export const productGraphQL: GraphQLContribution = {
         const choice = ctx.locale(args.locale ?? market.market?.defaultLocale);
         const locale = choice.translated ? choice.locale : undefined;
         const priced = pricedIn(ctx, market);
-        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale, priced }), locale);
+        const read = async (storefront: boolean) => node(await ctx.container.resolve(Products).get(args.id, { activeOnly: storefront, locale, priced, withPrices: !storefront }), locale);
         if (!activeOnly(ctx)) return read(false);
         return rememberedForStorefront(ctx, `${localeKey(choice)}${moneyKey(market)}${rateKey(priced)}product:${args.id.toLowerCase()}`, () => read(true));
       },

@@ -10,15 +10,21 @@ import {
   CollectionProductEntry,
   CollectionProductOut,
   CollectionProductParams,
+  CollectionProductsQuery,
   CollectionReplace,
   SlugParams,
 } from '../schemas/collection.js';
-import { LocalePageQuery } from '../schemas/common.js';
 import { CollectionProducts } from '../services/collection-products.js';
 import { Collections, type CollectionFilter } from '../services/collections.js';
 import { CatalogTranslations } from '../services/translations.js';
 import { collectionOut, collectionProductOut } from './serialize.js';
 import { answerRead, NotModified, STOREFRONT_CACHED } from './storefront-cache.js';
+
+const ENTRIES_PRICED =
+  "Prices are in the currency asked with `currency`, else the market's (`market` or X-Market, whose locale the texts take when none is asked), else the store's default; each entry's `currency` names it. " +
+  "An entry's `price` is its product's first variant's (by position); in another currency, as the product reads leave out a variant with no price there, " +
+  "it is the first variant's with one (explicit, else derived by the store's rate and rounding), and null when no variant has one. " +
+  "Unknown market: 422 MARKET_NOT_FOUND; a currency the store does not sell in (or not the market's): 422 CURRENCY_NOT_LISTED.";
 
 export async function collectionRoutes(app: FastifyInstance, container: DependencyContainer): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -79,9 +85,16 @@ export async function collectionRoutes(app: FastifyInstance, container: Dependen
 
   r.get('/catalog/collections/:id/products', {
     config: { auth: STOREFRONT },
-    schema: { tags, summary: "List the collection's products in its sort_order", description: STOREFRONT_CACHED, params: IdParams, querystring: LocalePageQuery, response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) } },
-  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale) => {
-    const page = await members.page(req.params.id, req.query, { activeOnly });
+    schema: {
+      tags,
+      summary: "List the collection's products in its sort_order",
+      description: `${STOREFRONT_CACHED} ${ENTRIES_PRICED}`,
+      params: IdParams,
+      querystring: CollectionProductsQuery,
+      response: { 200: listOf(CollectionProductEntry), 304: NotModified, ...errorResponses(400, 401, 403, 404, 422) },
+    },
+  }, (req, reply) => answerRead(cache, req, reply, async (activeOnly, locale, priced) => {
+    const page = await members.page(req.params.id, req.query, { activeOnly, priced });
     // An entry's slug is its product's handle, in the locale too.
     const entries = await translations.translate('product', page.entries.map((e) => ({ ...e, handle: e.slug })), locale);
     return { data: entries.map(({ handle, ...e }) => ({ ...e, slug: handle })), meta: { pagination: page.pagination } };

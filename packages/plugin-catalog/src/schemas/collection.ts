@@ -1,7 +1,7 @@
-import { IdParams, listQuery, Timestamp, Uuid } from '@qhatu/core';
+import { IdParams, listQuery, MarketQuery, Timestamp, Uuid } from '@qhatu/core';
 import { z } from 'zod';
 import { COLLECTION_SORT_ORDERS, COLLECTION_STATUSES } from '../entities/collection.js';
-import { Position, Slug } from './common.js';
+import { LocalePageQuery, Position, Slug } from './common.js';
 import { Handle } from './product.js';
 
 export const CollectionCreate = z
@@ -78,10 +78,16 @@ export const CollectionProductEntry = z
     id: z.uuid().meta({ description: 'The product id' }),
     title: z.string(),
     slug: z.string().meta({ description: "The product's handle" }),
-    price: z.number().int().meta({ description: "The first variant's price, in minor units" }),
+    price: z.number().int().nullable().meta({
+      description: "Minor units of `currency`: the price of the product's first variant (by position) that has one in that currency; null when none has (not for sale in it)",
+    }),
+    currency: z.string().meta({ description: 'The currency of `price`: the store’s default, or the one the read asked for (`currency`, `market`, X-Market)' }),
     position: z.number().int(),
   })
   .meta({ id: 'CollectionProductEntry' });
+
+/** The entries' query: their page, the locale of their texts, and the market or currency of their prices. */
+export const CollectionProductsQuery = LocalePageQuery.extend(MarketQuery.shape);
 
 export const CollectionProductParams = IdParams.extend({ product_id: Uuid });
 

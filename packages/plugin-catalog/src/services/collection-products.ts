@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, decodeCursor, encodeCursor, uuidArray, type Tx } from '@qhatu/core';
+import { AppError, Database, decodeCursor, encodeCursor, moneyFor, uuidArray, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { Collection, CollectionSortOrder } from '../entities/collection.js';
 import { CollectionProduct } from '../entities/collection-product.js';
@@ -8,6 +8,7 @@ import type { CollectionProductCreate } from '../schemas/collection.js';
 import type { PageQuery } from '../schemas/common.js';
 import { findCollection, lockCollection } from './collections.js';
 import { CATALOG_TRANSLATIONS } from './translations.js';
+import { priceInSql, type PricedIn } from './variant-prices.js';
 
 /** The collections each product belongs to (GraphQL `Product.collections`); an extension point. */
 export interface CollectionsOfProducts {
@@ -22,7 +23,9 @@ export interface CollectionEntry {
   id: string;
   title: string;
   slug: string;
-  price: number;
+  /** Minor units of `currency`; null: no variant of the product has a price in that currency. */
+  price: number | null;
+  currency: string;
   position: number;
 }
 
@@ -36,11 +39,30 @@ interface EntryRow {
   product_id: string;
   title: string;
   handle: string;
-  price: number | null;
+  /** A bigint (text from the driver) in another currency. */
+  price: string | number | null;
+  currency: string | null;
   position: number;
   /** Timestamps as exact ISO text (microseconds kept), for cursors. */
   added_key: string;
   product_created_key: string;
+}
+
+/**
+ * The price an entry shows, as a lateral join on the membership `cp` (`ep.price`, `ep.currency`):
+ * its product's first variant by position, in the default currency; in another, the first variant
+ * with a price there (explicit, else derived), as the product reads leave out the others (decision 0109).
+ */
+function entryPriceSql(priced: PricedIn | undefined): string {
+  if (!priced) {
+    return `left join lateral (select v.price, v.currency from catalog_variant v
+                where v.tenant_id = cp.tenant_id and v.product_id = cp.product_id
+                order by v.position, v.id limit 1) ep on true`;
+  }
+  const p = priceInSql(priced, 'v');
+  return `left join lateral (select ${p.price} as price, ${p.currency} as currency from catalog_variant v ${p.join}
+              where v.tenant_id = cp.tenant_id and v.product_id = cp.product_id and ${p.sellable}
+              order by v.position, v.id limit 1) ep on true`;
 }
 
 const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -101,9 +123,14 @@ export class CollectionProducts implements CollectionsOfProducts {
     });
   }
 
-  /** One page of the collection's products, in its sort order; storefronts see active products only. */
-  async page(collectionId: string, page: PageQuery, options: { activeOnly?: boolean } = {}): Promise<EntryPage> {
-    return this.db.tenant(async ({ em, tenantId }) => {
+  /**
+   * One page of the collection's products, in its sort order; storefronts see active products only.
+   * `priced`: a currency other than the store's default, each entry's price in it (null where no
+   * variant has one); the order and the cursors are the same in every currency.
+   */
+  async page(collectionId: string, page: PageQuery, options: { activeOnly?: boolean; priced?: PricedIn } = {}): Promise<EntryPage> {
+    return this.db.tenant(async (tx) => {
+      const { em, tenantId } = tx;
       const collection = await findCollection(em, collectionId, options);
       const order = ORDERS[collection.sortOrder];
       const params: unknown[] = [tenantId, collection.id];
@@ -116,11 +143,10 @@ export class CollectionProducts implements CollectionsOfProducts {
       const rows = await em.execute<EntryRow[]>(
         `select cp.id as entry_id, cp.product_id, cp.position, p.title, p.handle,
                 ${isoText('cp.created_at')} as added_key, ${isoText('cp.product_created_at')} as product_created_key,
-                (select v.price from catalog_variant v
-                  where v.tenant_id = cp.tenant_id and v.product_id = cp.product_id
-                  order by v.position, v.id limit 1) as price
+                ep.price, ep.currency
            from catalog_collection_product cp
            join catalog_product p on p.tenant_id = cp.tenant_id and p.id = cp.product_id
+           ${entryPriceSql(options.priced)}
           where cp.tenant_id = ? and cp.collection_id = ? ${options.activeOnly ? `and p.status = 'active'` : ''} ${after}
           order by ${order.order}
           limit ?`,
@@ -129,8 +155,17 @@ export class CollectionProducts implements CollectionsOfProducts {
       const hasNext = rows.length > page.limit;
       const items = hasNext ? rows.slice(0, page.limit) : rows;
       const last = items[items.length - 1];
+      // A product always has a variant, so the default currency's entries name theirs; the store's is read only for one that has none.
+      const fallback = options.priced?.currency ?? (items.some((r) => r.currency === null) ? (await moneyFor(tx)).defaultCurrency : '');
       return {
-        entries: items.map((r) => ({ id: r.product_id, title: r.title, slug: r.handle, price: r.price ?? 0, position: r.position })),
+        entries: items.map((r) => ({
+          id: r.product_id,
+          title: r.title,
+          slug: r.handle,
+          price: r.price === null ? null : Number(r.price),
+          currency: r.currency ?? fallback,
+          position: r.position,
+        })),
         pagination: { cursor: hasNext && last ? cursorOf(collection.sortOrder, last) : null, has_next: hasNext, limit: page.limit },
       };
     });
