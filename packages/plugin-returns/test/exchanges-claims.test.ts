@@ -81,6 +81,33 @@ describe('an exchange', () => {
   });
 });
 
+// An order keeps the tax mode it was placed in (`prices_include_tax`); an exchange's new items are
+// taxed in that mode, whatever the store's setting says when the exchange is asked for.
+describe('an exchange on an order placed in another tax mode than the store’s now', () => {
+  const cases = [
+    { placed: true, now: false, title: 'placed while prices included tax: the new item’s tax is taken out of its price', tax: 1800, pays: 11_800, worth: 5900 },
+    { placed: true, now: true, title: 'placed and asked for while prices include tax: as before', tax: 1800, pays: 11_800, worth: 5900 },
+    { placed: false, now: true, title: 'placed while prices excluded tax: the new item’s tax is added to its price', tax: 2124, pays: 11_800 + 2124, worth: 5900 + 1062 },
+  ];
+  for (const c of cases) {
+    it(c.title, async () => {
+      const store = await shop(t, c.placed);
+      const scarf = await product(store, 5900, 5);
+      const poncho = await product(store, 11_800, 5);
+      const o = await fulfilledOrder(t, store, { line_items: [{ variant_id: scarf.variantId, quantity: 1 }] });
+      expect(o).toMatchObject({ prices_include_tax: c.placed, subtotal: 5900, tax_total: 900 + (c.placed ? 0 : 162) });
+      if (c.now !== c.placed) await ok(await store.admin('PATCH', '/api/v1/taxes/settings', { prices_include_tax: c.now }), 200);
+      const asked = await requestReturn(store.admin, { order_id: o.id, kind: 'exchange', lines: [{ line_item_id: o.line_items[0].id, quantity: 1 }], new_items: [{ variant_id: poncho.variantId, quantity: 1 }] });
+      // 118.00 at 18 %: 18.00 in it when the order's prices include tax, 21.24 on top when they exclude it.
+      expect(asked.lines.filter((l: any) => l.kind === 'new').map((l: any) => [l.unit_price, l.tax_amount, l.refund_amount])).toEqual([[11_800, c.tax, c.pays]]);
+      expect(asked.new_items_amount).toBe(c.pays);
+      // The customer pays the new item less what the scarf is worth back (59.00, with its 9.00 of tax in it or 10.62 on top).
+      const approved = await ok(await store.admin('POST', `/api/v1/returns/${asked.id}/approve`), 200);
+      expect(approved).toMatchObject({ status: 'approved', amount_due: c.pays - c.worth });
+    });
+  }
+});
+
 describe('a claim', () => {
   it('of a missing item is replaced from stock and closed by its shipment; nothing is received', async () => {
     const a = await product(s, 2000, 5);

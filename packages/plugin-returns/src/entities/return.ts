@@ -136,7 +136,7 @@ export const ReturnLine = defineEntity({
     /** Worked out at the refund (decision 0074): what these units were paid after discounts, and their tax. */
     refundAmount: p.bigint('number'),
     taxAmount: p.bigint('number'),
-    /** A new item's price per unit (tax as the store's prices say). */
+    /** A new item's price per unit (tax in it or not, as the order's `pricesIncludeTax` says). */
     unitPrice: p.bigint('number'),
     /** Units of a new item shipped, or of a claimed line replaced. */
     shippedQuantity: p.integer(),

@@ -174,7 +174,10 @@ export class ReturnRequests {
     return wanted;
   }
 
-  /** An exchange's new items, priced as the order's customer would pay for them now and taxed at the order's address. */
+  /**
+   * An exchange's new items, priced as the order's customer would pay for them now and taxed at the
+   * order's address, in the order's tax mode (its `prices_include_tax`), not the store's setting now.
+   */
   private async newItems(tx: Tx, returnId: string, order: Order, items: Array<{ variant_id: string; quantity: number }>, first: number): Promise<ReturnLine[]> {
     const sellables = await variantsWithProducts(tx, items.map((i) => i.variant_id));
     const problems: ErrorDetail[] = items.flatMap((i, n) => {
@@ -192,6 +195,8 @@ export class ReturnRequests {
       address: order.shippingAddress ?? null,
       lines: priced.map((p) => ({ variantId: p.sellable.variant.id, productId: p.sellable.product.id, quantity: p.item.quantity, amount: p.price * p.item.quantity, taxable: p.sellable.variant.taxable })),
       shipping: 0,
+      // The order's own mode (a market's, or the store's setting when it was placed), not the store's now.
+      pricesIncludeTax: order.pricesIncludeTax,
     });
     const at = tx.now();
     return priced.map((p, n) =>
@@ -199,7 +204,7 @@ export class ReturnRequests {
         id: randomUUID(), tenantId: tx.tenantId, returnId, orderId: order.id, position: first + n, kind: 'new', lineItemId: null, variantId: p.sellable.variant.id,
         title: `${p.sellable.product.title} - ${p.sellable.variant.title}`, sku: p.sellable.variant.sku ?? null, quantity: p.item.quantity, reasonCode: null, note: null,
         receivedQuantity: 0, restockedQuantity: 0, damagedQuantity: 0, warehouseId: null,
-        // What the customer pays for the line: its price, plus its tax where prices exclude it.
+        // What the customer pays for the line: its price, plus its tax where the order's prices exclude it.
         refundAmount: p.price * p.item.quantity + (quote.pricesIncludeTax ? 0 : quote.lines[n].amount),
         taxAmount: quote.lines[n].amount, unitPrice: p.price, shippedQuantity: 0, createdAt: at,
       }),
