@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, Database, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
-import { variantsWithProducts } from '@qhatu/plugin-catalog';
+import { PriceResolver, variantsWithProducts, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Reservations } from '@qhatu/plugin-inventory';
-import { Fulfillment, OrderPrices, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type LinePrices, type Order, type StoreShippingPrices, type TaxCalculator } from '@qhatu/plugin-orders';
+import { Fulfillment, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type Order, type StoreShippingPrices, type TaxCalculator } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { Return, ReturnLine, type ReturnShipping } from '../entities/return.js';
 import { RETURN_REQUESTED, returnEvent, returnMachine } from '../machines/return.js';
@@ -31,7 +31,7 @@ export class ReturnRequests {
     @inject(ReturnReasons) private readonly reasons: ReturnReasons,
     @inject(StoreReturnSettings) private readonly settings: StoreReturnSettings,
     @inject(Reservations) private readonly reservations: Reservations,
-    @inject(OrderPrices) private readonly prices: LinePrices,
+    @inject(PriceResolver) private readonly prices: PriceResolverStrategy,
     @inject(OrderTaxes) private readonly taxes: TaxCalculator,
     @inject(STORE_SHIPPING_PRICES) private readonly shippingPrices: StoreShippingPrices | null,
     @inject(STORE_CREDIT_GRANTS) private readonly credit: StoreCreditGrants,
@@ -175,23 +175,33 @@ export class ReturnRequests {
   }
 
   /**
-   * An exchange's new items, priced as the order's customer would pay for them now and taxed at the
-   * order's address, in the order's tax mode (its `prices_include_tax`), not the store's setting now.
+   * An exchange's new items, priced in the order's currency as the order's customer would pay for
+   * them now (the catalog's `PriceResolver`, B2B price lists included, never above the catalog's
+   * price there: a variant's explicit price in that currency, else the one derived by the store's
+   * rate) and taxed at the order's address, in the order's tax mode (its `prices_include_tax`), not
+   * the store's setting now. A variant with no price in the order's currency is 422
+   * VARIANT_CURRENCY_MISMATCH.
    */
   private async newItems(tx: Tx, returnId: string, order: Order, items: Array<{ variant_id: string; quantity: number }>, first: number): Promise<ReturnLine[]> {
     const sellables = await variantsWithProducts(tx, items.map((i) => i.variant_id));
-    const problems: ErrorDetail[] = items.flatMap((i, n) => {
-      const s = sellables.get(i.variant_id);
-      if (!s) return [{ path: `body.new_items.${n}`, message: 'is not a variant of this store', code: 'VARIANT_NOT_FOUND', variant_id: i.variant_id }];
-      if (s.variant.currency.trim() !== order.currency.trim()) return [{ path: `body.new_items.${n}`, message: `is priced in ${s.variant.currency}, the order in ${order.currency}`, code: 'VARIANT_CURRENCY_MISMATCH', variant_id: i.variant_id }];
-      return [];
+    const missing: ErrorDetail[] = items.flatMap((i, n) =>
+      sellables.has(i.variant_id) ? [] : [{ path: `body.new_items.${n}`, message: 'is not a variant of this store', code: 'VARIANT_NOT_FOUND', variant_id: i.variant_id }],
+    );
+    if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', 'A new item cannot be sold on this order', missing);
+    const currency = order.currency.trim();
+    const variants = [...new Map(items.map((i) => [i.variant_id, sellables.get(i.variant_id)!.variant])).values()];
+    const resolved = await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null, currency });
+    // The resolver leaves out a variant the store does not sell in the order's currency (no price set, no rate).
+    const unpriced: ErrorDetail[] = items.flatMap((i, n) =>
+      resolved.has(i.variant_id) ? [] : [{ path: `body.new_items.${n}`, message: `has no price in the order's ${currency}`, code: 'VARIANT_CURRENCY_MISMATCH', variant_id: i.variant_id }],
+    );
+    if (unpriced.length > 0) throw AppError.unprocessable('VARIANT_CURRENCY_MISMATCH', 'A new item cannot be sold on this order', unpriced);
+    const priced = items.map((i) => {
+      const { price, catalogPrice } = resolved.get(i.variant_id)!;
+      return { item: i, sellable: sellables.get(i.variant_id)!, price: Math.min(price, catalogPrice) };
     });
-    if (problems.length > 0) throw AppError.unprocessable(String(problems[0].code), 'A new item cannot be sold on this order', problems);
-    const variants = items.map((i) => sellables.get(i.variant_id)!.variant);
-    const unit = await this.prices.unitPrices(tx, variants, order.customerId ?? null);
-    const priced = items.map((i, n) => ({ item: i, sellable: sellables.get(i.variant_id)!, price: Math.min(unit.get(variants[n].id) ?? variants[n].price, variants[n].price) }));
     const quote = await taxesFor(this.taxes, tx, {
-      currency: order.currency.trim(),
+      currency,
       address: order.shippingAddress ?? null,
       lines: priced.map((p) => ({ variantId: p.sellable.variant.id, productId: p.sellable.product.id, quantity: p.item.quantity, amount: p.price * p.item.quantity, taxable: p.sellable.variant.taxable })),
       shipping: 0,

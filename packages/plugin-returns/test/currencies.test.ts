@@ -1,0 +1,111 @@
+import type { TestApp } from '@qhatu/core/testing';
+import checkout from '@qhatu/plugin-checkout';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADDRESS, caller, expectError, ok, product, requestReturn, returnsApp, shop, STORE, type Caller, type Order, type Shop } from './helpers.js';
+
+// An exchange on an order placed in another currency than the store's (decision 0097). The store
+// sells in soles (18 % IGV added to its prices) and in US dollars at 0.27 per sol, rounded to the
+// nearest cent, to its market `us` (tax added: Florida's 7 %). An exchange's new items are priced
+// in the order's dollars: a variant's explicit dollar price, else the one derived by the rate; a
+// variant with neither is refused. What is due, refunded and linked for payment is in dollars too.
+const USD = { code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' };
+const US_ADDRESS = { ...ADDRESS, city: 'Miami', province: 'FL', country_code: 'US', zip: '33101' };
+let t: TestApp;
+let s: Shop;
+let storefront: Caller;
+let zelle: string;
+
+beforeAll(async () => {
+  t = await returnsApp({ plugins: [...STORE, checkout] });
+  s = await shop(t, false);
+  storefront = caller(t, s.tenant, s.tenant.storefrontToken);
+  await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [USD] }), 200);
+  const locales = await ok(await s.admin('GET', '/api/v1/locales'), 200);
+  await ok(await s.admin('POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: locales.default_locale, prices_include_tax: false }), 201);
+  await ok(await s.admin('POST', '/api/v1/taxes/regions', { country_code: 'US', province: 'FL', rates: { standard: 700 } }), 201);
+  const rate = { carrier: 'olva', service_name: 'Olva Internacional', service_code: 'standard', currency: 'USD', estimated_days: 7, origin_country: 'PE', destination_country: 'US' };
+  await ok(await s.admin('POST', '/shipping/rates', { ...rate, weight_g: 5000, amount: 2500 }), 201);
+  zelle = (await ok(await s.admin('POST', '/api/v1/payments/offline/methods', { name: 'Zelle', kind: 'bank_transfer', instructions: 'Zelle a pagos@example.com', currencies: ['USD'] }), 201)).id;
+});
+afterAll(async () => t?.close());
+
+/** One unit of `variantId` checked out in the market `us`, shipped to Miami, paid in dollars and fulfilled; the order. */
+async function dollarOrder(variantId: string): Promise<Order> {
+  const cart = await ok(await storefront('POST', '/api/v1/checkout/carts', { market: 'us' }), 201);
+  await ok(await storefront('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variantId, quantity: 1 }), 201);
+  const made = await ok(await storefront('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: 'ana@example.com' }), 201);
+  const placed = await ok(await storefront('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, { shipping_address: US_ADDRESS, shipping_rate: { carrier: 'olva', service: 'standard', price: 2500 } }), 200);
+  const o = await ok(await s.admin('GET', `/api/v1/orders/${placed.order_id}`), 200);
+  const payment = await ok(await s.admin('POST', '/api/v1/payments', { order_id: o.id, gateway: 'offline', amount: o.total, currency: 'USD', method_id: zelle }), 201);
+  await ok(await s.admin('POST', '/api/v1/payments/offline/receipts', { payment_id: payment.id, amount: o.total }), 201);
+  await t.settle();
+  await ok(await s.admin('POST', `/api/v1/orders/${o.id}/fulfillments`, {}), 201);
+  return ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200);
+}
+
+const newLines = (ret: Record<string, any>) => ret.lines.filter((l: any) => l.kind === 'new').map((l: any) => [l.variant_id, l.unit_price, l.tax_amount, l.refund_amount]);
+
+describe('an exchange on an order in dollars', () => {
+  it('prices a new item at its explicit dollar price, another at the price derived by the rate and rounding, and asks for the difference in dollars', async () => {
+    const poncho = await product(s, 11_800, 5);
+    // S/ 50.00, set at $15.00 (derived it would be $13.50).
+    const chullo = await product(s, 5000, 5, { prices: [{ currency: 'USD', amount: 1500 }] });
+    // S/ 45.50 × 0.27 = 1228.5 cents, to the nearest cent: $12.29.
+    const scarf = await product(s, 4550, 5);
+    const o = await dollarOrder(poncho.variantId);
+    // S/ 118.00 × 0.27 = $31.86, with Florida's 7 % added: $2.23.
+    expect(o).toMatchObject({ currency: 'USD', prices_include_tax: false, subtotal: 3186, status: 'fulfilled' });
+    expect(o.line_items[0]).toMatchObject({ unit_price_amount: 3186, tax_amount: 223 });
+
+    const asked = await requestReturn(s.admin, {
+      order_id: o.id, kind: 'exchange', lines: [{ line_item_id: o.line_items[0].id, quantity: 1 }],
+      new_items: [{ variant_id: chullo.variantId, quantity: 1 }, { variant_id: scarf.variantId, quantity: 2 }],
+    });
+    // $15.00 + 7 % ($1.05); 2 × $12.29 = $24.58 + 7 % ($1.72).
+    expect(asked).toMatchObject({ kind: 'exchange', currency: 'USD', new_items_amount: 1605 + 2630 });
+    expect(newLines(asked)).toEqual([[chullo.variantId, 1500, 105, 1605], [scarf.variantId, 1229, 172, 2630]]);
+
+    // The poncho is worth $34.09 back: $8.26 to pay, through a link in dollars.
+    const approved = await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/approve`), 200);
+    expect(approved).toMatchObject({ status: 'approved', currency: 'USD', amount_due: 4235 - 3409, payment_url: expect.stringContaining('token=') });
+    const token = new URL(approved.payment_url).searchParams.get('token')!;
+    const page = await t.request({ method: 'GET', url: `/api/v1/returns/payment?token=${encodeURIComponent(token)}` });
+    expect(page.json().data).toMatchObject({ return_id: asked.id, currency: 'USD', amount_due: 826 });
+  });
+
+  it('for something cheaper refunds the difference in dollars through the order’s payment', async () => {
+    const poncho = await product(s, 11_800, 5);
+    const chullo = await product(s, 5000, 5, { prices: [{ currency: 'USD', amount: 1500 }] });
+    const o = await dollarOrder(poncho.variantId);
+    const asked = await requestReturn(s.admin, { order_id: o.id, kind: 'exchange', lines: [{ line_item_id: o.line_items[0].id, quantity: 1 }], new_items: [{ variant_id: chullo.variantId, quantity: 1 }] });
+    expect(newLines(asked)).toEqual([[chullo.variantId, 1500, 105, 1605]]);
+    expect(await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/approve`), 200)).toMatchObject({ amount_due: 0, payment_url: null });
+    await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/receive`, { lines: [{ line_id: asked.lines[0].id, quantity: 1 }] }), 200);
+    const refunded = await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/refund`, {}), 200);
+    expect(refunded).toMatchObject({ status: 'refunded', currency: 'USD', items_amount: 3409, refund_amount: 3409 - 1605 });
+    await t.settle();
+    expect(await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200)).toMatchObject({ currency: 'USD', amount_refunded: 1804 });
+  });
+
+  it('refuses a new item with no price in the order’s currency (422 VARIANT_CURRENCY_MISMATCH); an explicit price still sells', async () => {
+    const poncho = await product(s, 11_800, 5);
+    const chullo = await product(s, 5000, 5, { prices: [{ currency: 'USD', amount: 1500 }] });
+    const beret = await product(s, 4000, 5);
+    const o = await dollarOrder(poncho.variantId);
+    try {
+      // Without a rate the store sells in dollars only what has a dollar price: the beret has none.
+      await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [{ code: 'USD', rate: null }] }), 200);
+      const body = { order_id: o.id, kind: 'exchange', reason_code: 'wrong_size', lines: [{ line_item_id: o.line_items[0].id, quantity: 1 }] };
+      const refused = expectError(
+        await s.admin('POST', '/api/v1/returns', { ...body, new_items: [{ variant_id: chullo.variantId, quantity: 1 }, { variant_id: beret.variantId, quantity: 1 }] }),
+        422, 'VARIANT_CURRENCY_MISMATCH',
+      );
+      expect(refused.details).toEqual([{ path: 'body.new_items.1', code: 'VARIANT_CURRENCY_MISMATCH', message: "has no price in the order's USD", variant_id: beret.variantId }]);
+      expect(await ok(await s.admin('GET', `/api/v1/returns?filter[order_id]=${o.id}`), 200)).toEqual([]);
+      const asked = await requestReturn(s.admin, { ...body, new_items: [{ variant_id: chullo.variantId, quantity: 1 }] });
+      expect(newLines(asked)).toEqual([[chullo.variantId, 1500, 105, 1605]]);
+    } finally {
+      await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [USD] }), 200);
+    }
+  });
+});
