@@ -3,6 +3,7 @@ import 'reflect-metadata';
 export { createApp, migrateAll, type CreateAppOptions, type QhatuApp } from './app.js';
 export type { RouteInfo } from './http/server.js';
 export { Secrets } from './auth/secrets.js';
+export { linkPage, paymentLinkNotFound, SealedLinks, type SealedClaim, type SealedLinkOptions } from './auth/sealed-links.js';
 export { AccessTokens, hashToken, type TenantTokenKind } from './auth/tokens.js';
 export { Passwords } from './auth/passwords.js';
 export { assertPermission, CORE_PERMISSIONS, hasPermission, isAdminRule, PermissionRegistry } from './auth/permissions.js';

@@ -1,4 +1,4 @@
-import { CLOCK, parseEnvironment, Secrets, type Clock, type QhatuConfig } from '@qhatu/core';
+import { CLOCK, linkPage, parseEnvironment, SealedLinks, Secrets, type Clock, type QhatuConfig } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { z } from 'zod';
 
@@ -20,8 +20,7 @@ export const PAYMENT_PATH = '/api/v1/order-edits/payment';
 
 export function readSettings(config: QhatuConfig): OrderEditSettings {
   const env = parseEnvironment(config.environment, Env);
-  const url = env.QHATU_ORDER_EDITS_PAYMENT_URL ?? `${config.publicUrl.replace(/\/+$/, '')}${PAYMENT_PATH}`;
-  return { paymentUrl: url.includes('{token}') ? url : `${url}${url.includes('?') ? '&' : '?'}token={token}`, linkTtlDays: env.QHATU_ORDER_EDITS_LINK_TTL_DAYS };
+  return { paymentUrl: linkPage(config, env.QHATU_ORDER_EDITS_PAYMENT_URL, PAYMENT_PATH), linkTtlDays: env.QHATU_ORDER_EDITS_LINK_TTL_DAYS };
 }
 
 export interface PaymentClaim {
@@ -31,30 +30,22 @@ export interface PaymentClaim {
   expiresAt: Date;
 }
 
-/** Links to pay what an edit left due: a sealed token (core's `Secrets`) of the store, the order and the edit, in the payment page. */
+/** Links to pay what an edit left due: core's `SealedLinks`, a token of the store, the order and the edit. */
 @injectable()
 export class PaymentLinks {
-  constructor(
-    @inject(Secrets) private readonly secrets: Secrets,
-    @inject(CLOCK) private readonly clock: Clock,
-    @inject(ORDER_EDIT_SETTINGS) private readonly settings: OrderEditSettings,
-  ) {}
+  private readonly links: SealedLinks<'t' | 'o' | 'e'>;
 
-  link(claim: Omit<PaymentClaim, 'expiresAt'>): { url: string; expiresAt: Date } {
-    const expiresAt = new Date(this.clock.now().getTime() + this.settings.linkTtlDays * 86_400_000);
-    const token = this.secrets.seal(JSON.stringify({ p: 'order-edit-payment', t: claim.tenantId, o: claim.orderId, e: claim.editId, x: expiresAt.getTime() }));
-    return { url: this.settings.paymentUrl.replaceAll('{token}', encodeURIComponent(token)), expiresAt };
+  constructor(@inject(Secrets) secrets: Secrets, @inject(CLOCK) clock: Clock, @inject(ORDER_EDIT_SETTINGS) settings: OrderEditSettings) {
+    this.links = new SealedLinks(secrets, clock, { purpose: 'order-edit-payment', fields: ['t', 'o', 'e'], page: settings.paymentUrl, ttlDays: settings.linkTtlDays });
   }
 
-  /** What a genuine token says (`expired` past its date); null when forged or altered. */
-  read(token: string): (PaymentClaim & { expired: boolean }) | null {
-    let claim: { p?: unknown; t?: unknown; o?: unknown; e?: unknown; x?: unknown };
-    try {
-      claim = JSON.parse(this.secrets.open(token));
-    } catch {
-      return null;
-    }
-    if (claim.p !== 'order-edit-payment' || typeof claim.t !== 'string' || typeof claim.o !== 'string' || typeof claim.e !== 'string' || typeof claim.x !== 'number') return null;
-    return { tenantId: claim.t, orderId: claim.o, editId: claim.e, expiresAt: new Date(claim.x), expired: claim.x <= this.clock.now().getTime() };
+  link(claim: Omit<PaymentClaim, 'expiresAt'>): { url: string; expiresAt: Date } {
+    return this.links.link({ t: claim.tenantId, o: claim.orderId, e: claim.editId });
+  }
+
+  /** The claim of the page behind a link: 404 PAYMENT_LINK_NOT_FOUND when forged or altered, 410 PAYMENT_LINK_EXPIRED past its date. */
+  open(token: string): PaymentClaim {
+    const { claim, expiresAt } = this.links.payment(token);
+    return { tenantId: claim.t, orderId: claim.o, editId: claim.e, expiresAt };
   }
 }

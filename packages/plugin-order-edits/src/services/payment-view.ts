@@ -1,4 +1,4 @@
-import { AppError, Database, Tenant } from '@qhatu/core';
+import { Database, paymentLinkNotFound, Tenant } from '@qhatu/core';
 import { amountDue, Order } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
 import { OrderEdit } from '../entities/order-edit.js';
@@ -17,14 +17,11 @@ export class EditPaymentView {
   ) {}
 
   async view(token: string) {
-    const claim = this.links.read(token);
-    const notFound = () => AppError.notFound('Payment link', 'PAYMENT_LINK_NOT_FOUND');
-    if (!claim) throw notFound();
-    if (claim.expired) throw new AppError(410, 'PAYMENT_LINK_EXPIRED', 'The payment link has expired; ask the store for a new one', [{ path: 'token', message: 'expired' }]);
+    const claim = this.links.open(token);
     return this.db.tenant(async ({ em }) => {
       const edit = await em.findOne(OrderEdit, { id: claim.editId, orderId: claim.orderId });
       const order = edit && (await em.findOne(Order, { id: claim.orderId }));
-      if (!edit || !order) throw notFound();
+      if (!edit || !order) throw paymentLinkNotFound();
       const store = await em.findOneOrFail(Tenant, { id: claim.tenantId });
       return {
         tenant_id: store.id, store_name: store.name, order_id: order.id, order_number: order.number, order_status: order.status, edit_id: edit.id,
