@@ -18,11 +18,12 @@ import { providerIndexMigration } from './migrations/0006_provider_index.js';
 import { refundTaxMigration } from './migrations/0007_refund_tax.js';
 import { unansweredCallsMigration } from './migrations/0008_unanswered_calls.js';
 import { refundAnswerLostMigration } from './migrations/0009_refund_answer_lost.js';
+import { refundReturnedForMigration } from './migrations/0010_refund_returned_for.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { paymentRoutes } from './routes/payments.js';
 import { PaymentCancellations } from './services/cancellations.js';
-import { PAYMENT_EVENTS, type ReturnReason } from './services/events.js';
+import { PAYMENT_EVENTS, PAYMENT_RETURN_FAILED, type ReturnReason } from './services/events.js';
 import { GatewaySettings } from './services/gateway-settings.js';
 import { Gateways } from './services/gateways.js';
 import { Notifications } from './services/notifications.js';
@@ -31,7 +32,7 @@ import { PaymentMetrics } from './services/payment-metrics.js';
 import { Payments } from './services/payments.js';
 import { ChargeRecovery } from './services/recovery.js';
 import { Refunds } from './services/refunds.js';
-import { CANCELLED_ORDER_JOB, LATE_PAYMENT_JOB, MoneyReturns, UNSTOCKED_ORDER_JOB } from './services/returns.js';
+import { CANCELLED_ORDER_JOB, LATE_PAYMENT_JOB, MoneyReturns, RETURN_AGAIN_JOB, ReturnFailedData, UNSTOCKED_ORDER_JOB } from './services/returns.js';
 import { Settlement } from './services/settlement.js';
 import { Sessions } from './services/sessions.js';
 import { PaymentSweep, SWEEP_JOB } from './services/sweep.js';
@@ -49,7 +50,7 @@ export { Payments, type PaymentInput } from './services/payments.js';
 export { Refunds, type RefundInput, type RecordedOutcome, type ReturnedMoney } from './services/refunds.js';
 export { ChargeRecovery } from './services/recovery.js';
 export { PaymentCancellations } from './services/cancellations.js';
-export { MoneyReturns, LATE_PAYMENT_JOB, CANCELLED_ORDER_JOB, UNSTOCKED_ORDER_JOB } from './services/returns.js';
+export { MoneyReturns, LATE_PAYMENT_JOB, CANCELLED_ORDER_JOB, UNSTOCKED_ORDER_JOB, RETURN_AGAIN_JOB } from './services/returns.js';
 export { paymentsInProgressGuard } from './services/order-guard.js';
 export { paymentSettings, type PaymentSettings } from './services/settings.js';
 export { Notifications, type NotificationOutcome, type CallbackOutcome } from './services/notifications.js';
@@ -71,7 +72,7 @@ export default definePlugin({
   entities: [GatewaySetting, Payment, Refund, Notification, PaymentSession],
   migrations: [
     paymentsMigration, sessionsMigration, gatewayDataMigration, sessionNumberMigration, chargeRetryMigration, providerIndexMigration, refundTaxMigration,
-    unansweredCallsMigration, refundAnswerLostMigration,
+    unansweredCallsMigration, refundAnswerLostMigration, refundReturnedForMigration,
   ],
   machines: [paymentMachine, refundMachine],
   events: PAYMENT_EVENTS,
@@ -108,6 +109,8 @@ export default definePlugin({
     relay.queueOn('orders.order.payment_mismatch', LATE_PAYMENT_JOB, (data) => data.reason === 'late');
     relay.queueOn('orders.order.cancelled', CANCELLED_ORDER_JOB);
     relay.queueOn('orders.order.stock_unavailable', UNSTOCKED_ORDER_JOB);
+    // A refund of such money recorded failed from the provider's dashboard: sent back again (decision 0112).
+    relay.queueOn(PAYMENT_RETURN_FAILED, RETURN_AGAIN_JOB);
   },
   jobs: {
     // Payments and refunds left open by their provider, every store in one run.
@@ -120,6 +123,15 @@ export default definePlugin({
     [LATE_PAYMENT_JOB]: returning('late'),
     [CANCELLED_ORDER_JOB]: returning('order_cancelled'),
     [UNSTOCKED_ORDER_JOB]: returning('stock_unavailable'),
+    [RETURN_AGAIN_JOB]: {
+      handler: async (data: unknown, { container, log }) => {
+        const parsed = ReturnFailedData.safeParse(data);
+        if (!parsed.success) return void log.warn({ data, issues: parsed.error.issues }, 'return_failed event without an order or a reason; nothing sent again');
+        await container.resolve(MoneyReturns).returnOrder(parsed.data.reason, { id: parsed.data.order_id });
+      },
+      attempts: 5,
+      backoffMs: 2000,
+    },
   },
   // One queued run per interval slot, however many worker processes there are.
   background: ({ container }) => container.resolve(Jobs).every(SWEEP_JOB, container.resolve(PaymentSweep).settings.everyMs),

@@ -83,6 +83,39 @@ describe('money an order must not keep', () => {
     expect((await orderOf(order.id)).status).toBe('refunded');
   });
 
+  it("money sent back whose refund's answer was lost, recorded failed from Acme's dashboard, is sent again by itself", async () => {
+    worker ??= await createApp({ plugins: PLUGINS, config: loadConfig(t.app.config.environment), workers: true });
+    const order = await createOrder(admin);
+    const payment = await ok(await pay(order), 201);
+    await until(async () => (await orderOf(order.id)).amount_paid === order.total);
+    // Acme drops the connection before refunding: the refund stays pending, unconfirmed (decision 0108).
+    double.loseRefundAnswers(1, { made: false });
+    await ok(await admin('POST', `/api/v1/orders/${order.id}/cancel`, { reason: 'out of business' }), 200);
+    let lost: { id: string; amount: number; unconfirmed: boolean } | undefined;
+    await until(async () => (lost = (await paymentOf(payment.id)).refunds[0])?.unconfirmed === true);
+    expect(double.refunds.filter((r) => r.charge === payment.provider_payment_id)).toEqual([]);
+    expect(await paymentOf(payment.id)).toMatchObject({ status: 'paid', refundable_amount: 0 });
+
+    // The store finds no refund on Acme's dashboard and says so: the money goes back again, once.
+    await ok(await admin('POST', `${PAYMENTS}/${payment.id}/refunds/${lost!.id}/outcome`, { status: 'failed' }), 200);
+    await until(async () => (await paymentOf(payment.id)).status === 'refunded');
+    const read = await paymentOf(payment.id);
+    expect(read.refunds.map((r: { id: string; status: string; amount: number }) => [r.id === lost!.id, r.status, r.amount]).sort()).toEqual([
+      [false, 'refunded', payment.amount],
+      [true, 'failed', payment.amount],
+    ]);
+    expect(double.refunds.filter((r) => r.charge === payment.provider_payment_id)).toHaveLength(1);
+    expect(await orderOf(order.id)).toMatchObject({ status: 'refunded', amount_refunded: order.total });
+    const returned = await outbox(t, 'payments.payment.returned', payment.id);
+    expect(returned.map((e) => e.data.reason)).toEqual(['order_cancelled', 'order_cancelled']);
+    expect((await outbox(t, 'payments.payment.return_failed', payment.id)).map((e) => e.data)).toEqual([
+      { id: payment.id, order_id: order.id, refund_id: lost!.id, amount: payment.amount, currency: 'PEN', gateway: 'acme', reason: 'order_cancelled' },
+    ]);
+    // A job delivered again sends nothing more.
+    expect(await TenantContext.run({ tenantId: shop.id }, () => worker!.container.resolve(MoneyReturns).returnOrder('order_cancelled', { id: order.id }))).toEqual([]);
+    expect(double.refunds.filter((r) => r.charge === payment.provider_payment_id)).toHaveLength(1);
+  });
+
   it('an order whose stock cannot be had is refunded in full, the reason stated', async () => {
     const product = await ok(await admin('POST', '/api/v1/catalog/products', { title: 'Last poncho', variants: [{ title: 'One', sku: `LP-${randomUUID().slice(0, 8)}`, price: 4000 }] }), 201);
     const variant = product.variants[0].id;

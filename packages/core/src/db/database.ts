@@ -285,7 +285,9 @@ export class Tx implements TxReader {
   /**
    * Runs `fn` once this transaction has committed (never if it rolls back), for work that must
    * see the commit. A job queued here is lost if the queue fails at that moment; one that must not
-   * be is queued with the transaction (`Jobs.addIn(tx, ...)`).
+   * be rides on an event published in the transaction, queued by the outbox relay
+   * (`OutboxRelay.queueOn`): a tenant's transaction has no rights on the queue's tables, so
+   * `Jobs.addIn` is for transactions with the owner's (the relay's).
    */
   afterCommit(fn: () => Promise<void> | void): void {
     this.committed.push(fn);

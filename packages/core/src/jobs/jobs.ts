@@ -159,7 +159,9 @@ export class Jobs {
   }
 
   /**
-   * Queues a job with `tx`: on the PostgreSQL queue it is inserted in `tx` (queued if and only if
+   * Queues a job with `tx`, a transaction with the owner's rights (the outbox relay's, `platform()`;
+   * a tenant's has none on the queue's tables: publish an event and `OutboxRelay.queueOn` it).
+   * On the PostgreSQL queue it is inserted in `tx` (queued if and only if
    * `tx` commits; the workers hear of it at the commit); on Redis it is queued now, before `tx`
    * commits, and `jobId` makes the repeat after a rollback harmless (a job of that id is not queued
    * twice). Either way a failure to queue it fails `tx`.

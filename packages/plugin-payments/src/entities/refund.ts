@@ -24,6 +24,8 @@ export const Refund = defineEntity({
      * refund (decision 0108): only the provider's dashboard can tell whether it refunded.
      */
     answerLostAt: p.datetime().nullable(),
+    /** Why the store sent this money back by itself (`MoneyReturns`); null for a refund someone asked for. */
+    returnedFor: p.string().$type<'late' | 'order_cancelled' | 'stock_unavailable'>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

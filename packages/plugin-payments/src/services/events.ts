@@ -10,11 +10,20 @@ export const REFUND_REFUNDED = 'payments.refund.refunded';
 export const REFUND_FAILED = 'payments.refund.failed';
 /** Money the store sent back by itself (late, a cancelled order, no stock): the refund that carries it follows. */
 export const PAYMENT_RETURNED = 'payments.payment.returned';
+/** A refund that carried such money was recorded failed from the provider's dashboard: the money is sent back again. */
+export const PAYMENT_RETURN_FAILED = 'payments.payment.return_failed';
 
-export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED, PAYMENT_RETURNED];
+export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED, PAYMENT_RETURNED, PAYMENT_RETURN_FAILED];
 
 /** Why the store sent money back by itself. */
 export type ReturnReason = 'late' | 'order_cancelled' | 'stock_unavailable';
+
+/** The job that sends an order's money back, by reason: queued on the orders plugin's events. */
+export const RETURN_JOBS: Readonly<Record<ReturnReason, string>> = {
+  late: 'payments.return-late-payment',
+  order_cancelled: 'payments.return-cancelled-order',
+  stock_unavailable: 'payments.return-unstocked-order',
+};
 
 /** paid: the orders and checkout plugins listen to `confirmed`; `captured` is the specification's outbound event. */
 export function publishPaid(tx: Tx, p: Payment): void {
@@ -46,4 +55,9 @@ export function publishRefund(tx: Tx, p: Payment, r: Refund): void {
 
 export function publishReturned(tx: Tx, p: Payment, r: Refund, reason: ReturnReason): void {
   tx.publish(PAYMENT_RETURNED, { id: p.id, order_id: p.orderId, refund_id: r.id, amount: r.amount, currency: p.currency, gateway: p.gateway, reason });
+}
+
+/** `refund`, which carried money the store sent back by itself, was recorded failed: the money must still go (decision 0112). */
+export function publishReturnFailed(tx: Tx, p: Payment, r: Refund, reason: ReturnReason): void {
+  tx.publish(PAYMENT_RETURN_FAILED, { id: p.id, order_id: p.orderId, refund_id: r.id, amount: r.amount, currency: p.currency, gateway: p.gateway, reason });
 }

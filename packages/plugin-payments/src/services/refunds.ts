@@ -8,7 +8,7 @@ import { Refund, unconfirmed, type RefundReason } from '../entities/refund.js';
 import type { RefundResult } from '../gateway.js';
 import { paymentMachine, REFUNDABLE, refundableOf } from '../machines/payment.js';
 import { refundMachine } from '../machines/refund.js';
-import { publishRefund, publishReturned, type ReturnReason } from './events.js';
+import { publishRefund, publishReturned, publishReturnFailed, type ReturnReason } from './events.js';
 import { GatewaySettings } from './gateway-settings.js';
 import { Gateways } from './gateways.js';
 import { lockPayment, unreachable } from './locks.js';
@@ -93,7 +93,7 @@ export class Refunds {
       const at = tx.now();
       const refund = tx.em.create(Refund, {
         id: input.id ?? randomUUID(), tenantId: tx.tenantId, paymentId, amount, taxAmount, reason: input.reason ?? null, status: 'pending',
-        providerRefundId: null, failureReason: null, answerLostAt: null, createdAt: at, updatedAt: at,
+        providerRefundId: null, failureReason: null, answerLostAt: null, returnedFor: returned?.reason ?? null, createdAt: at, updatedAt: at,
       });
       if (returned) {
         publishReturned(tx, payment, refund, returned.reason);
@@ -178,9 +178,12 @@ export class Refunds {
         refund.failureReason = null;
         return this.apply(tx, payment, refund, { status: 'refunded', providerRefundId });
       }
-      return this.apply(tx, payment, refund, {
+      const failed = await this.apply(tx, payment, refund, {
         status: 'failed', providerRefundId, failureReason: "The store recorded, from the provider's dashboard, that the provider did not make this refund",
       });
+      // Money the store sent back by itself must still go: said with this transaction, its job runs again (decision 0112).
+      if (refund.returnedFor) publishReturnFailed(tx, payment, refund, refund.returnedFor);
+      return failed;
     });
   }
 

@@ -5,13 +5,25 @@ import { z } from 'zod';
 import { Payment } from '../entities/payment.js';
 import type { Refund } from '../entities/refund.js';
 import { REFUNDABLE } from '../machines/payment.js';
-import type { ReturnReason } from './events.js';
+import { RETURN_JOBS, type ReturnReason } from './events.js';
 import { Refunds } from './refunds.js';
 
 /** Follow-up jobs queued on the orders plugin's events (`OutboxRelay.queueOn`). */
-export const LATE_PAYMENT_JOB = 'payments.return-late-payment';
-export const CANCELLED_ORDER_JOB = 'payments.return-cancelled-order';
-export const UNSTOCKED_ORDER_JOB = 'payments.return-unstocked-order';
+export const LATE_PAYMENT_JOB = RETURN_JOBS.late;
+export const CANCELLED_ORDER_JOB = RETURN_JOBS.order_cancelled;
+export const UNSTOCKED_ORDER_JOB = RETURN_JOBS.stock_unavailable;
+
+/**
+ * The job that sends an order's money back again once a refund that carried it was recorded failed
+ * (`payments.payment.return_failed`), for the reason it was first sent.
+ */
+export const RETURN_AGAIN_JOB = 'payments.return-again';
+
+/** The part of `payments.payment.return_failed` that job reads. */
+export const ReturnFailedData = z.looseObject({
+  order_id: z.uuid(),
+  reason: z.enum(['late', 'order_cancelled', 'stock_unavailable']),
+});
 
 /** The part of those events' data the jobs read: the order (`id`), and what the event says of it. */
 export const OrderEventData = z.looseObject({
