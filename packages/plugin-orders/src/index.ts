@@ -49,7 +49,7 @@ export { OrderSettings, STOCK_POLICIES, type StockPolicy } from './entities/sett
 export { ORDER_CANCEL_GUARD, type OrderCancelGuard } from './services/cancel-guard.js';
 export { LineOffers, NoLineOffers, offerUnitPrice, type LineOffersStrategy, type OfferTerms } from './services/offers.js';
 export {
-  TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor,
+  TAX_CALCULATOR, OrderTaxes, NO_TAX, allocate, quoteFits, taxCalculatorOf, taxesFor, taxOf,
   type TaxCalculator, type TaxRequest, type TaxQuote, type TaxableLine, type LineTax, type TaxAddress,
 } from './services/taxes.js';
 export { amountDue, awaitsPayment, isCovered, waivedBy, AMOUNT_DUE_SQL, SHIPPED_STATUSES, type PaymentEntry } from './services/ledger.js';

@@ -32,7 +32,7 @@ import { PaymentMetrics } from './services/payment-metrics.js';
 import { Payments } from './services/payments.js';
 import { ChargeRecovery } from './services/recovery.js';
 import { Refunds } from './services/refunds.js';
-import { CANCELLED_ORDER_JOB, LATE_PAYMENT_JOB, MoneyReturns, RETURN_AGAIN_JOB, ReturnFailedData, UNSTOCKED_ORDER_JOB } from './services/returns.js';
+import { CANCELLED_ORDER_JOB, LATE_PAYMENT_JOB, MoneyReturns, RETURN_AGAIN_JOB, UNSTOCKED_ORDER_JOB } from './services/returns.js';
 import { Settlement } from './services/settlement.js';
 import { Sessions } from './services/sessions.js';
 import { PaymentSweep, SWEEP_JOB } from './services/sweep.js';
@@ -58,11 +58,13 @@ export { Sessions, type SessionInput } from './services/sessions.js';
 export { PaymentSweep, SWEEP_JOB as PAYMENT_SWEEP_JOB, type PaymentSweepResult } from './services/sweep.js';
 export * from './services/events.js';
 
+/** A job sending money back: a provider's refusal is tried again. */
+const RETRIED = { attempts: 5, backoffMs: 2000 } as const;
+
 /** The job that sends an order's money back for `reason` (see `MoneyReturns`). */
 const returning = (reason: ReturnReason): JobDefinition => ({
   handler: (data: unknown, { container }) => container.resolve(MoneyReturns).returnOrder(reason, data).then(() => undefined),
-  attempts: 5,
-  backoffMs: 2000,
+  ...RETRIED,
 });
 
 /** Payments: the gateway plugin API, payments and refunds on any installed gateway, inbound notifications. */
@@ -123,15 +125,7 @@ export default definePlugin({
     [LATE_PAYMENT_JOB]: returning('late'),
     [CANCELLED_ORDER_JOB]: returning('order_cancelled'),
     [UNSTOCKED_ORDER_JOB]: returning('stock_unavailable'),
-    [RETURN_AGAIN_JOB]: {
-      handler: async (data: unknown, { container, log }) => {
-        const parsed = ReturnFailedData.safeParse(data);
-        if (!parsed.success) return void log.warn({ data, issues: parsed.error.issues }, 'return_failed event without an order or a reason; nothing sent again');
-        await container.resolve(MoneyReturns).returnOrder(parsed.data.reason, { id: parsed.data.order_id });
-      },
-      attempts: 5,
-      backoffMs: 2000,
-    },
+    [RETURN_AGAIN_JOB]: { handler: (data: unknown, { container }) => container.resolve(MoneyReturns).returnAgain(data).then(() => undefined), ...RETRIED },
   },
   // One queued run per interval slot, however many worker processes there are.
   background: ({ container }) => container.resolve(Jobs).every(SWEEP_JOB, container.resolve(PaymentSweep).settings.everyMs),

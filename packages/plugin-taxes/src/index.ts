@@ -18,7 +18,8 @@ export { TaxSettings, includesTaxByDefault, type TaxSettingsView } from './servi
 export { TaxRegions } from './services/regions.js';
 export { TaxClasses } from './services/assignments.js';
 export { TaxRateTable } from './services/rate-table.js';
-export { taxOf } from './services/rounding.js';
+// The rounding of every tax amount (decision 0039), kept by the orders plugin so that every quote's mode shares it.
+export { taxOf } from '@qhatu/plugin-orders';
 
 /**
  * Taxes: regions with rates per class, inclusive or exclusive prices, tax on shipping. Its rate

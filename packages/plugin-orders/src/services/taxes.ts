@@ -135,10 +135,10 @@ export function allocate(amount: number, weights: number[]): number[] {
 
 /**
  * The tax in an amount at `rate` basis points, rounded half up to the minor unit (decision 0039):
- * added on top (`amount × rate / 10000`) or taken out of it (`amount × rate / (10000 + rate)`), as
- * the rate table computes it. Integer arithmetic, so large amounts stay exact.
+ * added on top (`amount × rate / 10000`) or taken out of it (`amount × rate / (10000 + rate)`).
+ * Integer arithmetic, so large amounts stay exact. The taxes plugin's rate table computes with it.
  */
-function taxAtRate(amount: number, rate: number, inclusive: boolean): number {
+export function taxOf(amount: number, rate: number, inclusive: boolean): number {
   if (amount <= 0 || rate <= 0) return 0;
   const num = BigInt(amount) * BigInt(rate);
   const den = BigInt(inclusive ? 10_000 + rate : 10_000);
@@ -155,8 +155,8 @@ function taxAtRate(amount: number, rate: number, inclusive: boolean): number {
 export function inTaxMode(quote: TaxQuote, request: Pick<TaxRequest, 'lines' | 'shipping' | 'pricesIncludeTax'>): TaxQuote {
   const inclusive = request.pricesIncludeTax ?? null;
   if (inclusive === null || quote.pricesIncludeTax === inclusive) return quote;
-  const lines = quote.lines.map((line, n) => ({ ...line, amount: taxAtRate(request.lines[n].amount, line.rate, inclusive) }));
-  const shipping = { rate: quote.shipping.rate, amount: taxAtRate(request.shipping, quote.shipping.rate, inclusive) };
+  const lines = quote.lines.map((line, n) => ({ ...line, amount: taxOf(request.lines[n].amount, line.rate, inclusive) }));
+  const shipping = { rate: quote.shipping.rate, amount: taxOf(request.shipping, quote.shipping.rate, inclusive) };
   return { pricesIncludeTax: inclusive, lines, shipping, total: lines.reduce((sum, l) => sum + l.amount, 0) + shipping.amount };
 }
 

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { ReturnReason } from '../services/events.js';
 
 export const REFUND_STATUSES = ['pending', 'processing', 'refunded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
@@ -25,7 +26,7 @@ export const Refund = defineEntity({
      */
     answerLostAt: p.datetime().nullable(),
     /** Why the store sent this money back by itself (`MoneyReturns`); null for a refund someone asked for. */
-    returnedFor: p.string().$type<'late' | 'order_cancelled' | 'stock_unavailable'>().nullable(),
+    returnedFor: p.string().$type<ReturnReason>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

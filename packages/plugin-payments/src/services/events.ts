@@ -16,7 +16,8 @@ export const PAYMENT_RETURN_FAILED = 'payments.payment.return_failed';
 export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAILED, PAYMENT_REFUNDED, REFUND_REFUNDED, REFUND_FAILED, PAYMENT_RETURNED, PAYMENT_RETURN_FAILED];
 
 /** Why the store sent money back by itself. */
-export type ReturnReason = 'late' | 'order_cancelled' | 'stock_unavailable';
+export const RETURN_REASONS = ['late', 'order_cancelled', 'stock_unavailable'] as const;
+export type ReturnReason = (typeof RETURN_REASONS)[number];
 
 /** The job that sends an order's money back, by reason: queued on the orders plugin's events. */
 export const RETURN_JOBS: Readonly<Record<ReturnReason, string>> = {

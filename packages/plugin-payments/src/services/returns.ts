@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Payment } from '../entities/payment.js';
 import type { Refund } from '../entities/refund.js';
 import { REFUNDABLE } from '../machines/payment.js';
-import { RETURN_JOBS, type ReturnReason } from './events.js';
+import { RETURN_JOBS, RETURN_REASONS, type ReturnReason } from './events.js';
 import { Refunds } from './refunds.js';
 
 /** Follow-up jobs queued on the orders plugin's events (`OutboxRelay.queueOn`). */
@@ -20,10 +20,7 @@ export const UNSTOCKED_ORDER_JOB = RETURN_JOBS.stock_unavailable;
 export const RETURN_AGAIN_JOB = 'payments.return-again';
 
 /** The part of `payments.payment.return_failed` that job reads. */
-export const ReturnFailedData = z.looseObject({
-  order_id: z.uuid(),
-  reason: z.enum(['late', 'order_cancelled', 'stock_unavailable']),
-});
+const ReturnFailedData = z.looseObject({ order_id: z.uuid(), reason: z.enum(RETURN_REASONS) });
 
 /** The part of those events' data the jobs read: the order (`id`), and what the event says of it. */
 export const OrderEventData = z.looseObject({
@@ -79,5 +76,15 @@ export class MoneyReturns {
     const refused = sent.filter((r) => r.status === 'failed');
     if (refused.length) throw new Error(`The provider refused to return the money of order ${data.id}: ${refused.map((r) => r.failureReason).join('; ')}`);
     return sent;
+  }
+
+  /** The job's work for `payments.payment.return_failed`: the order's money sent back again, for the reason it was first sent. */
+  async returnAgain(input: unknown): Promise<Refund[]> {
+    const parsed = ReturnFailedData.safeParse(input);
+    if (!parsed.success) {
+      this.logger.warn({ data: input, issues: parsed.error.issues }, 'return_failed event without an order or a reason; nothing sent again');
+      return [];
+    }
+    return this.returnOrder(parsed.data.reason, { id: parsed.data.order_id });
   }
 }

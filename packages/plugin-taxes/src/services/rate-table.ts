@@ -1,7 +1,6 @@
 import { factVersionSql, jsonColumn, uuidArray, type KeptFacts, type TxReader } from '@qhatu/core';
-import type { LineTax, TaxCalculator, TaxQuote, TaxRequest } from '@qhatu/plugin-orders';
+import { taxOf, type LineTax, type TaxCalculator, type TaxQuote, type TaxRequest } from '@qhatu/plugin-orders';
 import { injectable } from 'tsyringe';
-import { taxOf } from './rounding.js';
 import { settingsView } from './settings.js';
 
 interface Facts {
