@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from './async-slot.js';
 import { AppError } from './errors.js';
 import type { Market } from './markets/market.js';
 import type { StoreMoney } from './markets/money.js';
@@ -38,26 +38,26 @@ export interface RequestScope {
   principal?: Principal;
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
+const storage = new AsyncSlot<RequestScope>('qhatu.request-scope');
 
 export const TenantContext = {
   run<T>(scope: RequestScope, fn: () => T): T {
     return storage.run(scope, fn);
   },
   current(): RequestScope | undefined {
-    return storage.getStore();
+    return storage.get();
   },
   /** The tenant of the current request or job; fails closed when there is none. */
   tenantId(): string {
-    const id = storage.getStore()?.tenantId;
+    const id = storage.get()?.tenantId;
     if (!id) throw new AppError(400, 'TENANT_REQUIRED', 'This operation needs a tenant context (X-Tenant-ID)');
     return id;
   },
   principal(): Principal | undefined {
-    return storage.getStore()?.principal;
+    return storage.get()?.principal;
   },
   /** The id of the authenticated caller (see `Principal.id`), or null in a job or for the platform. */
   principalId(): string | null {
-    return storage.getStore()?.principal?.id ?? null;
+    return storage.get()?.principal?.id ?? null;
   },
 };

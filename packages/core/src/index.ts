@@ -19,6 +19,7 @@ export { Roles } from './staff/roles.js';
 export { staffOut } from './staff/routes.js';
 export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './config.js';
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
+export { AsyncSlot } from './async-slot.js';
 export { corePlugin } from './core-plugin.js';
 export { Database, jsonColumn, statementText, statementTexts, Tx, uuidArray, type BeforeStatement, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
 export { joinedColumns, joinedEntity } from './db/joined.js';

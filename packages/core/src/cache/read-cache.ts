@@ -23,6 +23,8 @@ export interface CachedAnswer {
 
 /** An answer as the cache holds it: a large body gzipped (JSON shrinks to a fifth or less), a small one as it is. */
 interface Kept {
+  /** The answer given for it, made once (a small body's: its getters read this record). */
+  answer?: CachedAnswer;
   body?: string;
   /** The body's UTF-8 bytes, which replace `body` once asked for (fewer bytes than a UTF-16 string). */
   bytes?: Buffer;
@@ -52,7 +54,7 @@ function kept(answer: CachedAnswer, key: string): Kept {
  */
 function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAnswer {
   if (k.gzip === undefined) {
-    return {
+    return (k.answer ??= {
       etag: k.etag,
       version: k.version,
       get body() {
@@ -65,7 +67,7 @@ function answerOf(k: Kept, key: string, hot: LRUCache<string, Buffer>): CachedAn
         }
         return k.bytes;
       },
-    };
+    });
   }
   const gzip = k.gzip;
   let bytes = hot.get(key);
@@ -131,6 +133,19 @@ export function entityTag(body: string): string {
  * Large answers (lists) are kept gzipped, a fifth or less of their JSON; an eighth of the budget
  * keeps the most recently read of them unzipped, so a hot page is not unzipped on every read.
  */
+/**
+ * Where an answer of a store's topic is kept, worked out once (`locate`) for a caller that asks for
+ * it again and again (the front door): the strings are made, and hashed, once.
+ */
+export interface CachePlace {
+  /** The store's topic (`topic:tenant`). */
+  readonly scope: string;
+  /** The topic's generation when the place was worked out: a change since makes the place empty. */
+  readonly generation: number;
+  /** The entry's key. */
+  readonly key: string;
+}
+
 /** What a store holds: its bytes, and its keys from least to most recently used. */
 interface StoreShare {
   bytes: number;
@@ -291,13 +306,23 @@ export class ReadCache {
 
   /** The answer kept under `key` of the store's topic now, if any (a hit, as `slot` counts one). */
   peek(tenantId: string, topic: string, key: string): CachedAnswer | undefined {
-    if (!this.serving) return undefined;
+    return this.peekAt(this.locate(tenantId, topic, key));
+  }
+
+  /** Where `key` of the store's topic is kept now (for `peekAt`, again and again). */
+  locate(tenantId: string, topic: string, key: string): CachePlace {
     const scope = `${topic}:${tenantId}`;
-    const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
-    const held = this.entries!.get(full);
+    const generation = this.generations.get(scope) ?? 0;
+    return { scope, generation, key: `${scope}:${generation}:${key}` };
+  }
+
+  /** The answer kept at `place`, if any and its topic has not changed since the place was located (a hit, as `slot` counts one). */
+  peekAt(place: CachePlace): CachedAnswer | undefined {
+    if (!this.serving || (this.generations.get(place.scope) ?? 0) !== place.generation) return undefined;
+    const held = this.entries!.get(place.key);
     if (!held) return undefined;
-    this.touched(full);
-    return answerOf(held, full, this.hot);
+    this.touched(place.key);
+    return answerOf(held, place.key, this.hot);
   }
 
   /**

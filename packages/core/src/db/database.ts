@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../async-slot.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -44,7 +44,7 @@ interface PendingEntry {
   /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip that carries BEGIN. */
   before?: { text: string; rows: (rows: never[]) => void };
 }
-const beginning = new AsyncLocalStorage<PendingEntry>();
+const beginning = new AsyncSlot<PendingEntry>('qhatu.pending-begin');
 
 /** Statements queued to ride on a later round trip of their transaction (`batchText`'s, or its opening). */
 interface DeferredWrites {
@@ -118,7 +118,7 @@ const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
 function entryOn(connection: object): PendingEntry | undefined {
   // Inside the transaction's work, its scope names it; the ORM's flush at its end runs beside the work, where its entry does.
   const scope = TenantContext.current();
-  const entry = (scope ? active.get(scope)?.entry : undefined) ?? beginning.getStore();
+  const entry = (scope ? active.get(scope)?.entry : undefined) ?? beginning.get();
   return entry?.connection === connection ? entry : undefined;
 }
 
@@ -200,7 +200,7 @@ function rideOnBegin(client: KnexClient): void {
     }
     const attempt = currentAttempt();
     if (attempt && obj.sql === 'COMMIT;') attempt.commitSent = true;
-    const pending = beginning.getStore();
+    const pending = beginning.get();
     let sent = obj;
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
@@ -753,7 +753,7 @@ export class Database {
         const inner = { ...(scope ?? {}), tenantId };
         active.set(inner, { tx, entry });
         // What runs inside must not mark another transaction's BEGIN (a platform() call, say).
-        return beginning.exit(() => TenantContext.run(inner, () => work(tx)));
+        return beginning.run(undefined, () => TenantContext.run(inner, () => work(tx)));
       }),
     );
     return { result, tx: opened! };

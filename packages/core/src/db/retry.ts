@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../async-slot.js';
 
 /**
  * What one attempt of a transaction did that decides whether it may run again after a lost
@@ -13,11 +13,11 @@ export interface Attempt {
   leftDatabase: boolean;
 }
 
-const attempts = new AsyncLocalStorage<Attempt>();
+const attempts = new AsyncSlot<Attempt>('qhatu.transaction-attempt');
 
 /** The attempt of the transaction running this call, if any. */
 export function currentAttempt(): Attempt | undefined {
-  return attempts.getStore();
+  return attempts.get();
 }
 
 /**
@@ -26,7 +26,7 @@ export function currentAttempt(): Attempt | undefined {
  * answers 503 instead of running the body again.
  */
 export function leavesDatabase(): void {
-  const attempt = attempts.getStore();
+  const attempt = attempts.get();
   if (attempt) attempt.leftDatabase = true;
 }
 
@@ -93,7 +93,7 @@ function repeatable(error: unknown, attempt: Attempt): boolean {
  * something that body's rollback does not undo: the enclosing attempt is told so.
  */
 export async function retrying<T>(run: (attempt: Attempt) => Promise<T>, onRetry?: (error: unknown) => void): Promise<T> {
-  const enclosing = attempts.getStore();
+  const enclosing = attempts.get();
   for (let n = 1; ; n++) {
     const attempt: Attempt = { commitSent: false, leftDatabase: false };
     try {

@@ -5,7 +5,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessTokens } from '../auth/tokens.js';
-import type { ReadCache } from '../cache/read-cache.js';
+import type { CachePlace, ReadCache } from '../cache/read-cache.js';
 import type { QhatuConfig } from '../config.js';
 import type { Principal } from '../context.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -20,17 +20,30 @@ declare module 'fastify' {
 
 /** A storefront answer the framework gave, and what it takes to give it again. */
 interface Remembered {
+  /** What the request must hold besides its URL (or GraphQL body) to be this one: the headers the answer depends on. */
+  tenantHeader: string | undefined;
+  authorization: string;
+  language: string;
+  market: string;
+  /** The shelf it is on (`gets` or `posts`) and its key there, to take it off. */
+  shelf: Map<string, Remembered[]>;
+  shelfKey: string;
   tenantId: string;
   /** The token cache's key of the caller's token, and the principal it held then. */
   tokenKey: string;
   principal: Principal;
-  /** The read cache's slot the answer is kept in. */
-  topic: string;
-  key: string;
+  /** Where the read cache keeps the answer. */
+  place: CachePlace;
   /** The route's pattern, for the logs and metrics. */
   route: string;
-  /** The headers the route set (cache-control, vary, content-language and the like), ETag and length aside. */
-  headers: OutgoingHttpHeaders;
+  /**
+   * The answer's headers as `writeHead` takes them, flat: the request id's value first, the route's
+   * (cache-control, vary, content-language and the like), then the ETag's and the length's values
+   * last (when `tagged`); the three filled in per answer on a copy.
+   */
+  head: (string | number)[];
+  /** The same for a 304: no content type, no length. */
+  notModifiedHead: (string | number)[];
   /** Whether the route sends the answer's ETag (and a 304 for If-None-Match holding it). */
   tagged: boolean;
 }
@@ -56,11 +69,28 @@ export function requestIdOf(req: IncomingMessage): string {
 const READ_BODY = Symbol('qhatu.front-door.body');
 type ReadRequest = IncomingMessage & { [READ_BODY]?: Buffer };
 
-/** What an answer depends on: method and URL (the query in it), store, caller, languages, and a POST's body. */
-function requestKey(req: IncomingMessage, body: Buffer | undefined): string {
+/** Whether `req` holds the headers `known` was remembered with (its URL or body found it). */
+function sameCaller(known: Remembered, req: IncomingMessage): boolean {
   const h = req.headers;
-  const base = `${req.method} ${req.url}\u0000${h['x-tenant-id']}\u0000${h.authorization}\u0000${h['accept-language'] ?? ''}\u0000${h['x-market'] ?? ''}`;
-  return body ? `${base}\u0000${body.toString('latin1')}` : base;
+  return (
+    known.authorization === h.authorization &&
+    known.tenantHeader === h['x-tenant-id'] &&
+    known.language === (h['accept-language'] ?? '') &&
+    known.market === (h['x-market'] ?? '')
+  );
+}
+
+/** A remembered answer's headers, flat, as `writeHead` takes them (see `Remembered.head`). */
+function flatHead(headers: OutgoingHttpHeaders, tagged: boolean, notModified: boolean): (string | number)[] {
+  const head: (string | number)[] = ['x-request-id', ''];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || (notModified && name === 'content-type')) continue;
+    if (Array.isArray(value)) for (const one of value) head.push(name, one);
+    else head.push(name, value);
+  }
+  if (tagged) head.push('etag', '');
+  if (!notModified) head.push('content-length', 0);
+  return head;
 }
 
 /** Whether `If-None-Match` holds `etag` (weak or strong, or `*`): the answer is then a 304. */
@@ -89,9 +119,17 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  * span per request is the framework's) and with the read cache off.
  */
 export class FrontDoor {
-  private readonly remembered = new Map<string, Remembered>();
+  /**
+   * Remembered requests by URL (GETs) and by body (GraphQL POSTs), each with the few callers it was
+   * remembered for: the look-up hashes a string the request already has and compares a few headers,
+   * rather than building and hashing one long key per request.
+   */
+  private readonly gets = new Map<string, Remembered[]>();
+  private readonly posts = new Map<string, Remembered[]>();
+  /** Every remembered request, oldest first. */
+  private readonly order = new Set<Remembered>();
   /** Header sets are few (a route's, per language): each kept once, whatever the number of requests remembered. */
-  private readonly headerSets = new Map<string, OutgoingHttpHeaders>();
+  private readonly headerSets = new Map<string, { head: (string | number)[]; notModifiedHead: (string | number)[] }>();
   private readonly trust: ((address: string, hop: number) => boolean) | undefined;
   private readonly logsRequests: boolean;
   /** Answers given at the door since the start. */
@@ -113,7 +151,7 @@ export class FrontDoor {
 
   /** Requests remembered now. */
   get size(): number {
-    return this.remembered.size;
+    return this.order.size;
   }
 
   /**
@@ -124,33 +162,58 @@ export class FrontDoor {
     if (!this.open || !principal.tenantId) return;
     const raw = request.raw as ReadRequest;
     // A POST is remembered only when the door read its body (its text is part of the request).
-    if (request.method !== 'GET' && !(request.method === 'POST' && raw[READ_BODY])) return;
+    const body = raw[READ_BODY];
+    if (request.method !== 'GET' && !(request.method === 'POST' && body)) return;
     // The route authenticated it: the header reads "Bearer <token>".
     const token = bearerToken(request);
-    if (!token) return;
+    const authorization = raw.headers.authorization;
+    if (!token || authorization === undefined) return;
     const headers = { ...reply.getHeaders() } as OutgoingHttpHeaders;
     const tagged = headers.etag !== undefined;
     for (const name of ['etag', 'content-length', 'x-request-id']) delete headers[name];
-    const text = JSON.stringify(headers);
+    const text = `${tagged}${JSON.stringify(headers)}`;
     let shared = this.headerSets.get(text);
     if (!shared) {
       if (this.headerSets.size >= HEADER_SETS_MAX) this.headerSets.clear();
-      shared = headers;
+      shared = { head: flatHead(headers, tagged, false), notModifiedHead: flatHead(headers, tagged, true) };
       this.headerSets.set(text, shared);
     }
-    const id = requestKey(raw, raw[READ_BODY]);
-    this.remembered.delete(id);
-    if (this.remembered.size >= REMEMBERED_MAX) this.remembered.delete(this.remembered.keys().next().value!);
-    this.remembered.set(id, {
+    const shelf = body ? this.posts : this.gets;
+    const shelfKey = body ? body.toString('latin1') : raw.url!;
+    const h = raw.headers;
+    const remembered: Remembered = {
+      tenantHeader: h['x-tenant-id'] as string | undefined,
+      authorization,
+      language: h['accept-language'] ?? '',
+      market: (h['x-market'] as string | undefined) ?? '',
+      shelf,
+      shelfKey,
       tenantId: principal.tenantId,
       tokenKey: this.tokens.cacheKey(token, principal.tenantId),
       principal,
-      topic,
-      key,
+      place: this.cache.locate(principal.tenantId, topic, key),
       route: request.routeOptions.url ?? request.url,
-      headers: shared,
+      head: shared.head,
+      notModifiedHead: shared.notModifiedHead,
       tagged,
-    });
+    };
+    const callers = shelf.get(shelfKey);
+    const same = callers?.find((known) => sameCaller(known, raw));
+    if (same) this.forget(same);
+    if (this.order.size >= REMEMBERED_MAX) this.forget(this.order.values().next().value!);
+    const list = shelf.get(shelfKey);
+    if (list) list.push(remembered);
+    else shelf.set(shelfKey, [remembered]);
+    this.order.add(remembered);
+  }
+
+  private forget(known: Remembered): void {
+    this.order.delete(known);
+    const callers = known.shelf.get(known.shelfKey);
+    if (!callers) return;
+    const at = callers.indexOf(known);
+    if (at >= 0) callers.splice(at, 1);
+    if (callers.length === 0) known.shelf.delete(known.shelfKey);
   }
 
   /** Answers `req` when it is a remembered storefront read that still holds, else hands it to `next` (the framework). */
@@ -158,7 +221,7 @@ export class FrontDoor {
     if (!this.open) return next(req, res);
     if (req.method === 'GET') {
       const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
-      if (!bodiless || this.remembered.size === 0 || !this.answer(req, res, undefined)) next(req, res);
+      if (!bodiless || this.gets.size === 0 || !this.answer(req, res, undefined)) next(req, res);
       return;
     }
     const length = Number(req.headers['content-length']);
@@ -191,33 +254,44 @@ export class FrontDoor {
   }
 
   private answer(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): boolean {
-    const id = requestKey(req, body);
-    const known = this.remembered.get(id);
+    const callers = body ? this.posts.get(body.toString('latin1')) : this.gets.get(req.url!);
+    if (!callers) return false;
+    let known: Remembered | undefined;
+    for (const one of callers) {
+      if (sameCaller(one, req)) {
+        known = one;
+        break;
+      }
+    }
     if (!known) return false;
-    const answer = this.tokens.stillHolds(known.tokenKey, known.principal) ? this.cache.peek(known.tenantId, known.topic, known.key) : undefined;
+    const answer = this.tokens.stillHolds(known.tokenKey, known.principal) ? this.cache.peekAt(known.place) : undefined;
     if (!answer) {
-      this.remembered.delete(id);
+      this.forget(known);
       return false;
     }
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const requestId = requestIdOf(req);
     if (this.logsRequests) this.logger.info({ reqId: requestId, route: known.route, req: this.described(req) }, 'incoming request');
     const notModified = known.tagged && matchesEtag(req.headers['if-none-match'], answer.etag);
-    const headers: OutgoingHttpHeaders = { 'x-request-id': requestId, ...known.headers };
-    if (known.tagged) headers.etag = answer.etag;
+    // The shared template, copied, with this answer's request id, ETag and length filled in.
     if (notModified) {
-      delete headers['content-type'];
-      res.writeHead(304, headers);
+      const head = known.notModifiedHead.slice();
+      head[1] = requestId;
+      head[head.length - 1] = answer.etag;
+      res.writeHead(304, head);
       res.end();
     } else {
       const payload = answer.bytes ?? answer.body;
-      headers['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-      res.writeHead(200, headers);
+      const head = known.head.slice();
+      head[1] = requestId;
+      if (known.tagged) head[head.length - 3] = answer.etag;
+      head[head.length - 1] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+      res.writeHead(200, head);
       res.end(payload);
     }
     this.answered += 1;
     const status = notModified ? 304 : 200;
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    const ms = performance.now() - start;
     this.metrics.observeRequest(req.method!, known.route, status, ms / 1000);
     if (this.logsRequests) {
       this.logger.info({ reqId: requestId, route: known.route, tenant_id: known.tenantId, res: { statusCode: status }, responseTime: ms }, 'request completed');
