@@ -11,7 +11,7 @@ export { CACHE_CHANNEL, CACHE_LISTENER_NAME, PostgresCacheSync, RedisCacheSync, 
 export { EXPECTATION_FAILED, expectSql, isExpectationFailure } from './db/expect.js';
 export { FactCache, factVersionSql, factVersionTrigger, type FactCacheSettings, type FactVersion, type KeptFacts } from './cache/fact-cache.js';
 export { entityTag, ReadCache, type CachedAnswer, type CacheSlot, type CheckedRead, type ReadCacheSettings } from './cache/read-cache.js';
-export { FrontDoor, matchesEtag } from './http/front-door.js';
+export { FrontDoor, matchesEtag, REMEMBERED_KEY_CHARS_MAX } from './http/front-door.js';
 export { StaffDirectory } from './staff/directory.js';
 export { StaffMembers } from './staff/members.js';
 export { StaffAccounts } from './staff/accounts.js';

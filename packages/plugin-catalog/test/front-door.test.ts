@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { FrontDoor, ReadCache } from '@qhatu/core';
+import { FrontDoor, ReadCache, REMEMBERED_KEY_CHARS_MAX } from '@qhatu/core';
 import { captureLogs, createTestApp, type LogLine, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import media from '@qhatu/plugin-media';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -211,6 +211,31 @@ describe('a storefront read asked again', () => {
     const after = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...shop.headers(shop.storefrontToken), 'content-type': 'application/json' }, body });
     expect([after.status, await after.text()]).toEqual([200, expected]);
     expect(door.answered).toBe(before + 4);
+  });
+
+  it('remembers large queries within its budget of characters, the oldest going first', async () => {
+    const shop = await t.createTenant();
+    const product = await createProduct(t, shop, { title: 'Kettle' });
+    await caughtUp();
+    const query = `query Product($id: ID!) { product(id: $id) { id title } }`;
+    // Bodies of 60,000 characters that differ only in trailing spaces: one answer, each body its own request.
+    const bodyOf = (n: number) => {
+      const text = JSON.stringify({ query, variables: { id: product.id } });
+      return text + ' '.repeat(60_000 - text.length - n) + '\n'.repeat(n);
+    };
+    const post = async (body: string) => {
+      const before = door.answered;
+      const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...shop.headers(shop.storefrontToken), 'content-type': 'application/json' }, body });
+      expect([res.status, JSON.parse(await res.text()).data.product.title]).toEqual([200, 'Kettle']);
+      return door.answered > before;
+    };
+    const count = Math.ceil(REMEMBERED_KEY_CHARS_MAX / 60_000) + 10;
+    for (let n = 1; n <= count; n++) await post(bodyOf(n));
+    expect(door.rememberedChars).toBeLessThanOrEqual(REMEMBERED_KEY_CHARS_MAX);
+    expect(door.rememberedChars).toBeGreaterThan(REMEMBERED_KEY_CHARS_MAX - 2 * 60_000);
+    // The newest are answered at the door, the first ones went to make room and go through GraphQL again.
+    expect(await post(bodyOf(count))).toBe(true);
+    expect(await post(bodyOf(1))).toBe(false);
   });
 
   it('logs and counts a door answer as the framework logs and counts its own', async () => {

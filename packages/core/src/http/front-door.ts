@@ -51,6 +51,13 @@ interface Remembered {
 /** Requests remembered at most; the oldest goes first. */
 const REMEMBERED_MAX = 20_000;
 
+/**
+ * What the remembered requests' URLs and GraphQL bodies may hold together, in characters; past it
+ * the oldest go first. A body may be 64 KB and a URL 16 KB: without it, callers sending distinct
+ * large queries (spaces added, say) that the cache answers would hold 20,000 of them.
+ */
+export const REMEMBERED_KEY_CHARS_MAX = 8 * 2 ** 20;
+
 /** Distinct header sets kept; past it the set starts again (remembered answers keep theirs). */
 const HEADER_SETS_MAX = 1_000;
 
@@ -128,6 +135,8 @@ export class FrontDoor {
   private readonly posts = new Map<string, Remembered[]>();
   /** Every remembered request, oldest first. */
   private readonly order = new Set<Remembered>();
+  /** The characters of the remembered requests' URLs and bodies (see REMEMBERED_KEY_CHARS_MAX). */
+  private keyChars = 0;
   /** Header sets are few (a route's, per language): each kept once, whatever the number of requests remembered. */
   private readonly headerSets = new Map<string, { head: (string | number)[]; notModifiedHead: (string | number)[] }>();
   private readonly trust: ((address: string, hop: number) => boolean) | undefined;
@@ -152,6 +161,11 @@ export class FrontDoor {
   /** Requests remembered now. */
   get size(): number {
     return this.order.size;
+  }
+
+  /** The characters of the URLs and bodies they are remembered by. */
+  get rememberedChars(): number {
+    return this.keyChars;
   }
 
   /**
@@ -200,15 +214,19 @@ export class FrontDoor {
     const callers = shelf.get(shelfKey);
     const same = callers?.find((known) => sameCaller(known, raw));
     if (same) this.forget(same);
-    if (this.order.size >= REMEMBERED_MAX) this.forget(this.order.values().next().value!);
+    while (this.order.size > 0 && (this.order.size >= REMEMBERED_MAX || this.keyChars + shelfKey.length > REMEMBERED_KEY_CHARS_MAX)) {
+      this.forget(this.order.values().next().value!);
+    }
     const list = shelf.get(shelfKey);
     if (list) list.push(remembered);
     else shelf.set(shelfKey, [remembered]);
     this.order.add(remembered);
+    this.keyChars += shelfKey.length;
   }
 
   private forget(known: Remembered): void {
-    this.order.delete(known);
+    if (!this.order.delete(known)) return;
+    this.keyChars -= known.shelfKey.length;
     const callers = known.shelf.get(known.shelfKey);
     if (!callers) return;
     const at = callers.indexOf(known);
