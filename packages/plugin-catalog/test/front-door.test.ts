@@ -213,6 +213,29 @@ describe('a storefront read asked again', () => {
     expect(door.answered).toBe(before + 4);
   });
 
+  it('keeps the same URL of many stores apart, and a few callers a URL, the oldest going first', async () => {
+    const shops = await Promise.all([1, 2, 3].map(() => t.createTenant()));
+    const url = '/api/v1/catalog/products?limit=1';
+    for (const shop of shops) await createProduct(t, shop, { title: `Lamp of ${shop.id.slice(0, 8)}` });
+    await caughtUp();
+    const read = async (shop: TestTenant, language?: string) => {
+      const before = door.answered;
+      const res = await fetch(`${base}${url}`, { headers: { ...shop.headers(shop.storefrontToken), ...(language ? { 'accept-language': language } : {}) } });
+      const body = await res.json();
+      return { atDoor: door.answered > before, title: body.data[0].title as string };
+    };
+    for (const shop of shops) await read(shop);
+    for (const shop of shops) expect(await read(shop)).toEqual({ atDoor: true, title: `Lamp of ${shop.id.slice(0, 8)}` });
+    // Twenty spellings of one language for one store: one answer, the last sixteen callers remembered.
+    const spellings = Array.from({ length: 20 }, (_, i) => `en;q=0.${String(i + 10)}`);
+    for (const language of spellings) await read(shops[0]!, language);
+    expect((await read(shops[0]!, spellings[19])).atDoor).toBe(true);
+    expect((await read(shops[0]!, spellings[4])).atDoor).toBe(true);
+    expect((await read(shops[0]!, spellings[0])).atDoor).toBe(false);
+    // The other stores' callers of the same URL are untouched.
+    expect((await read(shops[1]!)).atDoor).toBe(true);
+  });
+
   it('remembers large queries within its budget of characters, the oldest going first', async () => {
     const shop = await t.createTenant();
     const product = await createProduct(t, shop, { title: 'Kettle' });

@@ -20,12 +20,13 @@ declare module 'fastify' {
 
 /** A storefront answer the framework gave, and what it takes to give it again. */
 interface Remembered {
-  /** What the request must hold besides its URL (or GraphQL body) to be this one: the headers the answer depends on. */
-  tenantHeader: string | undefined;
+  /** What the request must hold besides its store, and URL or GraphQL body, to be this one: the headers the answer depends on. */
   authorization: string;
   language: string;
   market: string;
-  /** The shelf it is on (`gets` or `posts`) and its key there, to take it off. */
+  /** Its store's shelves (and the store's key in `stores`), the shelf it is on and its key there, to take it off. */
+  store: StoreShelves;
+  storeKey: string;
   shelf: Map<string, Remembered[]>;
   shelfKey: string;
   tenantId: string;
@@ -58,6 +59,9 @@ const REMEMBERED_MAX = 20_000;
  */
 export const REMEMBERED_KEY_CHARS_MAX = 8 * 2 ** 20;
 
+/** Callers remembered for one URL (or body) of one store: tokens, languages and markets together. */
+const CALLERS_MAX = 16;
+
 /** Distinct header sets kept; past it the set starts again (remembered answers keep theirs). */
 const HEADER_SETS_MAX = 1_000;
 
@@ -76,16 +80,20 @@ export function requestIdOf(req: IncomingMessage): string {
 const READ_BODY = Symbol('qhatu.front-door.body');
 type ReadRequest = IncomingMessage & { [READ_BODY]?: Buffer };
 
-/** Whether `req` holds the headers `known` was remembered with (its URL or body found it). */
+/** A store's remembered requests: GETs by URL, GraphQL POSTs by body, each with the few callers it was remembered for. */
+interface StoreShelves {
+  gets: Map<string, Remembered[]>;
+  posts: Map<string, Remembered[]>;
+}
+
+/** Whether `req` holds the headers `known` was remembered with (its store and its URL or body found it). */
 function sameCaller(known: Remembered, req: IncomingMessage): boolean {
   const h = req.headers;
-  return (
-    known.authorization === h.authorization &&
-    known.tenantHeader === h['x-tenant-id'] &&
-    known.language === (h['accept-language'] ?? '') &&
-    known.market === (h['x-market'] ?? '')
-  );
+  return known.authorization === h.authorization && known.language === (h['accept-language'] ?? '') && known.market === (h['x-market'] ?? '');
 }
+
+/** The store a request names (`X-Tenant-ID`), as the door files it. */
+const storeKeyOf = (req: IncomingMessage) => (req.headers['x-tenant-id'] as string | undefined) ?? '';
 
 /** A remembered answer's headers, flat, as `writeHead` takes them (see `Remembered.head`). */
 function flatHead(headers: OutgoingHttpHeaders, tagged: boolean, notModified: boolean): (string | number)[] {
@@ -127,12 +135,12 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export class FrontDoor {
   /**
-   * Remembered requests by URL (GETs) and by body (GraphQL POSTs), each with the few callers it was
-   * remembered for: the look-up hashes a string the request already has and compares a few headers,
-   * rather than building and hashing one long key per request.
+   * Remembered requests by store (`X-Tenant-ID`), then by URL (GETs) or body (GraphQL POSTs), each
+   * with the few callers it was remembered for: the look-up hashes strings the request already has
+   * and compares a few headers, rather than building and hashing one long key per request; the same
+   * URL read in ten thousand stores is ten thousand shelves, not one long list.
    */
-  private readonly gets = new Map<string, Remembered[]>();
-  private readonly posts = new Map<string, Remembered[]>();
+  private readonly stores = new Map<string, StoreShelves>();
   /** Every remembered request, oldest first. */
   private readonly order = new Set<Remembered>();
   /** The characters of the remembered requests' URLs and bodies (see REMEMBERED_KEY_CHARS_MAX). */
@@ -192,14 +200,21 @@ export class FrontDoor {
       shared = { head: flatHead(headers, tagged, false), notModifiedHead: flatHead(headers, tagged, true) };
       this.headerSets.set(text, shared);
     }
-    const shelf = body ? this.posts : this.gets;
+    const storeKey = storeKeyOf(raw);
+    let store = this.stores.get(storeKey);
+    if (!store) {
+      store = { gets: new Map(), posts: new Map() };
+      this.stores.set(storeKey, store);
+    }
+    const shelf = body ? store.posts : store.gets;
     const shelfKey = body ? body.toString('latin1') : raw.url!;
     const h = raw.headers;
     const remembered: Remembered = {
-      tenantHeader: h['x-tenant-id'] as string | undefined,
       authorization,
       language: h['accept-language'] ?? '',
       market: (h['x-market'] as string | undefined) ?? '',
+      store,
+      storeKey,
       shelf,
       shelfKey,
       tenantId: principal.tenantId,
@@ -218,8 +233,12 @@ export class FrontDoor {
       this.forget(this.order.values().next().value!);
     }
     const list = shelf.get(shelfKey);
+    // A few callers a URL: past that (Accept-Language spelt a thousand ways, say) the oldest of them goes, so no look-up walks a long list.
+    if (list && list.length >= CALLERS_MAX) this.forget(list[0]!);
     if (list) list.push(remembered);
     else shelf.set(shelfKey, [remembered]);
+    // Making room may have taken the store's last shelf away.
+    if (this.stores.get(storeKey) !== store) this.stores.set(storeKey, store);
     this.order.add(remembered);
     this.keyChars += shelfKey.length;
   }
@@ -231,7 +250,9 @@ export class FrontDoor {
     if (!callers) return;
     const at = callers.indexOf(known);
     if (at >= 0) callers.splice(at, 1);
-    if (callers.length === 0) known.shelf.delete(known.shelfKey);
+    if (callers.length > 0) return;
+    known.shelf.delete(known.shelfKey);
+    if (known.store.gets.size === 0 && known.store.posts.size === 0 && this.stores.get(known.storeKey) === known.store) this.stores.delete(known.storeKey);
   }
 
   /** Answers `req` when it is a remembered storefront read that still holds, else hands it to `next` (the framework). */
@@ -239,7 +260,7 @@ export class FrontDoor {
     if (!this.open) return next(req, res);
     if (req.method === 'GET') {
       const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
-      if (!bodiless || this.gets.size === 0 || !this.answer(req, res, undefined)) next(req, res);
+      if (!bodiless || this.stores.size === 0 || !this.answer(req, res, undefined)) next(req, res);
       return;
     }
     const length = Number(req.headers['content-length']);
@@ -272,7 +293,9 @@ export class FrontDoor {
   }
 
   private answer(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): boolean {
-    const callers = body ? this.posts.get(body.toString('latin1')) : this.gets.get(req.url!);
+    const store = this.stores.get(storeKeyOf(req));
+    if (!store) return false;
+    const callers = body ? store.posts.get(body.toString('latin1')) : store.gets.get(req.url!);
     if (!callers) return false;
     let known: Remembered | undefined;
     for (const one of callers) {
