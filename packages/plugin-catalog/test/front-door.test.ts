@@ -221,8 +221,8 @@ describe('a storefront read asked again', () => {
     const read = async (shop: TestTenant, language?: string) => {
       const before = door.answered;
       const res = await fetch(`${base}${url}`, { headers: { ...shop.headers(shop.storefrontToken), ...(language ? { 'accept-language': language } : {}) } });
-      const body = await res.json();
-      return { atDoor: door.answered > before, title: body.data[0].title as string };
+      const body = (await res.json()) as { data: Array<{ title: string }> };
+      return { atDoor: door.answered > before, title: body.data[0]!.title };
     };
     for (const shop of shops) await read(shop);
     for (const shop of shops) expect(await read(shop)).toEqual({ atDoor: true, title: `Lamp of ${shop.id.slice(0, 8)}` });
