@@ -54,7 +54,7 @@ export { Suppliers } from './services/suppliers.js';
 export { Downloads } from './services/downloads.js';
 export { Metafields } from './services/metafields.js';
 export { CatalogTranslations, CATALOG_TRANSLATIONS, TRANSLATION_EVENTS } from './services/translations.js';
-export { PriceResolver, CatalogPriceResolver, catalogPriceOf, catalogPricesIn, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
+export { PriceResolver, CatalogPriceResolver, catalogPriceOf, catalogPricesIn, unitPricesFor, type PricedVariant, type PriceResolverStrategy, type ResolvedPrice, type PriceBuyer } from './services/prices.js';
 export { SELLABLE_FACTS, sellablesFrom, sellablesSql, variantsWithProducts, type Sellable, type SellableFacts } from './services/sellables.js';
 
 /** The catalog: products, variants, collections, brands, suppliers, downloads, metafields and their translations. */

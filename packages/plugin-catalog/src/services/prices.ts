@@ -48,6 +48,24 @@ export interface PriceResolverStrategy {
 export const PriceResolver = Symbol.for('qhatu.catalog.PriceResolver');
 
 /**
+ * What a buyer pays now for one unit of each variant in `currency`, for a line added to an order
+ * already placed (an order edit's new line, a return's exchange item): the resolver's price (B2B
+ * price lists included), never above the catalog's price there. `unsold` are the variants the store
+ * does not sell in that currency (no price set there, no rate): the caller refuses them, as 422
+ * `VARIANT_CURRENCY_MISMATCH` with paths of its own body.
+ */
+export async function unitPricesFor(
+  prices: PriceResolverStrategy,
+  tx: TxReader,
+  variants: readonly PricedVariant[],
+  buyer: { customerId: string | null; currency: string },
+): Promise<{ unitPrices: Map<string, number>; unsold: PricedVariant[] }> {
+  const resolved = variants.length > 0 ? await prices.resolve(tx, variants, buyer) : new Map<string, ResolvedPrice>();
+  const unitPrices = new Map([...resolved].map(([id, r]) => [id, Math.min(r.price, r.catalogPrice)]));
+  return { unitPrices, unsold: variants.filter((v) => !resolved.has(v.id)) };
+}
+
+/**
  * The catalog's price of each variant, for every buyer: its own, with no statement; in another
  * currency its explicit price there (one statement for the batch), else the derived one, else none.
  */

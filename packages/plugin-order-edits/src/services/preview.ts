@@ -1,5 +1,5 @@
 import { AppError, assertPermission, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
-import { PriceResolver, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
+import { PriceResolver, unitPricesFor, variantsWithProducts, type PriceResolverStrategy, type Sellable } from '@qhatu/plugin-catalog';
 import { Discounts } from '@qhatu/plugin-discounts';
 import {
   LineOffers, offerUnitPrice, OrderTaxes, REVISABLE, STORE_SHIPPING_PRICES, taxesFor,
@@ -144,17 +144,15 @@ export class EditPreviews {
     if (added.size === 0) return [];
     const variants = [...added].flatMap(([id, a]) => (a.offerId ? [] : [catalog.get(id)!.variant]));
     const currency = order.currency.trim();
-    const resolved = variants.length > 0 ? await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null, currency }) : new Map<string, { price: number; catalogPrice: number }>();
-    // The resolver leaves out a variant the store does not sell in the order's currency (no price set, no rate).
-    const unpriced = variants.filter((v) => !resolved.has(v.id));
-    if (unpriced.length > 0) {
-      throw AppError.unprocessable('VARIANT_CURRENCY_MISMATCH', 'A variant the edit adds cannot be sold', unpriced.map((v) => ({
+    const { unitPrices, unsold } = await unitPricesFor(this.prices, tx, variants, { customerId: order.customerId ?? null, currency });
+    if (unsold.length > 0) {
+      throw AppError.unprocessable('VARIANT_CURRENCY_MISMATCH', 'A variant the edit adds cannot be sold', unsold.map((v) => ({
         path: 'body.changes', code: 'VARIANT_CURRENCY_MISMATCH', message: `has no price in the order's ${currency}`, variant_id: v.id,
       })));
     }
     const lines = [...added].map(([variantId, { quantity, offerId }]): EditLine => {
       const { variant, product } = catalog.get(variantId)!;
-      const unit = offerId ? offerUnitPrice(offers.get(offerId)!, variant) : Math.min(resolved.get(variantId)!.price, resolved.get(variantId)!.catalogPrice);
+      const unit = offerId ? offerUnitPrice(offers.get(offerId)!, variant) : unitPrices.get(variantId)!;
       return {
         line_item_id: null, variant_id: variantId, product_id: product.id, offer_id: offerId, title: product.title, variant_title: variant.title, sku: variant.sku ?? null,
         quantity, fulfilled_quantity: 0, unit_price: unit, requires_shipping: variant.requiresShipping, discount_amount: 0,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, Database, TenantContext, type ErrorDetail, type Tx } from '@qhatu/core';
-import { PriceResolver, variantsWithProducts, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
+import { PriceResolver, unitPricesFor, variantsWithProducts, type PriceResolverStrategy } from '@qhatu/plugin-catalog';
 import { Reservations } from '@qhatu/plugin-inventory';
 import { Fulfillment, OrderTaxes, STORE_SHIPPING_PRICES, taxesFor, type LineItem, type Order, type StoreShippingPrices, type TaxCalculator } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
@@ -190,16 +190,12 @@ export class ReturnRequests {
     if (missing.length > 0) throw AppError.unprocessable('VARIANT_NOT_FOUND', 'A new item cannot be sold on this order', missing);
     const currency = order.currency.trim();
     const variants = [...new Map(items.map((i) => [i.variant_id, sellables.get(i.variant_id)!.variant])).values()];
-    const resolved = await this.prices.resolve(tx, variants, { customerId: order.customerId ?? null, currency });
-    // The resolver leaves out a variant the store does not sell in the order's currency (no price set, no rate).
+    const { unitPrices } = await unitPricesFor(this.prices, tx, variants, { customerId: order.customerId ?? null, currency });
     const unpriced: ErrorDetail[] = items.flatMap((i, n) =>
-      resolved.has(i.variant_id) ? [] : [{ path: `body.new_items.${n}`, message: `has no price in the order's ${currency}`, code: 'VARIANT_CURRENCY_MISMATCH', variant_id: i.variant_id }],
+      unitPrices.has(i.variant_id) ? [] : [{ path: `body.new_items.${n}`, message: `has no price in the order's ${currency}`, code: 'VARIANT_CURRENCY_MISMATCH', variant_id: i.variant_id }],
     );
     if (unpriced.length > 0) throw AppError.unprocessable('VARIANT_CURRENCY_MISMATCH', 'A new item cannot be sold on this order', unpriced);
-    const priced = items.map((i) => {
-      const { price, catalogPrice } = resolved.get(i.variant_id)!;
-      return { item: i, sellable: sellables.get(i.variant_id)!, price: Math.min(price, catalogPrice) };
-    });
+    const priced = items.map((i) => ({ item: i, sellable: sellables.get(i.variant_id)!, price: unitPrices.get(i.variant_id)! }));
     const quote = await taxesFor(this.taxes, tx, {
       currency,
       address: order.shippingAddress ?? null,
