@@ -1,15 +1,13 @@
 import type { TestApp } from '@qhatu/core/testing';
 import checkout from '@qhatu/plugin-checkout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, caller, expectError, ok, product, requestReturn, returnsApp, shop, STORE, type Caller, type Order, type Shop } from './helpers.js';
+import { caller, dollarOrder as dollarOrderOf, expectError, ok, product, requestReturn, returnsApp, sellInDollars, shop, STORE, USD, type Caller, type Order, type Shop } from './helpers.js';
 
 // An exchange on an order placed in another currency than the store's (decision 0097). The store
 // sells in soles (18 % IGV added to its prices) and in US dollars at 0.27 per sol, rounded to the
 // nearest cent, to its market `us` (tax added: Florida's 7 %). An exchange's new items are priced
 // in the order's dollars: a variant's explicit dollar price, else the one derived by the rate; a
 // variant with neither is refused. What is due, refunded and linked for payment is in dollars too.
-const USD = { code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' };
-const US_ADDRESS = { ...ADDRESS, city: 'Miami', province: 'FL', country_code: 'US', zip: '33101' };
 let t: TestApp;
 let s: Shop;
 let storefront: Caller;
@@ -19,29 +17,12 @@ beforeAll(async () => {
   t = await returnsApp({ plugins: [...STORE, checkout] });
   s = await shop(t, false);
   storefront = caller(t, s.tenant, s.tenant.storefrontToken);
-  await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [USD] }), 200);
-  const locales = await ok(await s.admin('GET', '/api/v1/locales'), 200);
-  await ok(await s.admin('POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: locales.default_locale, prices_include_tax: false }), 201);
-  await ok(await s.admin('POST', '/api/v1/taxes/regions', { country_code: 'US', province: 'FL', rates: { standard: 700 } }), 201);
-  const rate = { carrier: 'olva', service_name: 'Olva Internacional', service_code: 'standard', currency: 'USD', estimated_days: 7, origin_country: 'PE', destination_country: 'US' };
-  await ok(await s.admin('POST', '/shipping/rates', { ...rate, weight_g: 5000, amount: 2500 }), 201);
-  zelle = (await ok(await s.admin('POST', '/api/v1/payments/offline/methods', { name: 'Zelle', kind: 'bank_transfer', instructions: 'Zelle a pagos@example.com', currencies: ['USD'] }), 201)).id;
+  zelle = await sellInDollars(s);
 });
 afterAll(async () => t?.close());
 
-/** One unit of `variantId` checked out in the market `us`, shipped to Miami, paid in dollars and fulfilled; the order. */
-async function dollarOrder(variantId: string): Promise<Order> {
-  const cart = await ok(await storefront('POST', '/api/v1/checkout/carts', { market: 'us' }), 201);
-  await ok(await storefront('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variantId, quantity: 1 }), 201);
-  const made = await ok(await storefront('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: 'ana@example.com' }), 201);
-  const placed = await ok(await storefront('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, { shipping_address: US_ADDRESS, shipping_rate: { carrier: 'olva', service: 'standard', price: 2500 } }), 200);
-  const o = await ok(await s.admin('GET', `/api/v1/orders/${placed.order_id}`), 200);
-  const payment = await ok(await s.admin('POST', '/api/v1/payments', { order_id: o.id, gateway: 'offline', amount: o.total, currency: 'USD', method_id: zelle }), 201);
-  await ok(await s.admin('POST', '/api/v1/payments/offline/receipts', { payment_id: payment.id, amount: o.total }), 201);
-  await t.settle();
-  await ok(await s.admin('POST', `/api/v1/orders/${o.id}/fulfillments`, {}), 201);
-  return ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200);
-}
+/** One unit of `variantId` checked out by a guest in the market `us`, paid in dollars and fulfilled; the order. */
+const dollarOrder = (variantId: string): Promise<Order> => dollarOrderOf(t, s, storefront, zelle, 'ana@example.com', variantId);
 
 const newLines = (ret: Record<string, any>) => ret.lines.filter((l: any) => l.kind === 'new').map((l: any) => [l.variant_id, l.unit_price, l.tax_amount, l.refund_amount]);
 

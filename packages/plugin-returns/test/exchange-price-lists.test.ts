@@ -4,7 +4,7 @@ import b2b, { rucCheckDigit } from '@qhatu/plugin-b2b';
 import checkout from '@qhatu/plugin-checkout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import returns from '../src/index.js';
-import { ADDRESS, expectError, fulfilledOrder, ok, product, requestReturn, returnsApp, shop, shopper, STORE, type Caller, type Order, type Ret, type Shop } from './helpers.js';
+import { dollarOrder as dollarOrderOf, expectError, fulfilledOrder, ok, product, requestReturn, returnsApp, sellInDollars, shop, shopper, STORE, USD, type Caller, type Order, type Ret, type Shop } from './helpers.js';
 
 // An exchange's new items are priced for the order's customer in the order's currency through the
 // catalog's price resolver, which the B2B plugin replaces with one that applies the company's price
@@ -13,8 +13,6 @@ import { ADDRESS, expectError, fulfilledOrder, ok, product, requestReturn, retur
 // sells in soles (18 % IGV added to its prices) and in US dollars at 0.27 per sol, rounded to the
 // nearest cent, to its market `us` (Florida's 7 % added).
 const B2B = '/api/v1/b2b';
-const USD = { code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' };
-const US_ADDRESS = { ...ADDRESS, city: 'Miami', province: 'FL', country_code: 'US', zip: '33101' };
 let t: TestApp;
 let s: Shop;
 let zelle: string;
@@ -22,13 +20,7 @@ let zelle: string;
 beforeAll(async () => {
   t = await returnsApp({ plugins: [...STORE.filter((p) => p !== returns), b2b, checkout, returns] });
   s = await shop(t, false);
-  await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [USD] }), 200);
-  const locales = await ok(await s.admin('GET', '/api/v1/locales'), 200);
-  await ok(await s.admin('POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: locales.default_locale, prices_include_tax: false }), 201);
-  await ok(await s.admin('POST', '/api/v1/taxes/regions', { country_code: 'US', province: 'FL', rates: { standard: 700 } }), 201);
-  const rate = { carrier: 'olva', service_name: 'Olva Internacional', service_code: 'standard', currency: 'USD', estimated_days: 7, origin_country: 'PE', destination_country: 'US' };
-  await ok(await s.admin('POST', '/shipping/rates', { ...rate, weight_g: 5000, amount: 2500 }), 201);
-  zelle = (await ok(await s.admin('POST', '/api/v1/payments/offline/methods', { name: 'Zelle', kind: 'bank_transfer', instructions: 'Zelle a pagos@example.com', currencies: ['USD'] }), 201)).id;
+  zelle = await sellInDollars(s);
 });
 afterAll(async () => t?.close());
 
@@ -62,16 +54,7 @@ async function solesOrder(buyer: Buyer, variantId: string): Promise<Order> {
 
 /** One unit of `variantId` checked out by the signed-in buyer in the market `us`, shipped to Miami, paid in dollars and fulfilled; the order. */
 async function dollarOrder(buyer: Buyer, variantId: string): Promise<Order> {
-  const cart = await ok(await buyer.api('POST', '/api/v1/checkout/carts', { market: 'us' }), 201);
-  await ok(await buyer.api('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variantId, quantity: 1 }), 201);
-  const made = await ok(await buyer.api('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email: buyer.email }), 201);
-  const placed = await ok(await buyer.api('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, { shipping_address: US_ADDRESS, shipping_rate: { carrier: 'olva', service: 'standard', price: 2500 } }), 200);
-  const o = await ok(await s.admin('GET', `/api/v1/orders/${placed.order_id}`), 200);
-  const payment = await ok(await s.admin('POST', '/api/v1/payments', { order_id: o.id, gateway: 'offline', amount: o.total, currency: 'USD', method_id: zelle }), 201);
-  await ok(await s.admin('POST', '/api/v1/payments/offline/receipts', { payment_id: payment.id, amount: o.total }), 201);
-  await t.settle();
-  await ok(await s.admin('POST', `/api/v1/orders/${o.id}/fulfillments`, {}), 201);
-  const fulfilled = await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200);
+  const fulfilled = await dollarOrderOf(t, s, buyer.api, zelle, buyer.email, variantId);
   expect(fulfilled).toMatchObject({ status: 'fulfilled', currency: 'USD', customer_id: buyer.id });
   return fulfilled;
 }

@@ -93,6 +93,38 @@ export async function pay(s: Shop, orderId: string, amount: number): Promise<str
   return payment.id;
 }
 
+/** Dollars at 0.27 a sol, rounded to the nearest cent; the address in Miami of the market `us`. */
+export const USD = { code: 'USD', rate: '0.27', rounding_increment: 1, rounding: 'nearest' };
+export const US_ADDRESS = { ...ADDRESS, city: 'Miami', province: 'FL', country_code: 'US', zip: '33101' };
+
+/**
+ * The store sells in US dollars too (`USD`), to its market `us` (tax added: Florida's 7 %), ships
+ * there at 25.00 and takes Zelle in dollars; the Zelle method's id.
+ */
+export async function sellInDollars(s: Shop): Promise<string> {
+  await ok(await s.admin('PUT', '/api/v1/currencies', { currencies: [USD] }), 200);
+  const locales = await ok(await s.admin('GET', '/api/v1/locales'), 200);
+  await ok(await s.admin('POST', '/api/v1/markets', { handle: 'us', name: 'United States', countries: ['US'], currency: 'USD', default_locale: locales.default_locale, prices_include_tax: false }), 201);
+  await ok(await s.admin('POST', '/api/v1/taxes/regions', { country_code: 'US', province: 'FL', rates: { standard: 700 } }), 201);
+  const rate = { carrier: 'olva', service_name: 'Olva Internacional', service_code: 'standard', currency: 'USD', estimated_days: 7, origin_country: 'PE', destination_country: 'US' };
+  await ok(await s.admin('POST', '/shipping/rates', { ...rate, weight_g: 5000, amount: 2500 }), 201);
+  return (await ok(await s.admin('POST', '/api/v1/payments/offline/methods', { name: 'Zelle', kind: 'bank_transfer', instructions: 'Zelle a pagos@example.com', currencies: ['USD'] }), 201)).id;
+}
+
+/** One unit of `variantId` checked out by `buyer` in the market `us`, shipped to Miami, paid in dollars by Zelle (`sellInDollars`) and fulfilled; the order. */
+export async function dollarOrder(t: TestApp, s: Shop, buyer: Caller, zelle: string, email: string, variantId: string): Promise<Order> {
+  const cart = await ok(await buyer('POST', '/api/v1/checkout/carts', { market: 'us' }), 201);
+  await ok(await buyer('POST', `/api/v1/checkout/carts/${cart.id}/items`, { variant_id: variantId, quantity: 1 }), 201);
+  const made = await ok(await buyer('POST', '/api/v1/checkout/checkouts', { cart_id: cart.id, email }), 201);
+  const placed = await ok(await buyer('PUT', `/api/v1/checkout/checkouts/${made.id}/shipping`, { shipping_address: US_ADDRESS, shipping_rate: { carrier: 'olva', service: 'standard', price: 2500 } }), 200);
+  const o = await ok(await s.admin('GET', `/api/v1/orders/${placed.order_id}`), 200);
+  const payment = await ok(await s.admin('POST', '/api/v1/payments', { order_id: o.id, gateway: 'offline', amount: o.total, currency: 'USD', method_id: zelle }), 201);
+  await ok(await s.admin('POST', '/api/v1/payments/offline/receipts', { payment_id: payment.id, amount: o.total }), 201);
+  await t.settle();
+  await ok(await s.admin('POST', `/api/v1/orders/${o.id}/fulfillments`, {}), 201);
+  return ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200);
+}
+
 export async function levelOf(s: Shop, variantId: string, warehouse = s.warehouse) {
   const rows = (await ok(await s.admin('GET', `/api/v1/inventory/warehouses/${warehouse}/stock?filter[variant_id]=${variantId}`), 200)) as Array<{ on_hand: number; reserved: number; available: number }>;
   const [level] = rows;
