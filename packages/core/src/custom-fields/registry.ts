@@ -49,6 +49,9 @@ export function storedColumnsSql(placeholder: string): string {
      and left(column_name, ${COLUMN_PREFIX.length}) = '${COLUMN_PREFIX}' and is_generated = 'ALWAYS'`;
 }
 
+/** Each declared field's stored column, named once (a list filter asks for it on every request). */
+const columnsOf = new WeakMap<DeclaredField, string>();
+
 function hashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
@@ -289,7 +292,12 @@ export class CustomFields {
    * `custom_fields`. Named after the field and its expression (a changed default makes another).
    */
   static column(field: DeclaredField): string {
-    return `${COLUMN_PREFIX}${field.name}_${hashOf(CustomFields.expression(field, 'custom_fields'))}`;
+    let column = columnsOf.get(field);
+    if (column === undefined) {
+      column = `${COLUMN_PREFIX}${field.name}_${hashOf(CustomFields.expression(field, 'custom_fields'))}`;
+      columnsOf.set(field, column);
+    }
+    return column;
   }
 
   /**
