@@ -1,7 +1,7 @@
 import type { TestApp } from '@qhatu/core/testing';
 import checkout from '@qhatu/plugin-checkout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, dollarOrder as dollarOrderOf, expectError, ok, product, requestReturn, returnsApp, sellInDollars, shop, STORE, USD, type Caller, type Order, type Shop } from './helpers.js';
+import { caller, dollarOrder as dollarOrderOf, expectError, linkedPage, newLines, ok, product, requestReturn, returnsApp, sellInDollars, shop, STORE, USD, type Caller, type Order, type Shop } from './helpers.js';
 
 // An exchange on an order placed in another currency than the store's (decision 0097). The store
 // sells in soles (18 % IGV added to its prices) and in US dollars at 0.27 per sol, rounded to the
@@ -24,7 +24,6 @@ afterAll(async () => t?.close());
 /** One unit of `variantId` checked out by a guest in the market `us`, paid in dollars and fulfilled; the order. */
 const dollarOrder = (variantId: string): Promise<Order> => dollarOrderOf(t, s, storefront, zelle, 'ana@example.com', variantId);
 
-const newLines = (ret: Record<string, any>) => ret.lines.filter((l: any) => l.kind === 'new').map((l: any) => [l.variant_id, l.unit_price, l.tax_amount, l.refund_amount]);
 
 describe('an exchange on an order in dollars', () => {
   it('prices a new item at its explicit dollar price, another at the price derived by the rate and rounding, and asks for the difference in dollars', async () => {
@@ -49,9 +48,7 @@ describe('an exchange on an order in dollars', () => {
     // The poncho is worth $34.09 back: $8.26 to pay, through a link in dollars.
     const approved = await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/approve`), 200);
     expect(approved).toMatchObject({ status: 'approved', currency: 'USD', amount_due: 4235 - 3409, payment_url: expect.stringContaining('token=') });
-    const token = new URL(approved.payment_url).searchParams.get('token')!;
-    const page = await t.request({ method: 'GET', url: `/api/v1/returns/payment?token=${encodeURIComponent(token)}` });
-    expect(page.json().data).toMatchObject({ return_id: asked.id, currency: 'USD', amount_due: 826 });
+    expect(await linkedPage(t, approved.payment_url)).toMatchObject({ return_id: asked.id, currency: 'USD', amount_due: 826 });
   });
 
   it('for something cheaper refunds the difference in dollars through the order’s payment', async () => {

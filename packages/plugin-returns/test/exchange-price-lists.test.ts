@@ -4,7 +4,7 @@ import b2b, { rucCheckDigit } from '@qhatu/plugin-b2b';
 import checkout from '@qhatu/plugin-checkout';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import returns from '../src/index.js';
-import { dollarOrder as dollarOrderOf, expectError, fulfilledOrder, ok, product, requestReturn, returnsApp, sellInDollars, shop, shopper, STORE, USD, type Caller, type Order, type Ret, type Shop } from './helpers.js';
+import { dollarOrder as dollarOrderOf, expectError, fulfilledOrder, linkedPage, newLines, ok, product, requestReturn, returnedAndRefunded, returnsApp, sellInDollars, shop, shopper, STORE, USD, type Caller, type Order, type Shop } from './helpers.js';
 
 // An exchange's new items are priced for the order's customer in the order's currency through the
 // catalog's price resolver, which the B2B plugin replaces with one that applies the company's price
@@ -71,16 +71,6 @@ const exchangeOf = (o: Order, newItems: Array<{ variant_id: string; quantity: nu
   order_id: o.id, kind: 'exchange', lines: [{ line_item_id: o.line_items[0].id, quantity: 1 }], new_items: newItems,
 });
 
-/** Each new item of the exchange: its variant, unit price, tax and what the customer pays for it, in minor units. */
-const newLines = (ret: Ret) => ret.lines.filter((l) => l.kind === 'new').map((l) => [l.variant_id, l.unit_price, l.tax_amount, l.refund_amount]);
-
-/** The return approved, its returned items received and refunded (200); the return as it ends. */
-async function receivedAndRefunded(ret: Ret): Promise<Ret> {
-  await ok(await s.admin('POST', `/api/v1/returns/${ret.id}/approve`), 200);
-  const lines = ret.lines.filter((l) => l.kind === 'returned').map((l) => ({ line_id: l.id, quantity: l.quantity }));
-  await ok(await s.admin('POST', `/api/v1/returns/${ret.id}/receive`, { lines }), 200);
-  return ok(await s.admin('POST', `/api/v1/returns/${ret.id}/refund`, {}), 200);
-}
 
 describe('an exchange for a buyer whose company’s price list is in the order’s currency', () => {
   it('on an order in soles prices the new items through the list in soles, rule by rule, under the catalog’s price, and asks for the difference in soles', async () => {
@@ -114,9 +104,7 @@ describe('an exchange for a buyer whose company’s price list is in the order�
     // The poncho is worth 106.20 back, the new items 118.00: 11.80 to pay, in soles.
     const approved = await ok(await s.admin('POST', `/api/v1/returns/${byStaff.id}/approve`), 200);
     expect(approved).toMatchObject({ status: 'approved', currency: 'PEN', amount_due: 11_800 - 10_620, payment_url: expect.stringContaining('token=') });
-    const token = new URL(approved.payment_url).searchParams.get('token')!;
-    const page = await t.request({ method: 'GET', url: `/api/v1/returns/payment?token=${encodeURIComponent(token)}` });
-    expect(page.json().data).toMatchObject({ return_id: byStaff.id, currency: 'PEN', amount_due: 1180 });
+    expect(await linkedPage(t, approved.payment_url)).toMatchObject({ return_id: byStaff.id, currency: 'PEN', amount_due: 1180 });
   });
 
   it('on an order in dollars prices the new items through the list in dollars, on the explicit and the derived dollar price, and refunds the difference in dollars', async () => {
@@ -135,7 +123,7 @@ describe('an exchange for a buyer whose company’s price list is in the order�
     expect(newLines(asked)).toEqual([[chullo.variantId, 1200, 84, 1284], [scarf.variantId, 810, 57, 867]]);
 
     // The poncho is worth $32.10 back, the new items $21.51: $10.59 refunded through the dollar payment.
-    const refunded = await receivedAndRefunded(asked);
+    const refunded = await returnedAndRefunded(s, asked);
     expect(refunded).toMatchObject({ status: 'refunded', currency: 'USD', items_amount: 3210, refund_amount: 3210 - 2151 });
     await t.settle();
     expect(await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200)).toMatchObject({ currency: 'USD', amount_refunded: 1059 });
@@ -163,9 +151,7 @@ describe('an exchange for a buyer whose company’s price list is in another cur
     // The poncho is worth 47.20 back: 70.80 to pay, in soles; once paid, nothing is refunded.
     const approved = await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/approve`), 200);
     expect(approved).toMatchObject({ status: 'approved', currency: 'PEN', amount_due: 11_800 - 4720 });
-    const token = new URL(approved.payment_url).searchParams.get('token')!;
-    const page = await t.request({ method: 'GET', url: `/api/v1/returns/payment?token=${encodeURIComponent(token)}` });
-    expect(page.json().data).toMatchObject({ return_id: asked.id, currency: 'PEN', amount_due: 7080 });
+    expect(await linkedPage(t, approved.payment_url)).toMatchObject({ return_id: asked.id, currency: 'PEN', amount_due: 7080 });
     expect(await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/payments`, { amount: 7080, reference: 'Yape 456' }), 200)).toMatchObject({ amount_due: 0, amount_paid: 7080 });
     await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/receive`, { lines: [{ line_id: asked.lines[0].id, quantity: 1 }] }), 200);
     expect(await ok(await s.admin('POST', `/api/v1/returns/${asked.id}/refund`, {}), 200)).toMatchObject({ status: 'refunded', items_amount: 4720, refund_amount: 0, refunds: [] });
@@ -187,7 +173,7 @@ describe('an exchange for a buyer whose company’s price list is in another cur
     expect(newLines(asked)).toEqual([[chullo.variantId, 1600, 112, 1712], [scarf.variantId, 1080, 76, 1156]]);
 
     // The poncho is worth $42.80 back, the new items $28.68: $14.12 refunded through the dollar payment.
-    const refunded = await receivedAndRefunded(asked);
+    const refunded = await returnedAndRefunded(s, asked);
     expect(refunded).toMatchObject({ status: 'refunded', currency: 'USD', items_amount: 4280, refund_amount: 4280 - 2868 });
     await t.settle();
     expect(await ok(await s.admin('GET', `/api/v1/orders/${o.id}`), 200)).toMatchObject({ currency: 'USD', amount_refunded: 1412 });

@@ -154,6 +154,15 @@ export async function returnedAndRefunded(s: Shop, ret: Ret, refund: Record<stri
   return ok(await s.admin('POST', `/api/v1/returns/${ret.id}/refund`, refund), 200);
 }
 
+/** Each new item of an exchange: its variant, unit price, tax and what the customer pays for it, in minor units. */
+export const newLines = (ret: Ret) => ret.lines.filter((l) => l.kind === 'new').map((l) => [l.variant_id, l.unit_price, l.tax_amount, l.refund_amount]);
+
+/** What the page behind a return's payment link answers (200), opened with the link's token alone. */
+export async function linkedPage(t: TestApp, paymentUrl: string): Promise<Record<string, unknown>> {
+  const token = new URL(paymentUrl).searchParams.get('token')!;
+  return ok(await t.request({ method: 'GET', url: `/api/v1/returns/payment?token=${encodeURIComponent(token)}` }), 200);
+}
+
 export async function outbox(t: TestApp, type: string, id: string) {
   return t.app.orm.em.getConnection().execute<Array<{ data: Record<string, unknown> }>>(
     `select data from core_outbox where type = ? and (data->>'id' = ? or data->>'order_id' = ?) order by occurred_at, id`,

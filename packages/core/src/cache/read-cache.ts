@@ -146,6 +146,9 @@ export interface CachePlace {
   readonly key: string;
 }
 
+/** A store's topic, as generations are counted and entries' keys begin. */
+const scopeOf = (tenantId: string, topic: string) => `${topic}:${tenantId}`;
+
 /** What a store holds: its bytes, and its keys from least to most recently used. */
 interface StoreShare {
   bytes: number;
@@ -300,18 +303,13 @@ export class ReadCache {
 
   /** Makes every answer kept for the store's topic unreachable (they age out of the LRU). */
   invalidate(tenantId: string, topic: string): void {
-    const scope = `${topic}:${tenantId}`;
+    const scope = scopeOf(tenantId, topic);
     this.generations.set(scope, (this.generations.get(scope) ?? 0) + 1);
-  }
-
-  /** The answer kept under `key` of the store's topic now, if any (a hit, as `slot` counts one). */
-  peek(tenantId: string, topic: string, key: string): CachedAnswer | undefined {
-    return this.peekAt(this.locate(tenantId, topic, key));
   }
 
   /** Where `key` of the store's topic is kept now (for `peekAt`, again and again). */
   locate(tenantId: string, topic: string, key: string): CachePlace {
-    const scope = `${topic}:${tenantId}`;
+    const scope = scopeOf(tenantId, topic);
     const generation = this.generations.get(scope) ?? 0;
     return { scope, generation, key: `${scope}:${generation}:${key}` };
   }
@@ -349,8 +347,7 @@ export class ReadCache {
   /** The slot of `key` (a request's URL, say) of the store's topic. */
   slot(tenantId: string, topic: string, key: string): CacheSlot {
     if (!this.serving) return { fill: (body, version) => ({ body, etag: entityTag(body), version }) };
-    const scope = `${topic}:${tenantId}`;
-    const full = `${scope}:${this.generations.get(scope) ?? 0}:${key}`;
+    const full = this.locate(tenantId, topic, key).key;
     const entries = this.entries!;
     const epoch = this.epoch;
     const held = entries.get(full);

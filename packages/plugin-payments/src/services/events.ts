@@ -19,13 +19,6 @@ export const PAYMENT_EVENTS = [PAYMENT_CONFIRMED, PAYMENT_CAPTURED, PAYMENT_FAIL
 export const RETURN_REASONS = ['late', 'order_cancelled', 'stock_unavailable'] as const;
 export type ReturnReason = (typeof RETURN_REASONS)[number];
 
-/** The job that sends an order's money back, by reason: queued on the orders plugin's events. */
-export const RETURN_JOBS: Readonly<Record<ReturnReason, string>> = {
-  late: 'payments.return-late-payment',
-  order_cancelled: 'payments.return-cancelled-order',
-  stock_unavailable: 'payments.return-unstocked-order',
-};
-
 /** paid: the orders and checkout plugins listen to `confirmed`; `captured` is the specification's outbound event. */
 export function publishPaid(tx: Tx, p: Payment): void {
   tx.publish(PAYMENT_CONFIRMED, { payment_id: p.id, order_id: p.orderId, amount: p.amount, currency: p.currency });

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import { Payment } from '../entities/payment.js';
 import type { Refund } from '../entities/refund.js';
 import { REFUNDABLE } from '../machines/payment.js';
-import { RETURN_JOBS, RETURN_REASONS, type ReturnReason } from './events.js';
+import { RETURN_REASONS, type ReturnReason } from './events.js';
 import { Refunds } from './refunds.js';
 
 /** Follow-up jobs queued on the orders plugin's events (`OutboxRelay.queueOn`). */
-export const LATE_PAYMENT_JOB = RETURN_JOBS.late;
-export const CANCELLED_ORDER_JOB = RETURN_JOBS.order_cancelled;
-export const UNSTOCKED_ORDER_JOB = RETURN_JOBS.stock_unavailable;
+export const LATE_PAYMENT_JOB = 'payments.return-late-payment';
+export const CANCELLED_ORDER_JOB = 'payments.return-cancelled-order';
+export const UNSTOCKED_ORDER_JOB = 'payments.return-unstocked-order';
 
 /**
  * The job that sends an order's money back again once a refund that carried it was recorded failed
