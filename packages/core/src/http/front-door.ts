@@ -266,21 +266,39 @@ export class FrontDoor {
     const length = Number(req.headers['content-length']);
     if (req.method !== 'POST' || req.url !== '/graphql' || !(length > 0 && length <= BODY_MAX) || req.headers['transfer-encoding'] !== undefined) return next(req, res);
     // A query: its body is read here, and handed on with the request when the door does not answer it.
+    // Most often it came with the headers, in the packet being parsed: once the parser is done with
+    // that packet (a microtask later) all its bytes are in the request's buffer and taken in one
+    // read, without the stream's ticks of a `data` listener. Otherwise it is read as it comes.
+    queueMicrotask(() => {
+      const whole = req.readableLength === length ? (req.read() as Buffer | null) : null;
+      if (whole) this.take(req, res, next, whole);
+      else this.readBody(req, res, next, length);
+    });
+  }
+
+  /** Reads a body that comes in pieces, then `take`s it. A body that never comes whole ends in 'error', never in 'end'. */
+  private readBody(req: IncomingMessage, res: ServerResponse, next: Handler, length: number): void {
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       chunks.push(chunk);
       if (received < length) return;
-      // The whole body is in (most often with the headers, in one chunk): answered now, not a tick
-      // later at the stream's end. A body that never comes whole ends in 'error', never in 'end'.
+      // The whole body is in: answered now, not a tick later at the stream's end.
       req.off('data', onData);
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      (req as ReadRequest)[READ_BODY] = body;
-      if (!this.answer(req, res, body)) req.once('end', () => next(req, res));
+      this.take(req, res, next, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
     req.on('data', onData);
     req.once('error', () => res.destroy());
+  }
+
+  /** The whole body of a GraphQL POST: answered from memory, or handed on with the request once its stream ends. */
+  private take(req: IncomingMessage, res: ServerResponse, next: Handler, body: Buffer): void {
+    (req as ReadRequest)[READ_BODY] = body;
+    if (this.answer(req, res, body)) return;
+    // Handed on once its stream ends (taken in one read, it is paused until resumed).
+    req.once('end', () => next(req, res));
+    req.resume();
   }
 
   /**
