@@ -21,7 +21,7 @@ export { ConfigError, loadConfig, parseEnvironment, type QhatuConfig } from './c
 export { TenantContext, type Principal, type RequestScope, type TokenKind } from './context.js';
 export { AsyncSlot } from './async-slot.js';
 export { corePlugin } from './core-plugin.js';
-export { Database, jsonColumn, statementText, statementTexts, Tx, uuidArray, type BeforeStatement, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
+export { Database, jsonColumn, OrmRequired, ormOf, statementText, statementTexts, Tx, uuidArray, type BeforeStatement, type SqlReader, type SqlStatement, type SqlTx, type TxReader } from './db/database.js';
 export { joinedColumns, joinedEntity } from './db/joined.js';
 export { leavesDatabase } from './db/retry.js';
 export { startEmbeddedDatabase } from './db/embedded.js';

@@ -56,9 +56,35 @@ describe('the checkout path in statements', () => {
     // begins, in the round trip of its BEGIN, without waiting for the disk.
     expect(placed.statements[0]).toMatch(/^BEGIN; .*SET LOCAL synchronous_commit = off; insert into orders_counter[\s\S]*returning last_number; COMMIT; BEGIN; select set_config/s);
     expect(placed.statements.slice(1).some((s) => s.includes('orders_counter'))).toBe(false);
-    // The order, its lines and the checkout go out in the round trip of COMMIT.
+    // The order, its lines and the checkout go out in the round trip of COMMIT, on a transaction
+    // without the ORM's (decision 0114): its COMMIT is the app's own, after the queued writes.
     const writes = placed.statements.find((s) => s.includes('insert into orders_order'));
-    expect(writes).toMatch(/insert into orders_line_item[\s\S]*update checkout_checkout[\s\S]*COMMIT;$/);
+    expect(writes).toMatch(/insert into orders_line_item[\s\S]*update checkout_checkout[\s\S]*; COMMIT$/);
+  });
+});
+
+describe('the shipping step with the ORM started where it needs it (decision 0114)', () => {
+  it('places a coupon’s order and one that holds stock, the ORM started on their transaction, numbered one after another', async () => {
+    const coupon = await createCoupon(admin, { type: 'percentage', value: 1000 });
+    const withCoupon = await cartOf([variants[0]]);
+    expect((await store('POST', `${CARTS}/${withCoupon}/coupon`, { code: coupon.code })).statusCode).toBe(200);
+    const tracked = await createProduct(admin, { title: 'Poncho', variants: [{ title: 'Red', price: 4000 }] });
+    const warehouse = (await admin('POST', '/api/v1/inventory/warehouses', { name: 'Main', code: 'PLACING' })).json().data.id;
+    await admin('POST', `/api/v1/inventory/warehouses/${warehouse}/stock/adjust`, { variant_id: tracked.variants[0].id, delta: 3, reason: 'received' });
+    const plain = await checkOut(await cartOf());
+    const couponed = await checkOut(withCoupon);
+    const stocked = await checkOut(await cartOf([tracked.variants[0].id]));
+    const numbers: number[] = [];
+    for (const id of [plain, couponed, stocked]) {
+      const placed = await ship(id);
+      expect(placed.statusCode, placed.body).toBe(200);
+      numbers.push(await numberOf(placed.json().data.order_id));
+    }
+    expect(numbers).toEqual([numbers[0], numbers[0] + 1, numbers[0] + 2]);
+    // What the ORM did is there: the coupon used once, the poncho held.
+    expect((await admin('GET', `/api/v1/discounts/coupons/${coupon.id}`)).json().data.uses_count).toBe(1);
+    const poncho = (await admin('GET', `/api/v1/catalog/products/${tracked.id}`)).json().data;
+    expect(poncho.variants[0].inventory_quantity).toBe(2);
   });
 });
 

@@ -73,7 +73,7 @@ describe('a store with shipping rates', () => {
     expect(statements, statements.join('\n--\n')).toHaveLength(2);
     expect(statements[0]).toMatch(/for update of c/);
     expect(statements[0]).toMatch(/from shipping_rate/);
-    expect(statements[1]).toMatch(/insert into orders_order[\s\S]*COMMIT;$/);
+    expect(statements[1]).toMatch(/insert into orders_order[\s\S]*; COMMIT$/);
   });
 
   it('refuses carrier "nobody", service "teleport" at 0 with 422 and places no order; an unknown service of a known carrier too', async () => {

@@ -43,6 +43,15 @@ interface PendingEntry {
   statements?: EventEmitter;
   /** `tenant()`'s `before`, written in: run in a transaction of its own in the round trip that carries BEGIN. */
   before?: { text: string; rows: (rows: never[]) => void };
+  /** The ORM started on an ORM-free transaction (`sqlFirst`): it began already, so knex's BEGIN does not go out. */
+  begun?: boolean;
+}
+
+/** The ORM started on `sqlFirst`'s transaction: its `Tx`, the entry its statements find, the events its `Tx` records. */
+interface OrmOnWrite {
+  tx: Tx;
+  entry: PendingEntry;
+  outbox: DomainEvent[];
 }
 const beginning = new AsyncSlot<PendingEntry>('qhatu.pending-begin');
 
@@ -202,6 +211,11 @@ function rideOnBegin(client: KnexClient): void {
     if (attempt && obj.sql === 'COMMIT;') attempt.commitSent = true;
     const pending = beginning.get();
     let sent = obj;
+    // The ORM started on a transaction that began already (`sqlFirst`): its BEGIN does not go out.
+    if (pending?.begun && pending.connection === connection && obj.sql === 'BEGIN;') {
+      pending.statements?.emit('statement', obj.sql, { unsent: true });
+      return unsent(obj, 'BEGIN');
+    }
     if (pending && !pending.sent && pending.sql && obj.sql === 'BEGIN;' && !obj.bindings?.length) {
       pending.sent = true;
       pending.connection = connection as object;
@@ -365,6 +379,41 @@ export interface SqlTx extends TxReader {
   afterCommit(fn: () => Promise<void> | void): void;
 }
 
+/** Thrown by `ormOf` on a plain `Database.write`: its work asked for the ORM, which such a transaction never has. */
+export class OrmRequired extends Error {
+  constructor() {
+    super('This work needs the ORM: run it in Database.sqlFirst or Database.tenant');
+    this.name = 'OrmRequired';
+  }
+}
+
+/** How an ORM-free transaction hands its work the ORM: `sqlFirst`'s takes it on the same connection; a plain `write`'s refuses. */
+const TO_ORM = Symbol('qhatu.sql-tx.to-orm');
+
+type OrmBound = { [TO_ORM]?: () => Promise<Tx> };
+
+/**
+ * The transaction as a `Tx`, for a part that needs the ORM's unit of work (an entity locked,
+ * created or flushed). On `Database.sqlFirst`'s ORM-free transaction the ORM is started on that
+ * transaction's own connection, in it, at no round trip (decision 0114); on a plain
+ * `Database.write` it throws `OrmRequired`, and that transaction does not commit.
+ */
+export async function ormOf(tx: Tx | SqlTx): Promise<Tx> {
+  if (tx instanceof Tx) return tx;
+  const toOrm = (tx as OrmBound)[TO_ORM];
+  if (!toOrm) throw new OrmRequired();
+  return toOrm();
+}
+
+/** The ORM-free transaction of `sqlFirst` whose work is running: a transaction opened inside it starts the ORM on it and joins it. */
+const sqlFirstWork = new AsyncSlot<{ open: boolean; toOrm(): Promise<Tx> }>('qhatu.sql-first');
+
+/** Inside the work of `sqlFirst`, the ORM on its transaction (registered in the scope), which a transaction opened there then joins. */
+async function joinSqlFirst(): Promise<void> {
+  const work = sqlFirstWork.get();
+  if (work?.open) await work.toOrm();
+}
+
 const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
 
 /** The outbox row of `event`: a prepared insert. */
@@ -481,8 +530,14 @@ function quoted(text: string): string {
   return text.includes('\\') ? ` E'${inside.replaceAll('\\', '\\\\')}'` : `'${inside}'`;
 }
 
+/** How `writeOnce` runs: `before` rides on its BEGIN; `sqlFirst`: an attempt of `Database.sqlFirst`. */
+interface WriteOptions {
+  before?: BeforeStatement;
+  sqlFirst?: boolean;
+}
+
 /**
- * A statement `Database.tenant` runs just before its transaction, in a short transaction of its own
+ * A statement `Database.tenant` or `Database.sqlFirst` runs just before its transaction, in a short transaction of its own
  * sent in the round trip of the transaction's BEGIN, whose commit does not wait for the disk (the
  * transaction's own commit, later in the same log, makes it durable): for a counter the transaction
  * must not keep locked while it works (an order's number, decision 0081). BEGIN goes out with the
@@ -707,6 +762,7 @@ export class Database {
    * a prepared read (`tx.query(..., { prepare: true })`) or a `write` joined to it (decision 0105).
    */
   async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
+    await joinSqlFirst();
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) {
@@ -780,6 +836,7 @@ export class Database {
    * Inside an open `tenant()` transaction it reads on that transaction instead.
    */
   async read<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    await joinSqlFirst();
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) {
@@ -795,6 +852,7 @@ export class Database {
    * read is skipped from then on and the read runs on the primary: the caller never sees it.
    */
   async readMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    await joinSqlFirst();
     const replica = this.replicaFor(tenantId);
     if (!replica) return this.read(work, tenantId);
     try {
@@ -807,6 +865,7 @@ export class Database {
 
   /** `readOne` for reads that may be a moment old, as `readMayLag` routes them. */
   async readOneMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    await joinSqlFirst();
     const replica = this.replicaFor(tenantId);
     if (!replica) return this.readOne(work, tenantId);
     try {
@@ -874,6 +933,7 @@ export class Database {
    * that transaction.
    */
   async readOne<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
+    await joinSqlFirst();
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
@@ -924,21 +984,52 @@ export class Database {
    * writes whose failure nothing in the transaction catches, as it then fails that statement).
    */
   async write<T>(work: (sql: SqlTx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { deferred?: boolean } = {}): Promise<T> {
+    await joinSqlFirst();
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work, options.deferred ? open.entry : undefined);
-    const { result, pending, committed } = await retrying((attempt) => this.writeOnce(work, tenantId, attempt), this.noteRetry);
+    return this.writeAlone(work, tenantId);
+  }
+
+  /**
+   * A tenant transaction for work that most often needs no ORM (a hot path) but may: it runs as
+   * `write` (no unit of work; its BEGIN carries `before` in a transaction of its own, as `tenant()`
+   * sends it), and where a part of it needs the ORM (`ormOf`, or a transaction opened inside it)
+   * the ORM is started on the same connection, in the same transaction, at no round trip: its unit
+   * of work is flushed before COMMIT, the queued writes go out with COMMIT as always (after every
+   * read, the ORM's too), and its events are the transaction's. Work written for both takes `Tx | SqlTx`.
+   */
+  async sqlFirst<T>(work: (tx: Tx | SqlTx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
+    await joinSqlFirst();
+    const scope = TenantContext.current();
+    const open = scope ? active.get(scope) : undefined;
+    if (open && open.tx.tenantId === tenantId) return this.tenant(work, tenantId, options);
+    return this.writeAlone(work, tenantId, { before: options.before, sqlFirst: true });
+  }
+
+  /** `write` on a transaction of its own, run again after a lost connection or a serialization failure. */
+  private async writeAlone<T>(work: (sql: SqlTx) => Promise<T>, tenantId: string, options: WriteOptions = {}): Promise<T> {
+    const { result, pending, committed } = await retrying((attempt) => this.writeOnce(work, tenantId, attempt, options), this.noteRetry);
     await this.bus.committed(pending);
     for (const fn of committed) await Promise.resolve().then(fn).catch(this.logFailure);
     return result;
   }
 
   /** One attempt of `write()`: the result, and the events and after-commit steps that follow its commit. */
-  private async writeOnce<T>(work: (sql: SqlTx) => Promise<T>, tenantId: string, attempt: Attempt) {
-    const enter = enterTenantSql(tenantId);
+  private async writeOnce<T>(work: (sql: SqlTx) => Promise<T>, tenantId: string, attempt: Attempt, options: WriteOptions) {
+    // `before` rides on BEGIN in a transaction of its own that does not wait for the disk, as `tenant()` sends it.
+    const enter = options.before
+      ? `${enterTenantSql(tenantId)}; SET LOCAL synchronous_commit = off; ${inlined(options.before.sql, options.before.params)}; COMMIT; BEGIN; ${enterTenantSql(tenantId)}`
+      : enterTenantSql(tenantId);
+    // BEGIN, the tenant, and with `before` its statement, its COMMIT, BEGIN and the tenant again.
+    const opening = options.before ? 7 : 2;
     const client = this.orm.em.getConnection().getKnex().client;
     let connection: PgClient | undefined;
     let begun = false;
+    // The ORM started on this transaction (`sqlFirst`), once a part of the work asked for it.
+    let orm: OrmOnWrite | undefined;
+    // A plain write's work asked for the ORM (`ormOf` threw): whatever caught that, it does not commit.
+    let refused = false;
     const writes: SqlStatement[] = [];
     const pending: DomainEvent[] = [];
     const committed: Array<() => Promise<void> | void> = [];
@@ -951,15 +1042,20 @@ export class Database {
     };
     const run = async (statements: SqlStatement[]) => {
       connection ??= (await client.acquireConnection()) as PgClient;
-      const built = batchText(connection, statements, this.prepare);
-      const opening = !begun;
+      // Writes a `write` joined to the ORM deferred (decision 0102) go first.
+      const waiting = orm && orm.entry.deferred.length > 0 ? orm.entry : undefined;
+      const built = batchText(connection, statements, this.prepare, waiting ? preparingIn(waiting.deferred) : []);
+      const opens = !begun;
       begun = true;
       preparing = built.preparing;
-      const results = await (opening ? send(`BEGIN; ${enter}; ${built.text}`, () => `BEGIN; ${enter}; ${built.shown()}`) : send(built.text, built.shown));
+      const results = waiting
+        ? await sendAfterDeferred(connection, waiting, built)
+        : await (opens ? send(`BEGIN; ${enter}; ${built.text}`, () => `BEGIN; ${enter}; ${built.shown()}`) : send(built.text, built.shown));
       if (preparing.length > 0) knownOn(connection, preparing);
       preparing = [];
-      // BEGIN and the tenant's statement come first when this round trip opened the transaction.
-      if (statements.some((st) => st.rows)) deliverRows(statements, built.results, opening ? 2 : 0, results);
+      if (opens && options.before) options.before.rows((results as Array<{ rows: unknown[] }>)[3].rows as never[]);
+      // What opened the transaction comes first when this round trip did.
+      if (statements.some((st) => st.rows)) deliverRows(statements, built.results, opens ? opening : 0, results);
       return results;
     };
     const batch = async <R>(statements: SqlStatement[]) => rowsOfLast<R>(await run(statements));
@@ -977,12 +1073,35 @@ export class Database {
       },
       afterCommit: (fn) => void committed.push(fn),
     };
+    // `sqlFirst`'s work runs in a scope of its own: the ORM started on this transaction is registered there, for what opens a transaction inside.
+    const scope: (RequestScope & { tenantId: string }) | undefined = options.sqlFirst ? { ...TenantContext.current(), tenantId } : undefined;
+    let starting: Promise<OrmOnWrite> | undefined;
+    const toOrm = async (): Promise<Tx> => {
+      if (!scope) {
+        refused = true;
+        throw new OrmRequired();
+      }
+      starting ??= (async () => {
+        // The transaction begins now if nothing began it yet (its `before` with it).
+        if (!begun) await run([]);
+        return (orm = await this.ormOn(connection!, scope, pending, committed));
+      })();
+      return (await starting).tx;
+    };
+    (sql as OrmBound)[TO_ORM] = toOrm;
     let failure: unknown;
     try {
-      const result = await work(sql);
+      const result = await (scope ? this.sqlFirstWork(sql, work, toOrm, scope) : work(sql));
+      if (refused) throw new OrmRequired();
+      if (orm) {
+        // The unit of work's changes first (in the work's scope, where its statements find the transaction), then the events its `Tx` recorded ride with the queued writes.
+        const { tx } = orm;
+        await TenantContext.run(scope!, () => tx.em.flush());
+        writes.push(...orm.outbox.splice(0).map(outboxStatement));
+      }
       // From here a lost connection may have committed the transaction: it is not run again.
       attempt.commitSent = begun || writes.length > 0;
-      if (writes.length > 0) {
+      if (writes.length > 0 || (orm && orm.entry.deferred.length > 0)) {
         // With read replicas, the COMMIT's round trip also answers where the primary's WAL stands after it (read-your-writes).
         const noted = this.replicas && { sql: COMMIT_LSN_SQL, rows: (rows: Array<{ lsn?: string }>) => this.replicas?.wrote(callerKey(tenantId), rows[0]?.lsn) };
         await run([...writes, { sql: 'COMMIT' }, ...(noted ? [noted as SqlStatement] : [])]);
@@ -998,6 +1117,41 @@ export class Database {
       throw error;
     } finally {
       if (connection) await release(client, connection, failure);
+    }
+  }
+
+  /**
+   * The ORM on an ORM-free transaction (`sqlFirst`), on its connection, in it: a knex transaction
+   * made on that connection, whose BEGIN is answered without going out (it began already) and which
+   * knex never ends (the write commits or rolls back), and a fork of the entity manager bound to it.
+   * The transaction's queued writes stay queued for its COMMIT, after every read (the ORM's too);
+   * its events and after-commit steps are the transaction's.
+   */
+  private async ormOn(
+    connection: PgClient,
+    scope: RequestScope & { tenantId: string },
+    pending: DomainEvent[],
+    committed: Array<() => Promise<void> | void>,
+  ): Promise<OrmOnWrite> {
+    const tenantId = scope.tenantId;
+    const entry: PendingEntry = { sql: '', sent: true, begun: true, tenantId: tenantId.toLowerCase(), connection, outbox: [], deferred: [], prepare: this.prepare, statements: this.statements };
+    const trx = await beginning.run(entry, () => this.orm.em.getConnection().getKnex().transaction({ connection }));
+    const em = this.orm.em.fork({ clear: true });
+    em.setTransactionContext(trx);
+    em.setFilterParams('tenant', { tenantId });
+    const outbox: DomainEvent[] = [];
+    const tx = new Tx(em, tenantId, this.clock, pending, committed, outbox);
+    active.set(scope, { tx, entry });
+    return { tx, entry, outbox };
+  }
+
+  /** `work` of `sqlFirst`, in a scope of its own: a transaction opened inside it starts the ORM on this one and joins it. */
+  private async sqlFirstWork<T>(sql: SqlTx, work: (sql: SqlTx) => Promise<T>, toOrm: () => Promise<Tx>, scope: RequestScope): Promise<T> {
+    const running = { open: true, toOrm };
+    try {
+      return await TenantContext.run(scope, () => sqlFirstWork.run(running, () => work(sql)));
+    } finally {
+      running.open = false;
     }
   }
 

@@ -1,5 +1,5 @@
 import { AppError, withArticle } from '../errors.js';
-import type { Tx } from '../db/database.js';
+import { ormOf, type SqlTx, type Tx } from '../db/database.js';
 
 export interface TransitionContext<E, I = unknown> {
   entity: E;
@@ -31,8 +31,11 @@ export interface MachineDefinition<E, S extends string> {
 
 export interface Machine<E, S extends string> extends MachineDefinition<E, S> {
   can(entity: E, action: string): boolean;
-  /** Moves `entity` by `action` or throws 409 INVALID_STATE_TRANSITION. */
-  apply(tx: Tx, entity: E, action: string, input?: unknown): Promise<E>;
+  /**
+   * Moves `entity` by `action` or throws 409 INVALID_STATE_TRANSITION. On an ORM-free transaction
+   * (`Database.sqlFirst`) a move with a guard or an effect starts the ORM on it (`ormOf`).
+   */
+  apply(tx: Tx | SqlTx, entity: E, action: string, input?: unknown): Promise<E>;
   availableActions(entity: E): string[];
 }
 
@@ -66,11 +69,11 @@ export function defineMachine<E, S extends string>(definition: MachineDefinition
           { message: `allowed from: ${t.from === '*' ? 'any state' : t.from.join(', ')}`, from, action },
         ]);
       }
-      const ctx: TransitionContext<E> = { entity, from, to: t.to, input, tx };
-      const reason = await t.guard?.(ctx);
+      const ctx: TransitionContext<E> | undefined = t.guard || t.effect ? { entity, from, to: t.to, input, tx: await ormOf(tx) } : undefined;
+      const reason = ctx && (await t.guard?.(ctx));
       if (reason) throw new AppError(409, 'INVALID_STATE_TRANSITION', reason, [{ message: reason, from, action }]);
       (entity as Record<string, unknown>)[definition.field] = t.to;
-      await t.effect?.(ctx);
+      if (ctx) await t.effect?.(ctx);
       if (t.event) tx.publish(t.event, definition.eventData?.(entity) ?? { id: (entity as { id?: string }).id, status: t.to });
       return entity;
     },

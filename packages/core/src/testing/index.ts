@@ -132,7 +132,13 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
       // A COMMIT that carried more (the transaction's opening, deferred writes, outbox rows) is shown as it went out.
-      const readListener = (sql: string, how?: { rewrites?: boolean; opens?: boolean; dropped?: boolean }) => {
+      const readListener = (sql: string, how?: { rewrites?: boolean; opens?: boolean; dropped?: boolean; unsent?: boolean }) => {
+        // The BEGIN of the ORM started on a transaction that began already: it did not go out.
+        if (how?.unsent) {
+          const at = statements.lastIndexOf(sql);
+          if (at >= 0) statements.splice(at, 1);
+          return;
+        }
         // A transaction that ended before its first statement: neither its BEGIN nor its ROLLBACK went out.
         if (how?.dropped) {
           if (statements.at(-1) === sql) statements.pop();

@@ -1,4 +1,4 @@
-import { Database, LOGGER, type Tx } from '@qhatu/core';
+import { Database, LOGGER, ormOf, type SqlTx, type Tx } from '@qhatu/core';
 import { PriceResolver, type PriceBuyer, type PriceResolverStrategy, type Variant } from '@qhatu/plugin-catalog';
 import type { LinePrices } from '@qhatu/plugin-orders';
 import type { Logger } from 'pino';
@@ -7,7 +7,7 @@ import { OrderPrice } from '../entities/account-order.js';
 import type { ListPrice } from './pricing.js';
 
 /** Unit prices a quote fixed for the order its conversion places in this transaction. */
-const quoted = new WeakMap<Tx, Map<string, number>>();
+const quoted = new WeakMap<Tx | SqlTx, Map<string, number>>();
 
 /** Runs `work` (which places one order in `tx`) with each variant priced at the quote's unit price. */
 export async function atQuotedPrices<T>(tx: Tx, prices: Map<string, number>, work: () => Promise<T>): Promise<T> {
@@ -58,13 +58,17 @@ export class PriceListOrderPrices implements LinePrices {
   ) {}
 
   /** `currency`: the order's, when the orders plugin names it; a list prices orders in its own currency only. */
-  async unitPrices(tx: Tx, variants: Variant[], customerId: string | null, currency?: string | null): Promise<Map<string, number>> {
+  async unitPrices(tx: Tx | SqlTx, variants: Variant[], customerId: string | null, currency?: string | null): Promise<Map<string, number>> {
     const fixed = quoted.get(tx);
     if (fixed) return new Map(variants.map((v) => [v.id, fixed.get(v.id) ?? v.price]));
     const buyer: PriceBuyer & { currency?: string } = currency ? { customerId, currency } : { customerId };
     const resolved = await this.resolver.resolve(tx, variants, buyer);
     const listed = [...resolved.values()].filter((p): p is ListPrice => Boolean((p as ListPrice).b2bCustomerId));
-    if (listed.length > 0) tx.afterCommit(() => this.keepSnapshot(tx, listed));
+    if (listed.length > 0) {
+      // The snapshot follows the commit of the order this transaction places: a `Tx`'s events tell which.
+      const orm = await ormOf(tx);
+      orm.afterCommit(() => this.keepSnapshot(orm, listed));
+    }
     return new Map([...resolved].map(([id, p]) => [id, p.price]));
   }
 

@@ -1,4 +1,4 @@
-import type { SqlTx, Tx, CustomFieldValues } from '@qhatu/core';
+import type { SqlTx, TxReader, CustomFieldValues } from '@qhatu/core';
 import { sellablesFrom, sellablesSql } from '@qhatu/plugin-catalog';
 import type { Checkout, CheckoutAddress, CheckoutLine, ShippingRate } from '../entities/checkout.js';
 import type { Sellable } from './pricing.js';
@@ -105,7 +105,7 @@ export interface CheckoutForShipping {
  * Null when the store has no such checkout.
  */
 export async function lockForShipping(
-  tx: Tx,
+  tx: TxReader,
   readSql: string,
   id: string,
   address: { country_code: string; province?: string | null },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, statementText, TenantContext, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, ormOf, statementText, TenantContext, Tx, type SqlTx, type TxReader } from '@qhatu/core';
 import { Discounts } from '@qhatu/plugin-discounts';
 import { Order, Orders, STORE_SHIPPING_PRICES, type StoreShippingPrices } from '@qhatu/plugin-orders';
 import { inject, injectable } from 'tsyringe';
@@ -169,7 +169,7 @@ export class Checkouts {
    * The checkout's lines and totals at the catalog's prices now, the coupon judged again, taxed
    * where it ships (the store's own country before an address is given), shipping included.
    */
-  private async priceNow(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads) {
+  private async priceNow(tx: TxReader, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads) {
     const lines = checkout.lineItems.map((l, n) => ({ id: l.id, variantId: l.variant_id, quantity: l.quantity, createdAt: new Date(n), offerId: l.offer_id ?? null }));
     const quote = await this.pricing.quote(
       tx,
@@ -205,13 +205,15 @@ export class Checkouts {
    * Its statements (decisions 0080, 0102): the checkout locked and read with what its pricing and
    * its order read in one, the order, its lines and the checkout written with COMMIT; the order's
    * number is taken in a short transaction of its own before this one opens, in its BEGIN's round
-   * trip (decision 0081), so that no checkout of the store waits for another's.
+   * trip (decision 0081), so that no checkout of the store waits for another's. Without the ORM
+   * (decision 0114) unless a part of it needs it (a coupon's use, stock to hold, a seller's offer,
+   * nothing to pay): that part starts it on the same transaction.
    */
   async setShipping(id: string, input: ShippingInput, shopper: Shopper): Promise<Checkout> {
     // The order's number, taken in a short transaction of its own in the round trip of this one's BEGIN.
     let number: number | undefined;
     const before = input.shipping_rate ? this.orders.numberBefore((taken) => (number = taken)) : undefined;
-    return this.db.tenant(async (tx) => {
+    return this.db.sqlFirst(async (tx) => {
       const found = await lockForShipping(tx, this.shippingRead(), id, input.shipping_address, input.shipping_rate);
       if (!found || (shopper.customerId && found.checkout.customerId !== shopper.customerId)) throw AppError.notFound('Checkout', 'CHECKOUT_NOT_FOUND');
       const { checkout, catalog, cartFields, placing, shippingPrice } = found;
@@ -233,7 +235,7 @@ export class Checkouts {
       const quote = await this.refreshPrices(tx, checkout, catalog, read);
       checkout.updatedAt = tx.now();
       // The order, its lines and the checkout go out together.
-      return this.db.write(async (sql) => {
+      return this.writesOf(tx, async (sql) => {
         if (action === 'await_payment') {
           const order = await this.placeOrder(tx, sql, checkout, { number, catalog: factsIn(checkout.currency, catalog, quote.catalogPrices), cartFields, placing });
           checkout.orderId = order.id;
@@ -248,9 +250,16 @@ export class Checkouts {
         }
         updateCheckout(sql, checkout);
         return checkout;
-        // The last of the transaction: its writes ride on COMMIT.
-      }, tx.tenantId, { deferred: true });
+      });
     }, TenantContext.tenantId(), { before });
+  }
+
+  /**
+   * The writes of the shipping step's transaction: an ORM-free one queues them itself; on the ORM's,
+   * a `write` joined to it, the last of the transaction, whose writes ride on COMMIT.
+   */
+  private writesOf<T>(tx: Tx | SqlTx, work: (sql: SqlTx) => Promise<T>): Promise<T> {
+    return tx instanceof Tx ? this.db.write(work, tx.tenantId, { deferred: true }) : work(tx);
   }
 
   /** The shipping step's locking read: the checkout, its catalog facts, its pricing's reads at the address, its rate's price and its order's reads. */
@@ -263,7 +272,7 @@ export class Checkouts {
   );
 
   /** Stores the catalog's prices now as the checkout's snapshot: what the order will charge. */
-  private async refreshPrices(tx: Tx, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<CartQuote<LineToPrice>> {
+  private async refreshPrices(tx: TxReader, checkout: Checkout, catalog?: Map<string, Sellable>, read?: PricingReads): Promise<CartQuote<LineToPrice>> {
     const { quote, prices } = await this.priceNow(tx, checkout, catalog, read);
     if (quote.lines.length === 0) {
       throw AppError.unprocessable('CART_EMPTY', 'None of the items of this checkout can be sold any more', [{ path: 'params.id', message: 'no sellable items' }]);
@@ -292,7 +301,7 @@ export class Checkouts {
    * than charging another amount.
    */
   private async placeOrder(
-    tx: Tx,
+    tx: Tx | SqlTx,
     sql: SqlTx,
     checkout: Checkout,
     read: { number?: number; catalog: Map<string, Sellable>; cartFields: Record<string, unknown>; placing: unknown },
@@ -332,7 +341,7 @@ export class Checkouts {
     }
     if (checkout.couponCode) {
       const afterVolume = checkout.lineItems.reduce((sum, l) => sum + l.total, 0);
-      await this.discounts.apply(tx, {
+      await this.discounts.apply(await ormOf(tx), {
         code: checkout.couponCode,
         orderAmount: afterVolume,
         currency: checkout.currency,

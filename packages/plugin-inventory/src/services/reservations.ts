@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, Database, paginate, Uuid, type ErrorDetail, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, ormOf, paginate, Uuid, type ErrorDetail, type Page, type PageRequest, type SqlTx, type Tx } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import type { ZodType } from 'zod';
 import { StockReservation } from '../entities/stock-reservation.js';
@@ -60,17 +60,20 @@ export class Reservations {
    * unless the variant allows backorders, `accept` never; the rest of what is available is reserved
    * and the line says what is `short`. Nothing is written when it refuses. `known`: the variants'
    * terms as the caller read them in this transaction (`stockTermsSql`); read here when absent.
+   * Lines of untracked variants only need no ORM; stock to hold starts it on an ORM-free
+   * transaction (`Database.sqlFirst`, `ormOf`).
    */
-  async hold(tx: Tx, input: HoldInput, known?: Map<string, StockTerms>): Promise<HeldLine[]> {
+  async hold(on: Tx | SqlTx, input: HoldInput, known?: Map<string, StockTerms>): Promise<HeldLine[]> {
     const { orderId, lines, shortfall } = parse(HoldInput, input);
     const wanted = merge(lines);
-    const terms = known && [...wanted.keys()].every((id) => known.has(id)) ? known : await this.settings.terms(tx, [...wanted.keys()]);
+    const terms = known && [...wanted.keys()].every((id) => known.has(id)) ? known : await this.settings.terms(on, [...wanted.keys()]);
     const out = [...wanted].map(([variantId, requested]): HeldLine => {
       const t = terms.get(variantId);
       return { variantId, tracked: t?.tracked ?? false, allowBackorder: t?.allowBackorder ?? false, requested, reserved: 0, short: 0 };
     });
     const tracked = out.filter((l) => l.tracked);
     if (tracked.length === 0) return out;
+    const tx = await ormOf(on);
     const warehouse = await defaultWarehouse(tx.em);
     const session = await this.ledger.open(tx, tracked.map((l) => l.variantId), 'lines.variantId');
     const refused: Shortage[] = [];

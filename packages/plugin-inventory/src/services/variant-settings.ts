@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, Database, jsonColumn, paginate, uuidArray, type Page, type PageRequest, type Tx } from '@qhatu/core';
+import { AppError, Database, jsonColumn, paginate, uuidArray, type Page, type PageRequest, type Tx, type TxReader } from '@qhatu/core';
 import { inject, injectable } from 'tsyringe';
 import { VariantSetting } from '../entities/variant-setting.js';
 
@@ -79,10 +79,10 @@ export class VariantSettings {
    * How each of `variantIds` is sold, in one statement inside the caller's transaction: tracked as
    * the store said, else once it has a stock record. A variant unknown here is untracked.
    */
-  async terms(tx: Tx, variantIds: string[]): Promise<Map<string, StockTerms>> {
+  async terms(tx: TxReader, variantIds: string[]): Promise<Map<string, StockTerms>> {
     const ids = [...new Set(variantIds)];
     if (ids.length === 0) return new Map();
-    const [row] = await tx.em.execute<Array<{ terms: unknown }>>(`select ${stockTermsSql('?', 'select unnest(?::uuid[])')} as terms`, [tx.tenantId, uuidArray(ids)]);
+    const [row] = await tx.query<{ terms: unknown }>(`select ${stockTermsSql('?', 'select unnest(?::uuid[])')} as terms`, [tx.tenantId, uuidArray(ids)]);
     return stockTermsFrom(row.terms);
   }
 }

@@ -1,4 +1,4 @@
-import type { Tx } from '@qhatu/core';
+import type { SqlTx, Tx } from '@qhatu/core';
 import type { Fulfillment } from '../entities/fulfillment.js';
 import type { LineItem } from '../entities/line-item.js';
 import type { Order, OrderStatus } from '../entities/order.js';
@@ -39,7 +39,7 @@ export const ACTION_EVENTS: Record<string, (typeof ORDER_EVENTS)[number]> = {
 };
 
 /** The specification's orders.order.created: exactly these fields. */
-export function publishCreated(tx: Tx, order: Order, lines: LineItem[]): void {
+export function publishCreated(tx: Tx | SqlTx, order: Order, lines: LineItem[]): void {
   tx.publish('orders.order.created', {
     id: order.id,
     status: order.status,

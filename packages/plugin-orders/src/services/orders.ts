@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { AppError, CustomFields, Database, jsonColumn, LOGGER, Tenant, TenantContext, type BeforeStatement, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
+import { AppError, CustomFields, Database, jsonColumn, LOGGER, ormOf, Tenant, TenantContext, type BeforeStatement, type CustomFieldValues, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
 import { variantsWithProducts, type SellableFacts } from '@qhatu/plugin-catalog';
 import { Customers, customerByEmailSql, type Customer } from '@qhatu/plugin-customers';
 import { stockTermsFrom, stockTermsSql } from '@qhatu/plugin-inventory';
@@ -140,7 +140,7 @@ function lineDiscounts(input: PlaceOrderInput, lines: LineItem[], discountTotal:
 }
 
 /** The order line of a custom line, at its given price; its tax comes with the order's. */
-function customLine(tx: Tx, orderId: string, position: number, c: CustomLineInput): LineItem {
+function customLine(tx: Tx | SqlTx, orderId: string, position: number, c: CustomLineInput): LineItem {
   return {
     id: c.id ?? randomUUID(), tenantId: tx.tenantId, orderId, position, variantId: null, productId: null, title: c.title, variantTitle: '',
     sku: c.sku ?? null, quantity: c.quantity, fulfilledQuantity: 0, backorderedQuantity: 0, unitPriceAmount: c.unitPrice,
@@ -207,15 +207,18 @@ export class Orders {
    * Places an order inside the caller's transaction (the checkout's): prices from the catalog,
    * lines as a snapshot, the customer linked by e-mail, the next order number of the store, the
    * stock of tracked variants held (decision 0054). An order of total 0 is paid at once.
+   * On an ORM-free transaction (`Database.sqlFirst`, its `writes` given) an order that needs no
+   * more than SQL is placed without the ORM; a part that needs it (stock to hold, a seller's offer,
+   * nothing to pay) starts it on that transaction (`ormOf`).
    */
-  async place(tx: Tx, input: PlaceOrderInput): Promise<{ order: Order; lines: LineItem[] }> {
+  async place(tx: Tx | SqlTx, input: PlaceOrderInput): Promise<{ order: Order; lines: LineItem[] }> {
     const merged = new Map<string, number>();
     for (const l of input.lines) merged.set(l.variantId, (merged.get(l.variantId) ?? 0) + l.quantity);
     const custom = input.customLines ?? [];
     if (merged.size === 0 && custom.length === 0) throw AppError.validation('An order needs at least one line', [{ path: 'line_items', message: 'give at least one line' }]);
     const variantIds = [...merged.keys()];
     // The variants with their products, in one statement (unless the caller read them in this transaction).
-    const sellables: Map<string, SellableFacts> = input.catalog ?? (await variantsWithProducts(tx, variantIds));
+    const sellables: Map<string, SellableFacts> = input.catalog ?? (await variantsWithProducts(await ormOf(tx), variantIds));
     const variants = [...sellables.values()].map((s) => s.variant);
     const products = new Map([...sellables.values()].map((s) => [s.product.id, s.product]));
     const byId = new Map(variants.map((v) => [v.id, v]));
@@ -336,39 +339,37 @@ export class Orders {
     };
     // What reads the order back in this transaction needs its rows written first.
     const later = offered.size === 0 && order.total !== 0 ? input.writes : undefined;
-    const placed = await this.persist(tx, order, lines, later);
+    const placed = later ? this.queue(later, order, lines) : await this.persist(await ormOf(tx), order, lines);
     publishCreated(tx, placed.order, placed.lines);
-    if (offered.size > 0) await this.offers.orderPlaced(tx, placed.order, placed.lines);
-    if (order.total === 0) await this.settlement.payIfCovered(tx, placed.order, NOTHING_TO_PAY, placed.lines);
+    if (offered.size > 0) await this.offers.orderPlaced(await ormOf(tx), placed.order, placed.lines);
+    if (order.total === 0) await this.settlement.payIfCovered(await ormOf(tx), placed.order, NOTHING_TO_PAY, placed.lines);
     return placed;
   }
 
   /**
    * Writes a new order and its lines in two statements and one round trip, then hands them to the
    * unit of work as stored: a change later in this transaction (paid at once, a seller's offer) is
-   * saved as an update. Or queues them on the caller's `writes` (only when nothing later changes them).
+   * saved as an update.
    */
-  private async persist(tx: Tx, order: Order, lines: LineItem[], writes?: SqlTx): Promise<{ order: Order; lines: LineItem[] }> {
-    const queue = (sql: SqlTx) => {
-      sql.later(INSERT_ORDER_SQL, [
-        tx.tenantId, order.id, order.number, order.status, order.customerId, order.customerEmail, order.customerName, order.currency, order.subtotal,
-        order.shippingTotal, order.discountTotal, order.taxTotal, order.shippingTax, order.pricesIncludeTax, order.total,
-        order.shippingAddress ? JSON.stringify(order.shippingAddress) : null, JSON.stringify(order.customFields), order.createdAt, order.updatedAt,
-      ], PREPARED);
-      const rows = lines.map((l) => ({
-        id: l.id, order_id: l.orderId, position: l.position, variant_id: l.variantId, product_id: l.productId, title: l.title, variant_title: l.variantTitle,
-        sku: l.sku, quantity: l.quantity, backordered_quantity: l.backorderedQuantity, unit_price_amount: l.unitPriceAmount, total_amount: l.totalAmount,
-        requires_shipping: l.requiresShipping, discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, offer_id: l.offerId,
-      }));
-      if (rows.length > 0) sql.later(INSERT_LINES_SQL, [tx.tenantId, JSON.stringify(rows)], PREPARED);
-    };
-    // Queued on the caller's writes, they are written after everything in this transaction that could change them: nothing to hand over.
-    if (writes) {
-      queue(writes);
-      return { order, lines };
-    }
-    await this.db.write(async (sql) => queue(sql), tx.tenantId);
+  private async persist(tx: Tx, order: Order, lines: LineItem[]): Promise<{ order: Order; lines: LineItem[] }> {
+    await this.db.write(async (sql) => void this.queue(sql, order, lines), tx.tenantId);
     return { order: tx.em.merge(Order, order), lines: lines.map((l) => tx.em.merge(LineItem, l)) };
+  }
+
+  /** Queues a new order and its lines on `sql` (only when nothing later in the transaction changes them): they go out with its COMMIT. */
+  private queue(sql: SqlTx, order: Order, lines: LineItem[]): { order: Order; lines: LineItem[] } {
+    sql.later(INSERT_ORDER_SQL, [
+      sql.tenantId, order.id, order.number, order.status, order.customerId, order.customerEmail, order.customerName, order.currency, order.subtotal,
+      order.shippingTotal, order.discountTotal, order.taxTotal, order.shippingTax, order.pricesIncludeTax, order.total,
+      order.shippingAddress ? JSON.stringify(order.shippingAddress) : null, JSON.stringify(order.customFields), order.createdAt, order.updatedAt,
+    ], PREPARED);
+    const rows = lines.map((l) => ({
+      id: l.id, order_id: l.orderId, position: l.position, variant_id: l.variantId, product_id: l.productId, title: l.title, variant_title: l.variantTitle,
+      sku: l.sku, quantity: l.quantity, backordered_quantity: l.backorderedQuantity, unit_price_amount: l.unitPriceAmount, total_amount: l.totalAmount,
+      requires_shipping: l.requiresShipping, discount_amount: l.discountAmount, tax_class: l.taxClass, tax_rate: l.taxRate, tax_amount: l.taxAmount, offer_id: l.offerId,
+    }));
+    if (rows.length > 0) sql.later(INSERT_LINES_SQL, [sql.tenantId, JSON.stringify(rows)], PREPARED);
+    return { order, lines };
   }
 
   /**
@@ -391,7 +392,7 @@ export class Orders {
    * The offers the lines name, by variant: each must be for sale now and of the variant's product
    * (422 OFFER_NOT_AVAILABLE), and a variant is bought on one offer or on none (422 OFFER_MISMATCH).
    */
-  private async offeredLines(tx: Tx, lines: PlaceOrderInput['lines'], variants: Map<string, PricedLine>): Promise<Map<string, OfferTerms>> {
+  private async offeredLines(tx: Tx | SqlTx, lines: PlaceOrderInput['lines'], variants: Map<string, PricedLine>): Promise<Map<string, OfferTerms>> {
     const named = new Map<string, string | null>();
     for (const l of lines) {
       const offerId = l.offerId ?? null;
@@ -415,8 +416,8 @@ export class Orders {
   }
 
   /** The store's next number in this transaction: its counter row stays locked until the transaction ends (see `numberBefore`). */
-  private async nextNumber(tx: Tx): Promise<number> {
-    const [row] = await tx.em.execute<Array<{ last_number: number }>>(NEXT_NUMBER_SQL, [tx.tenantId, FIRST_ORDER_NUMBER]);
+  private async nextNumber(tx: Tx | SqlTx): Promise<number> {
+    const [row] = await tx.query<{ last_number: number }>(NEXT_NUMBER_SQL, [tx.tenantId, FIRST_ORDER_NUMBER]);
     return Number(row.last_number);
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type ErrorDetail, type Tx } from '@qhatu/core';
+import { AppError, type ErrorDetail, type SqlTx, type Tx } from '@qhatu/core';
 import { Reservations, type HeldLine, type Shortfall, type StockTerms } from '@qhatu/plugin-inventory';
 import { inject, injectable } from 'tsyringe';
 import { Fulfillment, type FulfillmentItem, type FulfillmentStatus } from '../entities/fulfillment.js';
@@ -57,7 +57,7 @@ export class Shipping {
    * units short per variant, sold as a backorder. `terms`: how the variants are sold, as the
    * caller read them in this transaction (`Orders.placingReadsSql`).
    */
-  async holdNew(tx: Tx, orderId: string, lines: StockLine[], shortfall: Shortfall, terms?: Map<string, StockTerms>): Promise<Map<string, number>> {
+  async holdNew(tx: Tx | SqlTx, orderId: string, lines: StockLine[], shortfall: Shortfall, terms?: Map<string, StockTerms>): Promise<Map<string, number>> {
     const wanted = lines.filter(fromWarehouses).map((l) => ({ variantId: l.variantId, quantity: l.quantity }));
     if (wanted.length === 0) return new Map();
     const held = await this.reservations.hold(tx, { orderId, lines: wanted, shortfall }, terms);
