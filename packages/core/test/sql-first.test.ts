@@ -138,6 +138,33 @@ describe('Database.sqlFirst', () => {
     expect(await notesWritten()).toEqual(['next']);
   });
 
+  it('runs again, and writes once, when its connection is lost after the ORM started and before COMMIT', async () => {
+    const retried: string[] = [];
+    db.onRetry((reason) => void retried.push(reason));
+    const runs: number[] = [];
+    const killed = (async () => {
+      for (let n = 0; n < 1000; n++) {
+        const { rows } = await owner.query<{ pid: number }>(
+          `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and wait_event = 'PgSleep' limit 1`,
+        );
+        if (rows[0]) return (await owner.query('select pg_terminate_backend($1)', [rows[0].pid])).rowCount;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      throw new Error('nothing slept');
+    })();
+    await attempts(async (tx) => {
+      runs.push(runs.length);
+      await note(tx, 'once');
+      const orm = await ormOf(tx);
+      await orm.query('select pg_sleep(0.3)');
+      await note(orm, 'once by the ORM');
+    });
+    expect(await killed).toBe(1);
+    expect(runs).toHaveLength(2);
+    expect(retried).toContain('connection');
+    expect((await notesWritten()).sort()).toEqual(['once', 'once by the ORM']);
+  });
+
   it('joins a transaction opened inside the work (a read, a write, a tenant transaction) to its own, on the ORM started there', async () => {
     for (const open of [
       () => db.read(async (sql) => (await sql.query<{ body: string }>('select body from sf_note')).map((r) => r.body), shop.id),
