@@ -408,10 +408,14 @@ export async function ormOf(tx: Tx | SqlTx): Promise<Tx> {
 /** The ORM-free transaction of `sqlFirst` whose work is running: a transaction opened inside it starts the ORM on it and joins it. */
 const sqlFirstWork = new AsyncSlot<{ open: boolean; toOrm(): Promise<Tx> }>('qhatu.sql-first');
 
-/** Inside the work of `sqlFirst`, the ORM on its transaction (registered in the scope), which a transaction opened there then joins. */
-async function joinSqlFirst(): Promise<void> {
+/**
+ * Inside the work of `sqlFirst`, the ORM started on its transaction (registered in the work's
+ * scope), which a transaction opened there then joins; undefined elsewhere, so that every other
+ * call goes on without waiting a tick.
+ */
+function joinSqlFirst(): Promise<Tx> | undefined {
   const work = sqlFirstWork.get();
-  if (work?.open) await work.toOrm();
+  return work?.open ? work.toOrm() : undefined;
 }
 
 const OUTBOX_INSERT_SQL = 'insert into core_outbox (id, tenant_id, type, source, data, occurred_at) values (?, ?, ?, ?, ?::jsonb, ?)';
@@ -762,7 +766,8 @@ export class Database {
    * a prepared read (`tx.query(..., { prepare: true })`) or a `write` joined to it (decision 0105).
    */
   async tenant<T>(work: (tx: Tx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) {
@@ -836,7 +841,8 @@ export class Database {
    * Inside an open `tenant()` transaction it reads on that transaction instead.
    */
   async read<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) {
@@ -852,7 +858,8 @@ export class Database {
    * read is skipped from then on and the read runs on the primary: the caller never sees it.
    */
   async readMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const replica = this.replicaFor(tenantId);
     if (!replica) return this.read(work, tenantId);
     try {
@@ -865,7 +872,8 @@ export class Database {
 
   /** `readOne` for reads that may be a moment old, as `readMayLag` routes them. */
   async readOneMayLag<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const replica = this.replicaFor(tenantId);
     if (!replica) return this.readOne(work, tenantId);
     try {
@@ -933,7 +941,8 @@ export class Database {
    * that transaction.
    */
   async readOne<T>(work: (sql: SqlReader) => Promise<T>, tenantId = TenantContext.tenantId()): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.read(work, tenantId);
@@ -984,7 +993,8 @@ export class Database {
    * writes whose failure nothing in the transaction catches, as it then fails that statement).
    */
   async write<T>(work: (sql: SqlTx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { deferred?: boolean } = {}): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.writeOn(open.tx, work, options.deferred ? open.entry : undefined);
@@ -1000,7 +1010,8 @@ export class Database {
    * read, the ORM's too), and its events are the transaction's. Work written for both takes `Tx | SqlTx`.
    */
   async sqlFirst<T>(work: (tx: Tx | SqlTx) => Promise<T>, tenantId = TenantContext.tenantId(), options: { before?: BeforeStatement } = {}): Promise<T> {
-    await joinSqlFirst();
+    const joining = joinSqlFirst();
+    if (joining) await joining;
     const scope = TenantContext.current();
     const open = scope ? active.get(scope) : undefined;
     if (open && open.tx.tenantId === tenantId) return this.tenant(work, tenantId, options);
