@@ -80,6 +80,39 @@ describe("the staff's kept order pages", () => {
     expect((await page(neighbour)).data).toEqual([]);
   });
 
+  it("look for the changes since the kept page on the primary key, not through the store's whole hour of them", async () => {
+    // A busy hour: thousands of transactions that changed the store's orders, all older than the
+    // kept page, and statistics that know it (as autovacuum would have them).
+    await client.query(
+      `insert into orders_change (tenant_id, xid, changed_at) select $1, g::text::xid8, now() from generate_series(3, 20002) g on conflict do nothing`,
+      [store.id],
+    );
+    await client.query('analyze orders_change');
+    await page();
+    const { statements } = await page();
+    // The statement as the app prepares it (its snapshot and store as parameters), planned once for any of them.
+    const snapshot = /'(\d+:\d+:[\d,]*)'::pg_snapshot/.exec(statements[0])![1];
+    const [, statement] = /^BEGIN READ ONLY; select set_config\('role', '[a-z_]+', true\), set_config\('app\.tenant_id', '[0-9a-f-]+', true\); (.*); COMMIT$/s.exec(statements[0]) ?? [];
+    const prepared = statement.replaceAll(`'${snapshot}'::pg_snapshot`, '$1::pg_snapshot').replaceAll(`'${store.id}'`, '$2::uuid');
+    await client.query('begin');
+    try {
+      await client.query(`select set_config('role', 'qhatu_app', true), set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)`, [store.id]);
+      await client.query(`prepare kept_check (text, text) as ${prepared}`);
+      const { rows } = await client.query(`explain (analyze, format json) execute kept_check ('${snapshot}', '${store.id}')`);
+      type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Rows Removed by Filter'?: number; Plans?: Node[] };
+      const nodes = (n: Node): Node[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan);
+      const reads = plan.filter((n) => n['Relation Name'] === 'orders_change');
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      expect(plan.filter((n) => n['Index Name']?.startsWith('orders_change')).map((n) => n['Index Name'])).toEqual(['orders_change_pkey']);
+      for (const read of reads) expect(read['Rows Removed by Filter'] ?? 0).toBeLessThan(100);
+    } finally {
+      await client.query('rollback');
+      await client.query(`delete from orders_change where tenant_id = $1 and xid < '20003'::xid8`, [store.id]);
+    }
+  });
+
   it('record one change a store and transaction, and forget those of an hour ago', async () => {
     const count = async () => Number((await client.query('select count(*) from orders_change where tenant_id = $1', [store.id])).rows[0].count);
     const before = await count();

@@ -62,9 +62,14 @@ const PAGE_COLUMNS = 'tenant_id, id, number, status, customer_id, customer_email
  * True when no transaction that changed the store's orders is invisible to the snapshot given (the
  * kept answer's): every such transaction left a row in `orders_change` (migration 0011), and one
  * not in the snapshot has an id from the snapshot's xmin on. Null (no snapshot kept) is false.
+ * The ids are bounded on both sides (a row this transaction sees was written below its own
+ * snapshot's xmax, so the upper bound changes nothing): PostgreSQL then takes the range for a
+ * narrow one and reads it on the primary key, where an open `>=` on a parameter, taken for a third
+ * of the table, had it scan the store's whole hour of changes for the row that is not there.
  */
 const UNCHANGED_SINCE = `?::pg_snapshot is not null and not exists (select 1 from orders_change c
-    where c.tenant_id = ? and c.xid >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot(c.xid, ?::pg_snapshot))`;
+    where c.tenant_id = ? and c.xid >= pg_snapshot_xmin(?::pg_snapshot) and c.xid < pg_snapshot_xmax(pg_current_snapshot())
+      and not pg_visible_in_snapshot(c.xid, ?::pg_snapshot))`;
 
 /** A page as the list answers it. */
 export interface OrderPage {
