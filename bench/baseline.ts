@@ -50,9 +50,11 @@ const WRITE_INSERT_SQL = 'insert into bench_log (counter_id, n, body) values ($1
  * The placing floor: one transaction that reads a cart's lines and inserts an order, its lines and
  * the stock they reserve (BEGIN, the read, three INSERTs, COMMIT), on tables of the baseline's own:
  * 250 carts of two lines each, request n reading cart n mod 250. Order numbers come from a
- * sequence, so that placements never wait for each other.
+ * sequence, so that placements never wait for each other. The tables start with a history of
+ * `HISTORY_ROWS` orders, as the app's store does, so that neither is planned as an empty table.
  */
 export const PLACE_PATH = '/baseline/place';
+export const HISTORY_ROWS = 1000;
 const PLACE_SETUP = [
   `create table if not exists bench_cart_line (cart_id int not null, position int not null, variant_id uuid not null, quantity int not null,
      unit_price bigint not null, primary key (cart_id, position))`,
@@ -65,6 +67,16 @@ const PLACE_SETUP = [
      quantity int not null, unit_price bigint not null, primary key (order_id, position))`,
   `create table if not exists bench_reservation (id bigserial primary key, order_id uuid not null references bench_order (id), variant_id uuid not null,
      quantity int not null, created_at timestamptz not null default now())`,
+  `with history as (
+     insert into bench_order (id, number, cart_id, total)
+     select gen_random_uuid(), nextval('bench_order_number'), n % ${WRITE_ROWS}, 4180 from generate_series(0, ${HISTORY_ROWS - 1}) n
+      where not exists (select 1 from bench_order)
+     returning id, cart_id),
+   lines as (
+     insert into bench_order_line (order_id, position, variant_id, quantity, unit_price)
+     select h.id, l.position, l.variant_id, l.quantity, l.unit_price from history h join bench_cart_line l on l.cart_id = h.cart_id)
+   insert into bench_reservation (order_id, variant_id, quantity)
+   select h.id, l.variant_id, l.quantity from history h join bench_cart_line l on l.cart_id = h.cart_id`,
 ];
 const PLACE_READ_SQL = 'select position, variant_id, quantity, unit_price from bench_cart_line where cart_id = $1 order by position';
 const PLACE_ORDER_SQL = `insert into bench_order (id, number, cart_id, total) values (gen_random_uuid(), nextval('bench_order_number'), $1, $2) returning id, number`;

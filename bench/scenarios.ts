@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { CEILING_PREFIX, PLACE_PATH, REFERENCE_PREFIX, WRITE_PATH, WRITE_ROWS } from './baseline.js';
 import type { ServerKind } from './servers.js';
-import { productBody, type SeededStore } from './seed.js';
+import { productBody, SHIPPING, type SeededStore } from './seed.js';
 
 export interface Scenario {
   name: string;
@@ -112,11 +112,6 @@ function addToCart(store: SeededStore): autocannon.Request {
     },
   };
 }
-
-const SHIPPING = {
-  shipping_address: { first_name: 'Bench', last_name: 'Shopper', address1: '1 Load St', city: 'Lima', province: 'Lima', country_code: 'PE', zip: '15001', phone: '+51900000000' },
-  shipping_rate: { carrier: 'Bench', service: 'Standard', price: 500 },
-};
 
 /**
  * One order per iteration, chained on each autocannon connection (its `context` carries the ids

@@ -1,6 +1,7 @@
 /**
  * Seeds the benchmark store through the public HTTP API, the way an integrator would: a tenant, an
- * admin API key and products with three variants each.
+ * admin API key, products with three variants each, empty carts, and a history of orders placed
+ * through the checkout.
  */
 
 export interface SeededStore {
@@ -14,6 +15,12 @@ export interface SeededStore {
   /** Empty carts made for the add-to-cart scenario. */
   cartIds: string[];
 }
+
+/** The shipping step's body that places an order: an address and a rate of a carrier. */
+export const SHIPPING = {
+  shipping_address: { first_name: 'Bench', last_name: 'Shopper', address1: '1 Load St', city: 'Lima', province: 'Lima', country_code: 'PE', zip: '15001', phone: '+51900000000' },
+  shipping_rate: { carrier: 'Bench', service: 'Standard', price: 500 },
+};
 
 const SEED_CONCURRENCY = 8;
 
@@ -31,18 +38,23 @@ export function productBody(label: string) {
   };
 }
 
-async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<any> {
+async function postJson(url: string, headers: Record<string, string>, body: unknown, method = 'POST', expected = 201): Promise<any> {
   const response = await fetch(url, {
-    method: 'POST',
+    method,
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${new URL(url).pathname} answered ${response.status}: ${text}`);
+  if (response.status !== expected) throw new Error(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
   return JSON.parse(text);
 }
 
-export async function seedStore(baseUrl: string, platformToken: string, productCount: number, cartCount: number): Promise<SeededStore> {
+/**
+ * `historyOrders` orders placed the way a shopper places them (a cart of two lines, the checkout,
+ * the shipping step), before the database's statistics are taken: a store has a past, and its
+ * tables are not empty when PostgreSQL plans the statements that the load runs against them.
+ */
+export async function seedStore(baseUrl: string, platformToken: string, productCount: number, cartCount: number, historyOrders: number): Promise<SeededStore> {
   const platform = { authorization: `Bearer ${platformToken}` };
   const tenant = await postJson(`${baseUrl}/api/v1/tenants`, platform, { name: 'Bench store', currency: 'USD' });
   const tenantId: string = tenant.data.id;
@@ -56,7 +68,14 @@ export async function seedStore(baseUrl: string, platformToken: string, productC
     return { id: created.data.id as string, variantIds: (created.data.variants as Array<{ id: string }>).map((v) => v.id) };
   });
   const cartIds = await inBatches(cartCount, SEED_CONCURRENCY, async () => (await postJson(`${baseUrl}/api/v1/checkout/carts`, headers, {})).data.id as string);
-  return { tenantId, adminToken, storefrontToken: storefront.data.token, productIds: products.map((p) => p.id), variantIds: products.flatMap((p) => p.variantIds), cartIds };
+  const variantIds = products.flatMap((p) => p.variantIds);
+  await inBatches(historyOrders, SEED_CONCURRENCY, async (i) => {
+    const cart = (await postJson(`${baseUrl}/api/v1/checkout/carts`, headers, {})).data.id as string;
+    for (const k of [0, 1]) await postJson(`${baseUrl}/api/v1/checkout/carts/${cart}/items`, headers, { variant_id: variantIds[(2 * i + k) % variantIds.length], quantity: 1 });
+    const checkout = (await postJson(`${baseUrl}/api/v1/checkout/checkouts`, headers, { cart_id: cart, email: `history-${i}@example.com` })).data.id as string;
+    await postJson(`${baseUrl}/api/v1/checkout/checkouts/${checkout}/shipping`, headers, SHIPPING, 'PUT', 200);
+  });
+  return { tenantId, adminToken, storefrontToken: storefront.data.token, productIds: products.map((p) => p.id), variantIds, cartIds };
 }
 
 /** Runs `work(0..count-1)` with at most `concurrency` calls in flight; results keep their order. */
