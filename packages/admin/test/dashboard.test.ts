@@ -346,7 +346,10 @@ describe('the admin dashboard at /admin/ui', () => {
 
     // Themes: the free theme installed from the theme store, then made live.
     await nav.getByRole('link', { name: 'Theme store', exact: true }).click();
+    // Installed before the installed themes are listed: the row action's answer, not only its click.
+    const installed = page.waitForResponse((res) => res.request().method() === 'POST' && /\/theme-store\/[^/]+\/install$/.test(new URL(res.url()).pathname));
     await page.getByRole('row', { name: /Andes/ }).getByRole('button', { name: 'Install' }).click();
+    expect((await installed).status()).toBe(201);
     await nav.getByRole('link', { name: 'Themes', exact: true }).click();
     await page.getByRole('row', { name: /Andes/ }).getByRole('button', { name: 'Make live' }).click();
     await page.getByRole('row', { name: /Andes ✓/ }).waitFor();
