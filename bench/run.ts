@@ -30,8 +30,6 @@ const DEFAULT_DURATION_SECONDS = 10;
 const PRODUCT_COUNT = 200;
 // Carts for the add-to-cart scenario; with 600 variants each cart ends up with at most a dozen lines.
 const CART_COUNT = 250;
-// Orders placed before the statistics are taken, as the placing baseline has (HISTORY_ROWS): a store with a past.
-const HISTORY_ORDERS = HISTORY_ROWS;
 // The app's default pool size; the baseline gets the same so the comparison is about the code path.
 const POOL_MAX = 10;
 // autocannon stops with up to one request per connection still in the server; let them finish so
@@ -152,8 +150,9 @@ async function benchmark(load: ReturnType<typeof loadSettings>, cleanup: Cleanup
     log(`${kind} server listening on ${servers[kind].url} (pid ${servers[kind].pid})`);
   }
 
-  log(`seeding ${PRODUCT_COUNT} products with 3 variants each, ${CART_COUNT} carts and ${HISTORY_ORDERS} orders through the API`);
-  const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT, CART_COUNT, HISTORY_ORDERS);
+  // A store with a past: as many orders placed before the statistics are taken as the placing floor's tables start with.
+  log(`seeding ${PRODUCT_COUNT} products with 3 variants each, ${CART_COUNT} carts and ${HISTORY_ROWS} orders through the API`);
+  const store = await seedStore(servers.app.url, platformToken, PRODUCT_COUNT, CART_COUNT, HISTORY_ROWS);
   // As autovacuum would within a minute of the seeding: the planner's statistics know the tables' sizes.
   await analyze(database.url);
   await loadCeiling(servers.app, servers.baseline, store);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, definePlugin, expectSql, FactCache, factVersionSql, factVersionTrigger, isExpectationFailure, tenantTable, type KeptFacts } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
@@ -33,13 +33,9 @@ beforeAll(async () => {
   a = await t.createTenant();
   b = await t.createTenant();
   db = t.app.container.resolve(Database);
-  owner = new pg.Client({ connectionString: t.databaseUrl });
-  await owner.connect();
+  owner = await t.owner();
 });
-afterAll(async () => {
-  await owner?.end();
-  await t?.close();
-});
+afterAll(async () => t?.close());
 
 /** The store's version of the topic, read as a caller's statement would, in the store's own transaction. */
 const versionOf = (tenantId: string) =>

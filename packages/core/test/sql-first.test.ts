@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, Database, defineMachine, definePlugin, OrmRequired, ormOf, tenantTable, Tx, type BeforeStatement, type SqlTx } from '../src/index.js';
 import { createTestApp, type TestApp, type TestTenant } from '../src/testing/index.js';
@@ -32,13 +32,9 @@ beforeAll(async () => {
   t = await createTestApp({ plugins: [notes] });
   shop = await t.createTenant();
   db = t.app.container.resolve(Database);
-  owner = new pg.Client({ connectionString: t.databaseUrl });
-  await owner.connect();
+  owner = await t.owner();
 });
-afterAll(async () => {
-  await owner?.end();
-  await t?.close();
-});
+afterAll(async () => t?.close());
 beforeEach(async () => {
   await owner.query('delete from sf_note');
   await owner.query('delete from sf_counter');

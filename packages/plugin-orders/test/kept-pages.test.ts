@@ -1,8 +1,8 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersMatch, listOf } from '@qhatu/core';
 import type { JobContext } from '@qhatu/core';
-import type { TestApp, TestTenant } from '@qhatu/core/testing';
+import { indexesOf, nodesOf, seqScans, type PlanNode, type TestApp, type TestTenant } from '@qhatu/core/testing';
 import orders, { PRUNE_CHANGES_JOB } from '../src/index.js';
 import { OrderOut } from '../src/schemas/order.js';
 import { caller, createOrder, createVariants, ORDERS, ordersApp } from './helpers.js';
@@ -20,16 +20,12 @@ let client: pg.Client;
 beforeAll(async () => {
   t = await ordersApp();
   store = await t.createTenant();
-  client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
+  client = await t.owner();
   const [variant] = await createVariants(t, store, [1500]);
   for (let i = 0; i < 3; i++) await createOrder(t, store, [{ variant_id: variant.id, quantity: 1 }]);
 }, 60_000);
 
-afterAll(async () => {
-  await client?.end();
-  await t?.close();
-});
+afterAll(async () => t?.close());
 
 const page = async (tenant = store) => {
   const { result, statements } = await t.countQueries(() => caller(t, tenant)('GET', `${ORDERS}?limit=10`));
@@ -99,13 +95,11 @@ describe("the staff's kept order pages", () => {
       await client.query(`select set_config('role', 'qhatu_app', true), set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)`, [store.id]);
       await client.query(`prepare kept_check (text, text) as ${prepared}`);
       const { rows } = await client.query(`explain (analyze, format json) execute kept_check ('${snapshot}', '${store.id}')`);
-      type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Rows Removed by Filter'?: number; Plans?: Node[] };
-      const nodes = (n: Node): Node[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
-      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan);
+      const plan = nodesOf(rows[0]['QUERY PLAN'][0].Plan) as Array<PlanNode & { 'Rows Removed by Filter'?: number }>;
       const reads = plan.filter((n) => n['Relation Name'] === 'orders_change');
       expect(reads.length).toBeGreaterThan(0);
-      expect(reads.map((n) => n['Node Type'])).not.toContain('Seq Scan');
-      expect(plan.filter((n) => n['Index Name']?.startsWith('orders_change')).map((n) => n['Index Name'])).toEqual(['orders_change_pkey']);
+      expect(seqScans(reads)).toEqual([]);
+      expect(indexesOf(plan).filter((name) => name.startsWith('orders_change'))).toEqual(['orders_change_pkey']);
       for (const read of reads) expect(read['Rows Removed by Filter'] ?? 0).toBeLessThan(100);
     } finally {
       await client.query('rollback');

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { createApp, type QhatuApp } from '../app.js';
 import { loadConfig } from '../config.js';
@@ -17,7 +18,7 @@ export { adminUrl, createTestDatabase, dropTestDatabases, urlFor } from './datab
 export { poolerEnvironment } from './pooler.js';
 export { captureLogs, type CapturedLogs, type LogLine } from './logs.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
-export { indexesOf, searchPlan, seqScans, type PlanNode, type SearchPlan } from './search-plans.js';
+export { indexesOf, nodesOf, searchPlan, seqScans, type PlanNode, type SearchPlan } from './search-plans.js';
 
 export interface TestApp {
   app: QhatuApp;
@@ -36,6 +37,8 @@ export interface TestApp {
    * are not waited for. Rejects after `timeoutMs` (15 s) naming what is left.
    */
   settle(options?: { timeoutMs?: number }): Promise<void>;
+  /** A client connected as the database's owner (no row-level security), one for the app, ended by `close`: what a test writes or reads behind the app's back. */
+  owner(): Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -89,6 +92,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     throw error;
   }
   const request = (opts: InjectOptions) => app.http.inject(opts);
+  let owner: Promise<pg.Client> | undefined;
 
   return {
     app,
@@ -163,8 +167,17 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
         reads.off('statement', readListener);
       }
     },
+    owner() {
+      owner ??= (async () => {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        return client;
+      })();
+      return owner;
+    },
     async close() {
       await app.close();
+      if (owner) await (await owner.catch(() => undefined))?.end();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

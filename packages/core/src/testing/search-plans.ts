@@ -20,7 +20,8 @@ export interface SearchPlan {
   matches: PlanNode[];
 }
 
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+/** Every node of a plan, the plan's own first. */
+export const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 const numbered = (sql: string) => (/\$1\b/.test(sql) ? sql : ((n) => sql.replace(/\?/g, () => `$${++n}`))(0));
 
 /**
